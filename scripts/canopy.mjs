@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// The two README commands. Runs with nothing but Node 20 and npm: it bootstraps a pinned pnpm
+// into .tools/, installs the workspace, then starts Canopy (`start`) or runs every check (`test`).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const PNPM_VERSION = rootPackage.packageManager.replace(/^pnpm@/, '');
+const toolsDir = join(root, '.tools');
+const pnpmBin = join(toolsDir, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs');
+const CHROMIUM = '/usr/bin/chromium';
+
+function log(message) {
+  process.stdout.write(`\x1b[1m[canopy]\x1b[0m ${message}\n`);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function mustRun(command, args, options) {
+  const status = run(command, args, options);
+  if (status !== 0) {
+    log(`failed: ${command} ${args.join(' ')} (exit ${status})`);
+    process.exit(status);
+  }
+}
+
+function pnpmVersion() {
+  if (!existsSync(pnpmBin)) return null;
+  const result = spawnSync(process.execPath, [pnpmBin, '--version'], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : null;
+}
+
+/** Installs the pinned pnpm locally (never globally), so a fresh machine needs only Node and npm. */
+function ensurePnpm() {
+  if (pnpmVersion() === PNPM_VERSION) return;
+  log(`bootstrapping pnpm ${PNPM_VERSION} into .tools/`);
+  rmSync(toolsDir, { recursive: true, force: true });
+  mkdirSync(toolsDir, { recursive: true });
+  mustRun('npm', [
+    'install',
+    '--prefix',
+    toolsDir,
+    '--no-save',
+    '--no-package-lock',
+    '--no-audit',
+    '--no-fund',
+    `pnpm@${PNPM_VERSION}`,
+  ]);
+}
+
+function pnpm(args, options) {
+  return run(process.execPath, [pnpmBin, ...args], options);
+}
+
+function install() {
+  ensurePnpm();
+  const frozen = existsSync(join(root, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
+  log('installing dependencies');
+  const status = pnpm(['install', ...frozen, '--reporter=append-only']);
+  if (status !== 0) process.exit(status);
+}
+
+function build() {
+  log('building the web app and the server');
+  const status = pnpm(['-r', '--filter', './apps/*', 'run', 'build']);
+  if (status !== 0) process.exit(status);
+}
+
+/** Debian's Chromium for the end-to-end tests; Playwright's own browser download is unavailable here. */
+function ensureChromium() {
+  if (existsSync(CHROMIUM)) return true;
+  log('installing Chromium from Debian packages');
+  const asRoot = process.getuid?.() === 0 ? [] : ['sudo'];
+  const apt = (args) =>
+    asRoot.length
+      ? run('sudo', ['apt-get', ...args], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+      : run('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  if (apt(['update', '-qq']) !== 0) return false;
+  if (apt(['install', '-y', '-qq', 'chromium', 'fonts-dejavu-core']) !== 0) return false;
+  return existsSync(CHROMIUM);
+}
+
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+function start(args) {
+  install();
+  build();
+  log('starting Canopy');
+  process.exit(run(process.execPath, [join(root, 'apps/server/dist/canopy.mjs'), ...args]));
+}
+
+function test(args) {
+  install();
+  const resultsDir = join(root, '.state', 'test-results');
+  rmSync(resultsDir, { recursive: true, force: true });
+  mkdirSync(resultsDir, { recursive: true });
+  const failures = [];
+  const step = (name, fn) => {
+    log(name);
+    const status = fn();
+    if (status !== 0) failures.push(name);
+  };
+
+  step('format check (prettier)', () => pnpm(['exec', 'prettier', '--check', '.', '--log-level', 'warn']));
+  step('lint (eslint)', () => pnpm(['exec', 'eslint', '.', '--max-warnings', '0']));
+  step('typecheck (tsc)', () => pnpm(['exec', 'tsc', '-b', 'tsconfig.json']));
+  const vitestJson = join(resultsDir, 'vitest.json');
+  step('unit and server tests (vitest)', () =>
+    pnpm([
+      'exec',
+      'vitest',
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${vitestJson}`,
+      ...args,
+    ]),
+  );
+
+  const playwrightJson = join(resultsDir, 'playwright.json');
+  const hasE2e = existsSync(join(root, 'e2e', 'playwright.config.ts'));
+  if (hasE2e) {
+    step('build', () => pnpm(['-r', '--filter', './apps/*', 'run', 'build']));
+    if (!ensureChromium()) {
+      failures.push('chromium install');
+    } else {
+      step('end-to-end tests (playwright, chromium)', () =>
+        pnpm(['--filter', '@canopy/e2e', 'exec', 'playwright', 'test'], {
+          env: { ...process.env, CANOPY_PLAYWRIGHT_JSON: playwrightJson },
+        }),
+      );
+    }
+  }
+
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  const vitest = readJson(vitestJson);
+  if (vitest) {
+    passed += vitest.numPassedTests ?? 0;
+    failed += vitest.numFailedTests ?? 0;
+    skipped += (vitest.numPendingTests ?? 0) + (vitest.numTodoTests ?? 0);
+  }
+  const playwright = readJson(playwrightJson);
+  if (playwright?.stats) {
+    passed += (playwright.stats.expected ?? 0) + (playwright.stats.flaky ?? 0);
+    failed += playwright.stats.unexpected ?? 0;
+    skipped += playwright.stats.skipped ?? 0;
+  }
+  if (failures.length) log(`failed steps: ${failures.join(', ')}`);
+  // A failed step that ran no test (lint, typecheck, a crash) still counts as a failure.
+  const failedTotal = failed + (failures.length && failed === 0 ? failures.length : 0);
+  process.stdout.write(`canopy: ${passed} passed, ${failedTotal} failed, ${skipped} skipped\n`);
+  process.exit(failures.length || failed ? 1 : 0);
+}
+
+const [command = 'start', ...rest] = process.argv.slice(2);
+if (command === 'start') start(rest);
+else if (command === 'test') test(rest);
+else {
+  process.stderr.write(`usage: node scripts/canopy.mjs start|test [args…]\n`);
+  process.exit(2);
+}
