@@ -2,7 +2,7 @@
 // The two README commands. Runs with nothing but Node 20 and npm: it bootstraps a pinned pnpm
 // into .tools/, installs the workspace, then starts Canopy (`start`) or runs every check (`test`).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -131,7 +131,8 @@ function test(args) {
   );
 
   const playwrightJson = join(resultsDir, 'playwright.json');
-  const hasE2e = existsSync(join(root, 'e2e', 'playwright.config.ts'));
+  const e2eTests = join(root, 'e2e', 'tests');
+  const hasE2e = existsSync(e2eTests) && readdirSync(e2eTests).some((name) => name.endsWith('.spec.ts'));
   if (hasE2e) {
     step('build', () => pnpm(['-r', '--filter', './apps/*', 'run', 'build']));
     if (!ensureChromium()) {

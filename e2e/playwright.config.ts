@@ -1,0 +1,36 @@
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium, never a downloaded browser; the flags keep it off the (closed) network.
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+const jsonOutput = process.env.CANOPY_PLAYWRIGHT_JSON;
+
+export default defineConfig({
+  testDir: './tests',
+  outputDir: './test-results',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: jsonOutput ? [['list'], ['json', { outputFile: jsonOutput }]] : [['list']],
+  use: {
+    browserName: 'chromium',
+    viewport: { width: 1440, height: 900 },
+    launchOptions: {
+      executablePath: process.env.CANOPY_CHROMIUM ?? '/usr/bin/chromium',
+      args: CHROMIUM_ARGS,
+    },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+});
