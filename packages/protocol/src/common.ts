@@ -1,0 +1,76 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** Bumped on every incompatible change of a REST body or WebSocket message. */
+export const PROTOCOL_VERSION = 1;
+
+/** Every error the server reports, REST and WebSocket alike. */
+export const ERROR_CODES = [
+  /** The body, params, query or message does not match its schema. */
+  'BAD_REQUEST',
+  /** No or a wrong access token. */
+  'UNAUTHORIZED',
+  /** The Host header is not the local address (DNS rebinding). */
+  'FORBIDDEN_HOST',
+  /** A write or WebSocket upgrade from another Origin. */
+  'FORBIDDEN_ORIGIN',
+  /** A path resolves outside the configured roots. */
+  'OUTSIDE_ROOTS',
+  'NOT_FOUND',
+  'SESSION_NOT_FOUND',
+  'ENTRY_NOT_FOUND',
+  /** The entry exists but cannot be used for this operation (e.g. /branch from an assistant message). */
+  'INVALID_TARGET',
+  /** The file is not a readable session (no valid header). */
+  'SESSION_INVALID',
+  /** The file's last line stays cut off (another writer mid-write or a crash); nothing was appended. */
+  'FILE_MID_WRITE',
+  /** The file changed underneath the operation in a way that made it unsafe to continue. */
+  'FILE_CHANGED',
+  'WRITE_FAILED',
+  /** A summary was requested, there is something to summarise, and no summariser is configured. */
+  'NO_SUMMARIZER',
+  'SUMMARY_FAILED',
+  /** An abort was requested but no summary is running for that session. */
+  'NO_SUMMARY_RUNNING',
+  /** Another navigation with a summary is already running on that session. */
+  'BUSY',
+  'EXTENSION_ERROR',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_PROTOCOL',
+  'INTERNAL_ERROR',
+] as const;
+
+export const ErrorCode = Type.Union(ERROR_CODES.map((code) => Type.Literal(code)));
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const ErrorInfo = Type.Object({
+  code: ErrorCode,
+  message: Type.String(),
+});
+export type ErrorInfo = Static<typeof ErrorInfo>;
+
+/** The body of every non-2xx REST response. */
+export const ErrorBody = Type.Object({ error: ErrorInfo });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+/** Standard error responses attached to every route schema. */
+export const ErrorResponses = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  409: ErrorBody,
+  413: ErrorBody,
+  500: ErrorBody,
+  503: ErrorBody,
+} as const;
+
+/** An entry id as found in session files; unknown formats are accepted, only the size is capped. */
+export const EntryId = Type.String({ minLength: 1, maxLength: 256 });
+/** Opaque session id handed out by the server (never a path). */
+export const SessionId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' });
+
+/** A JSON object kept verbatim (session header, full entry, message). */
+export const JsonObject = Type.Object({}, { additionalProperties: true });
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,0 +1,78 @@
+// Public API of @canopy/protocol: the one source of truth for every REST body and WebSocket message.
+export {
+  PROTOCOL_VERSION,
+  ERROR_CODES,
+  ErrorCode,
+  ErrorInfo,
+  ErrorBody,
+  ErrorResponses,
+  EntryId,
+  SessionId,
+  JsonObject,
+  Nullable,
+} from './common';
+export { UsageNumbers, SkeletonFlags, SkeletonNode } from './skeleton';
+export {
+  FILTER_MODES,
+  FilterMode,
+  DOUBLE_ESCAPE_ACTIONS,
+  DoubleEscapeAction,
+  Settings,
+  SettingsPatch,
+  DEFAULT_SETTINGS,
+} from './settings';
+export {
+  Dialect,
+  ParseIssue,
+  RootInfo,
+  InfoResponse,
+  SessionListItem,
+  SessionListResponse,
+  SessionParams,
+  EntryParams,
+  SessionSnapshot,
+  ToolCallInfo,
+  EntryDetail,
+  ContextQuery,
+  ContextMessageText,
+  ContextResponse,
+  NavigateRequest,
+  NavigateResult,
+  AbortSummaryResponse,
+  LabelRequest,
+  LabelResult,
+  BranchRequest,
+  BranchResult,
+  ForkResult,
+  MessageRequest,
+  MessageResult,
+} from './rest';
+export {
+  HelloEvent,
+  SessionTreeEvent,
+  ENTRY_SOURCES,
+  EntriesAppendedEvent,
+  LabelChangedEvent,
+  RELOAD_REASONS,
+  SessionReloadedEvent,
+  SessionsChangedEvent,
+  SUMMARY_PHASES,
+  SummaryProgressEvent,
+  WriterActiveEvent,
+  LEAF_NOTICE_REASONS,
+  LeafNoticeEvent,
+  ErrorEvent,
+  PongEvent,
+  SubscribedEvent,
+  ServerEvent,
+  SubscribeMessage,
+  UnsubscribeMessage,
+  PingMessage,
+  AbortSummaryMessage,
+  ClientMessage,
+  MAX_CLIENT_MESSAGE_BYTES,
+} from './ws';
+export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } from './ws';
+export { createValidator, clientMessageValidator, serverEventValidator } from './validate';
+export type { Validator } from './validate';
+export { API_ROUTES, apiPath, WS_PATH } from './routes';

@@ -1,0 +1,244 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { EntryId, JsonObject, Nullable, SessionId } from './common';
+import { SkeletonNode } from './skeleton';
+
+// ---------------------------------------------------------------- shared pieces
+
+export const Dialect = Type.Union([Type.Literal('pi'), Type.Literal('omp')]);
+
+export const ParseIssue = Type.Object({
+  line: Type.Integer(),
+  kind: Type.String(),
+  message: Type.String(),
+});
+export type ParseIssue = Static<typeof ParseIssue>;
+
+export const RootInfo = Type.Object({
+  /** Display name of the root (its last path components). */
+  name: Type.String(),
+  /** Absolute path, shown to the local user only. */
+  path: Type.String(),
+});
+export type RootInfo = Static<typeof RootInfo>;
+
+// ---------------------------------------------------------------- GET /api/info
+
+export const InfoResponse = Type.Object({
+  protocolVersion: Type.Integer(),
+  roots: Type.Array(RootInfo),
+  /** Whether a summariser is configured (summaries can be requested). */
+  summarizer: Type.Boolean(),
+  /** Home directory, so the browser can show `~` in tool rows exactly like the terminal. */
+  home: Type.String(),
+});
+export type InfoResponse = Static<typeof InfoResponse>;
+
+// ---------------------------------------------------------------- GET /api/sessions
+
+export const SessionListItem = Type.Object({
+  /** Opaque id used in every other URL. */
+  id: SessionId,
+  /** The id in the file's header (not unique across copies). */
+  headerId: Type.String(),
+  /** Display name of the root the file is under. */
+  root: Type.String(),
+  /** Path relative to its root, for display. */
+  path: Type.String(),
+  /** session_info name (pi) or header title (oh-my-pi). */
+  name: Type.Optional(Type.String()),
+  /** Text of the first user message, "" when there is none. */
+  firstMessage: Type.String(),
+  cwd: Type.String(),
+  entryCount: Type.Integer(),
+  messageCount: Type.Integer(),
+  size: Type.Integer(),
+  /** File modification time, Unix ms. */
+  mtime: Type.Number(),
+  /** Header timestamp (ISO). */
+  created: Type.String(),
+  version: Type.Integer(),
+  /** Header `parentSession` verbatim (a path or an id). */
+  parentSession: Type.Optional(Type.String()),
+  /** The opaque id of the parent session when it resolves to a file under the roots. */
+  parentId: Nullable(SessionId),
+  issueCount: Type.Integer(),
+  writerActive: Type.Boolean(),
+  /** The file is not a session (no header): listed so the user sees it, but it cannot be opened. */
+  invalid: Type.Optional(Type.Boolean()),
+});
+export type SessionListItem = Static<typeof SessionListItem>;
+
+export const SessionListResponse = Type.Object({
+  sessions: Type.Array(SessionListItem),
+});
+export type SessionListResponse = Static<typeof SessionListResponse>;
+
+// ---------------------------------------------------------------- params
+
+export const SessionParams = Type.Object({ id: SessionId });
+export type SessionParams = Static<typeof SessionParams>;
+
+export const EntryParams = Type.Object({ id: SessionId, entryId: EntryId });
+export type EntryParams = Static<typeof EntryParams>;
+
+// ---------------------------------------------------------------- GET /api/sessions/:id
+
+export const SessionSnapshot = Type.Object({
+  session: SessionListItem,
+  header: JsonObject,
+  version: Type.Integer(),
+  dialect: Dialect,
+  leafId: Nullable(Type.String()),
+  /** Every entry, in file order. */
+  nodes: Type.Array(SkeletonNode),
+  issues: Type.Array(ParseIssue),
+  writerActive: Type.Boolean(),
+  /** A legacy file: the first write migrates it (after a backup). */
+  needsMigration: Type.Boolean(),
+  /** Bytes of a cut-off last line that are waiting for the rest of the line. */
+  pendingBytes: Type.Integer(),
+  name: Type.Optional(Type.String()),
+});
+export type SessionSnapshot = Static<typeof SessionSnapshot>;
+
+// ---------------------------------------------------------------- GET /api/sessions/:id/entries/:entryId
+
+export const ToolCallInfo = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  arguments: Type.Unknown(),
+  /** The assistant entry holding the call. */
+  entryId: Type.String(),
+});
+export type ToolCallInfo = Static<typeof ToolCallInfo>;
+
+export const EntryDetail = Type.Object({
+  /** The entry exactly as in the file (after migration of legacy files). */
+  entry: JsonObject,
+  label: Type.Optional(Type.String()),
+  /** For a toolResult: the tool call it answers, when found. */
+  toolCall: Type.Optional(ToolCallInfo),
+  /** For an assistant message: its usage object verbatim. */
+  usage: Type.Optional(JsonObject),
+  /** Ids of the children, oldest first. */
+  childIds: Type.Array(Type.String()),
+});
+export type EntryDetail = Static<typeof EntryDetail>;
+
+// ---------------------------------------------------------------- GET /api/sessions/:id/context
+
+export const ContextQuery = Type.Object({
+  /** The node to build the context at; the current leaf when absent. */
+  at: Type.Optional(EntryId),
+});
+export type ContextQuery = Static<typeof ContextQuery>;
+
+export const ContextMessageText = Type.Object({
+  role: Type.String(),
+  text: Type.String(),
+});
+
+export const ContextResponse = Type.Object({
+  at: Nullable(Type.String()),
+  /** buildSessionContext().messages verbatim. */
+  messages: Type.Array(JsonObject),
+  /** convertToLlm output as role + plain text, what the model sees. */
+  llm: Type.Array(ContextMessageText),
+  thinkingLevel: Type.String(),
+  model: Nullable(Type.Object({ provider: Type.String(), modelId: Type.String() })),
+  models: Type.Record(Type.String(), Type.String()),
+  mode: Type.String(),
+  /** Estimated context tokens. */
+  tokens: Type.Integer(),
+});
+export type ContextResponse = Static<typeof ContextResponse>;
+
+// ---------------------------------------------------------------- POST /api/sessions/:id/navigate
+
+export const NavigateRequest = Type.Object(
+  {
+    targetId: EntryId,
+    summarize: Type.Optional(Type.Boolean()),
+    customInstructions: Type.Optional(Type.String({ maxLength: 20_000 })),
+    replaceInstructions: Type.Optional(Type.Boolean()),
+    label: Type.Optional(Type.String({ maxLength: 1_000 })),
+  },
+  { additionalProperties: false },
+);
+export type NavigateRequest = Static<typeof NavigateRequest>;
+
+export const NavigateResult = Type.Object({
+  /** The target was the current leaf: nothing happened. */
+  alreadyAtTarget: Type.Boolean(),
+  /** An extension cancelled, or the summary was aborted: nothing was written, the leaf did not move. */
+  cancelled: Type.Boolean(),
+  aborted: Type.Optional(Type.Boolean()),
+  /** Text to prefill the composer (user message or custom_message target). */
+  editorText: Type.Optional(Type.String()),
+  oldLeafId: Nullable(Type.String()),
+  /** The leaf after the move (after any label entry). */
+  newLeafId: Nullable(Type.String()),
+  summaryEntry: Type.Optional(JsonObject),
+  /** Skeleton nodes of the entries written (summary, label). */
+  nodes: Type.Array(SkeletonNode),
+});
+export type NavigateResult = Static<typeof NavigateResult>;
+
+export const AbortSummaryResponse = Type.Object({ aborted: Type.Boolean() });
+export type AbortSummaryResponse = Static<typeof AbortSummaryResponse>;
+
+// ---------------------------------------------------------------- PUT/DELETE /api/sessions/:id/labels/:entryId
+
+export const LabelRequest = Type.Object(
+  {
+    /** Trimmed by the server; empty clears the label. */
+    label: Type.String({ maxLength: 1_000 }),
+  },
+  { additionalProperties: false },
+);
+export type LabelRequest = Static<typeof LabelRequest>;
+
+export const LabelResult = Type.Object({
+  targetId: Type.String(),
+  label: Type.Optional(Type.String()),
+  labelEntryId: Type.String(),
+  leafId: Nullable(Type.String()),
+  node: SkeletonNode,
+});
+export type LabelResult = Static<typeof LabelResult>;
+
+// ---------------------------------------------------------------- POST /api/sessions/:id/branch, /fork
+
+export const BranchRequest = Type.Object({ entryId: EntryId }, { additionalProperties: false });
+export type BranchRequest = Static<typeof BranchRequest>;
+
+export const BranchResult = Type.Object({
+  cancelled: Type.Boolean(),
+  /** The new session, absent when cancelled. */
+  sessionId: Type.Optional(SessionId),
+  session: Type.Optional(SessionListItem),
+  /** The selected user message's text, to prefill the composer. */
+  editorText: Type.String(),
+});
+export type BranchResult = Static<typeof BranchResult>;
+
+export const ForkResult = Type.Object({
+  sessionId: SessionId,
+  session: SessionListItem,
+});
+export type ForkResult = Static<typeof ForkResult>;
+
+// ---------------------------------------------------------------- POST /api/sessions/:id/messages
+
+export const MessageRequest = Type.Object(
+  { text: Type.String({ minLength: 1, maxLength: 1_000_000 }) },
+  { additionalProperties: false },
+);
+export type MessageRequest = Static<typeof MessageRequest>;
+
+export const MessageResult = Type.Object({
+  entryId: Type.String(),
+  leafId: Nullable(Type.String()),
+  node: SkeletonNode,
+});
+export type MessageResult = Static<typeof MessageResult>;
