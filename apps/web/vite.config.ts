@@ -1,0 +1,18 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+// The server serves the built app from dist/ on the same origin, so every asset path is relative.
+// In dev, Vite proxies the API and the WebSocket to a running server (CANOPY_SERVER, default :4999).
+const server = process.env.CANOPY_SERVER ?? 'http://127.0.0.1:4999';
+
+export default defineConfig({
+  base: './',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 1500 },
+  server: {
+    proxy: {
+      '/api': { target: server, changeOrigin: false },
+      '/ws': { target: server.replace(/^http/, 'ws'), ws: true, changeOrigin: false },
+    },
+  },
+});
