@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { formatBytes, formatCost, formatRelativeTime, formatTokens } from './format';
+
+describe('format', () => {
+  it('formats sizes', () => {
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(1536)).toBe('1.5 KB');
+    expect(formatBytes(100 * 1024 * 1024)).toBe('100 MB');
+  });
+  it('formats tokens and cost', () => {
+    expect(formatTokens(950)).toBe('950');
+    expect(formatTokens(1234)).toBe('1.2k');
+    expect(formatTokens(45_600)).toBe('46k');
+    expect(formatCost(0.003)).toBe('$0.0030');
+    expect(formatCost(1.5)).toBe('$1.50');
+  });
+  it('formats relative times', () => {
+    const now = Date.UTC(2026, 0, 10);
+    expect(formatRelativeTime(now - 10_000, now)).toBe('just now');
+    expect(formatRelativeTime(now - 5 * 60_000, now)).toBe('5 min ago');
+    expect(formatRelativeTime(now - 26 * 3600_000, now)).toBe('yesterday');
+    expect(formatRelativeTime(Date.UTC(2025, 11, 1), now)).toBe('2025-12-01');
+  });
+});

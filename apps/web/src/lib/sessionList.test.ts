@@ -1,0 +1,68 @@
+import type { SessionListItem } from '@canopy/protocol';
+import { describe, expect, it } from 'vitest';
+import { childSessionsOf, lineageOf, matchesSessionQuery, sessionRows, sessionTitle } from './sessionList';
+
+function item(id: string, mtime: number, extra: Partial<SessionListItem> = {}): SessionListItem {
+  return {
+    id,
+    headerId: `h-${id}`,
+    root: 'demo',
+    path: `${id}.jsonl`,
+    firstMessage: `first ${id}`,
+    cwd: '/home/dev/project',
+    entryCount: 3,
+    messageCount: 2,
+    size: 100,
+    mtime,
+    created: '2026-01-01T00:00:00.000Z',
+    version: 3,
+    parentId: null,
+    issueCount: 0,
+    writerActive: false,
+    ...extra,
+  };
+}
+
+describe('session list', () => {
+  const a = item('a', 10);
+  const b = item('b', 30, { parentId: 'a', name: 'Branch of A' });
+  const c = item('c', 20);
+  const d = item('d', 40, { parentId: 'b' });
+
+  it('lists newest first with lineage children nested under their parent', () => {
+    expect(sessionRows([a, b, c, d], '').map((r) => `${r.session.id}:${r.depth}`)).toEqual([
+      'c:0',
+      'a:0',
+      'b:1',
+      'd:2',
+    ]);
+  });
+
+  it('lists search matches flat, every token required, case-insensitive', () => {
+    expect(sessionRows([a, b, c, d], 'BRANCH of').map((r) => r.session.id)).toEqual(['b']);
+    expect(matchesSessionQuery(a, 'first project')).toBe(true);
+    expect(matchesSessionQuery(a, 'first nothing')).toBe(false);
+  });
+
+  it('survives a lineage cycle', () => {
+    const x = item('x', 1, { parentId: 'y' });
+    const y = item('y', 2, { parentId: 'x' });
+    expect(
+      sessionRows([x, y], '')
+        .map((r) => r.session.id)
+        .sort(),
+    ).toEqual(['x', 'y']);
+    expect(lineageOf([x, y], 'x').map((s) => s.id)).toEqual(['y']);
+  });
+
+  it('finds ancestors nearest first and direct children', () => {
+    expect(lineageOf([a, b, c, d], 'd').map((s) => s.id)).toEqual(['b', 'a']);
+    expect(childSessionsOf([a, b, c, d], 'a').map((s) => s.id)).toEqual(['b']);
+  });
+
+  it('titles a session by name, else first message, else a placeholder', () => {
+    expect(sessionTitle(b)).toBe('Branch of A');
+    expect(sessionTitle(a)).toBe('first a');
+    expect(sessionTitle(item('e', 1, { firstMessage: '' }))).toBe('(no messages)');
+  });
+});
