@@ -9,4 +9,5 @@ export * from './tree-index';
 export * from './session-manager';
 export * from './context';
 export * from './navigation';
+export * from './summary-input';
 export * from './tree-view/index';
