@@ -1,0 +1,62 @@
+import type { ErrorCode } from '@canopy/protocol';
+
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN_HOST: 403,
+  FORBIDDEN_ORIGIN: 403,
+  OUTSIDE_ROOTS: 403,
+  NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  ENTRY_NOT_FOUND: 404,
+  INVALID_TARGET: 400,
+  SESSION_INVALID: 409,
+  FILE_MID_WRITE: 409,
+  FILE_CHANGED: 409,
+  WRITE_FAILED: 500,
+  NO_SUMMARIZER: 409,
+  SUMMARY_FAILED: 500,
+  NO_SUMMARY_RUNNING: 409,
+  BUSY: 409,
+  EXTENSION_ERROR: 500,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_PROTOCOL: 400,
+  INTERNAL_ERROR: 500,
+};
+
+/**
+ * An error meant for the client: its code and message are sent as they are. Anything else thrown
+ * becomes INTERNAL_ERROR with a generic message (5xx details stay in the server log).
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AppError';
+    this.code = code;
+    this.statusCode = STATUS_BY_CODE[code];
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS_BY_CODE[code];
+}
+
+/** The message shown to clients for 5xx errors instead of the real one. */
+export const INTERNAL_MESSAGE = 'Internal server error; see the server log.';
+
+/** Maps anything thrown to the `{ code, message }` a client may see. */
+export function toClientError(error: unknown): { code: ErrorCode; message: string; statusCode: number } {
+  if (isAppError(error)) {
+    const message =
+      error.statusCode >= 500 && error.code === 'INTERNAL_ERROR' ? INTERNAL_MESSAGE : error.message;
+    return { code: error.code, message, statusCode: error.statusCode };
+  }
+  return { code: 'INTERNAL_ERROR', message: INTERNAL_MESSAGE, statusCode: 500 };
+}

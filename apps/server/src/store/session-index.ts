@@ -1,0 +1,294 @@
+import path from 'node:path';
+import type { SessionListItem } from '@canopy/protocol';
+import { getSessionVersion, userMessageText } from '@canopy/session-core';
+import { sessionIdOf } from './ids';
+import {
+  isInside,
+  listJsonlFiles,
+  readRange,
+  realpathOrUndefined,
+  realpathSyncOrUndefined,
+  statFile,
+  type FileIdentity,
+} from './files';
+
+export interface Root {
+  /** Display name (home shown as ~). */
+  name: string;
+  /** Real path of the folder (or single file). */
+  path: string;
+}
+
+/** What the index knows about one file, kept between scans. */
+export interface IndexedSession {
+  id: string;
+  file: string;
+  root: Root;
+  identity: FileIdentity;
+  /** Bytes consumed; a cut-off last line is kept in `pending` until it is complete. */
+  offset: number;
+  pending: Buffer;
+  lineCount: number;
+  header?: Record<string, unknown>;
+  invalid: boolean;
+  entryCount: number;
+  messageCount: number;
+  /** Latest truthy session_info name (pi). */
+  infoName?: string;
+  firstMessage: string;
+  issueCount: number;
+}
+
+const CHUNK_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+
+/**
+ * The list of every session file under the roots. A file is re-read only when its size, mtime or
+ * identity changed, and a file that only grew is read from where the last scan stopped, so
+ * listing a thousand sessions costs a thousand stats, not a thousand parses.
+ */
+export class SessionIndex {
+  private readonly byId = new Map<string, IndexedSession>();
+  private readonly byFile = new Map<string, IndexedSession>();
+  private scanning: Promise<boolean> | undefined;
+  private rescanRequested = false;
+
+  constructor(readonly roots: Root[]) {}
+
+  get(id: string): IndexedSession | undefined {
+    return this.byId.get(id);
+  }
+
+  getByFile(realFile: string): IndexedSession | undefined {
+    return this.byFile.get(realFile);
+  }
+
+  all(): IndexedSession[] {
+    return [...this.byId.values()];
+  }
+
+  /** The root a real path lies in, if any. */
+  rootOf(realFile: string): Root | undefined {
+    return this.roots.find((root) => isInside(root.path, realFile));
+  }
+
+  /**
+   * Rescans every root; concurrent calls share one scan and a call made during a scan triggers one
+   * more afterwards. Resolves to whether anything changed.
+   */
+  scan(): Promise<boolean> {
+    if (this.scanning) {
+      this.rescanRequested = true;
+      return this.scanning;
+    }
+    const run = async (): Promise<boolean> => {
+      let changed = false;
+      do {
+        this.rescanRequested = false;
+        if (await this.scanOnce()) changed = true;
+      } while (this.rescanRequested);
+      return changed;
+    };
+    this.scanning = run().finally(() => {
+      this.scanning = undefined;
+    });
+    return this.scanning;
+  }
+
+  /** Re-reads one file now (after our own write, or a watch event for it). */
+  async refreshFile(realFile: string): Promise<boolean> {
+    const root = this.rootOf(realFile);
+    if (!root) return false;
+    return this.update(realFile, root);
+  }
+
+  private async scanOnce(): Promise<boolean> {
+    const seen = new Set<string>();
+    let changed = false;
+    for (const root of this.roots) {
+      for (const file of await listJsonlFiles(root.path)) {
+        if (seen.has(file)) continue; // nested or duplicate roots
+        seen.add(file);
+        if (await this.update(file, root)) changed = true;
+      }
+    }
+    for (const [file, session] of this.byFile) {
+      if (!seen.has(file)) {
+        this.byFile.delete(file);
+        this.byId.delete(session.id);
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  private async update(file: string, root: Root): Promise<boolean> {
+    const identity = await statFile(file);
+    const known = this.byFile.get(file);
+    if (!identity) {
+      if (!known) return false;
+      this.byFile.delete(file);
+      this.byId.delete(known.id);
+      return true;
+    }
+    if (
+      known &&
+      known.identity.size === identity.size &&
+      known.identity.mtimeMs === identity.mtimeMs &&
+      known.identity.ino === identity.ino
+    ) {
+      return false;
+    }
+    let session = known;
+    const grewInPlace =
+      known !== undefined && known.identity.ino === identity.ino && identity.size >= known.offset;
+    if (!session || !grewInPlace) {
+      session = {
+        id: sessionIdOf(file),
+        file,
+        root,
+        identity,
+        offset: 0,
+        pending: Buffer.alloc(0),
+        lineCount: 0,
+        invalid: false,
+        entryCount: 0,
+        messageCount: 0,
+        firstMessage: '',
+        issueCount: 0,
+      };
+    }
+    try {
+      await this.readFrom(session, identity.size);
+    } catch {
+      return false; // vanished or unreadable mid-read: the next scan retries
+    }
+    session.identity = identity;
+    this.byFile.set(file, session);
+    this.byId.set(session.id, session);
+    return true;
+  }
+
+  private async readFrom(session: IndexedSession, size: number): Promise<void> {
+    while (session.offset < size) {
+      const chunk = await readRange(
+        session.file,
+        session.offset,
+        Math.min(CHUNK_BYTES, size - session.offset),
+      );
+      if (chunk.length === 0) break;
+      session.offset += chunk.length;
+      const data = session.pending.length > 0 ? Buffer.concat([session.pending, chunk]) : chunk;
+      let start = 0;
+      for (let nl = data.indexOf(NEWLINE, start); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
+        this.consumeLine(session, data.subarray(start, nl));
+        start = nl + 1;
+      }
+      session.pending = Buffer.from(data.subarray(start));
+    }
+  }
+
+  private consumeLine(session: IndexedSession, bytes: Buffer): void {
+    session.lineCount++;
+    const text = bytes.toString('utf8').trim();
+    if (text === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      session.issueCount++;
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      session.issueCount++;
+      return;
+    }
+    const line = value as Record<string, unknown>;
+    if (session.header === undefined && !session.invalid) {
+      if (line.type === 'session' && typeof line.id === 'string') session.header = line;
+      else session.invalid = true;
+      return;
+    }
+    if (line.type === 'session') return; // duplicate headers are ignored by every loader
+    session.entryCount++;
+    if (line.type === 'message') {
+      session.messageCount++;
+      if (session.firstMessage === '') {
+        const text = userMessageText(line.message);
+        if (text) session.firstMessage = text.length > 300 ? text.slice(0, 300) : text;
+      }
+    } else if (line.type === 'session_info' && typeof line.name === 'string' && line.name.trim() !== '') {
+      session.infoName = line.name.trim();
+    }
+  }
+
+  /** The protocol's list item; `writerActive` comes from the open sessions. */
+  toListItem(session: IndexedSession, writerActive: boolean): SessionListItem {
+    const header = session.header;
+    const parentSession = typeof header?.parentSession === 'string' ? header.parentSession : undefined;
+    const title =
+      typeof header?.title === 'string' && header.title.trim() !== '' ? header.title.trim() : undefined;
+    const name = session.infoName ?? title;
+    const item: SessionListItem = {
+      id: session.id,
+      headerId: typeof header?.id === 'string' ? header.id : '',
+      root: session.root.name,
+      path: relativeDisplayPath(session.root, session.file),
+      firstMessage: session.firstMessage,
+      cwd: typeof header?.cwd === 'string' ? header.cwd : '',
+      entryCount: session.entryCount,
+      messageCount: session.messageCount,
+      size: session.identity.size,
+      mtime: session.identity.mtimeMs,
+      created: typeof header?.timestamp === 'string' ? header.timestamp : '',
+      version: header ? getSessionVersion(header as { version?: number }) : 0,
+      parentId: parentSession !== undefined ? this.resolveParent(session, parentSession) : null,
+      issueCount: session.issueCount + (session.pending.length > 0 ? 1 : 0),
+      writerActive,
+    };
+    if (name !== undefined) item.name = name;
+    if (parentSession !== undefined) item.parentSession = parentSession;
+    if (session.invalid || !header) item.invalid = true;
+    return item;
+  }
+
+  /** `parentSession` is a path (pi, createBranchedSession) or a header id (oh-my-pi forkFrom). */
+  private resolveParent(session: IndexedSession, parentSession: string): string | null {
+    if (parentSession.includes('/') || parentSession.includes('\\') || parentSession.endsWith('.jsonl')) {
+      const candidate = path.resolve(path.dirname(session.file), parentSession);
+      const direct = this.byFile.get(candidate);
+      if (direct) return direct.id;
+      // The path may go through a symlink; the index is keyed by real paths.
+      const real = realpathSyncOrUndefined(candidate);
+      const resolved = real === undefined ? undefined : this.byFile.get(real);
+      if (resolved) return resolved.id;
+      return null;
+    }
+    for (const other of this.byId.values()) {
+      if (other !== session && other.header?.id === parentSession) return other.id;
+    }
+    return null;
+  }
+}
+
+function relativeDisplayPath(root: Root, file: string): string {
+  const relative = path.relative(root.path, file);
+  return relative === '' ? path.basename(file) : relative;
+}
+
+/** Resolves configured root paths to real paths; missing ones are dropped. */
+export async function resolveRoots(paths: string[], home: string): Promise<Root[]> {
+  const roots: Root[] = [];
+  for (const p of paths) {
+    const real = await realpathOrUndefined(p);
+    if (!real || roots.some((root) => root.path === real)) continue;
+    const name =
+      real === home
+        ? '~'
+        : real.startsWith(home + path.sep)
+          ? `~${path.sep}${path.relative(home, real)}`
+          : real;
+    roots.push({ name, path: real });
+  }
+  return roots;
+}

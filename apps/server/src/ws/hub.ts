@@ -1,0 +1,82 @@
+import type { ServerEvent } from '@canopy/protocol';
+
+/** The part of a WebSocket the hub needs; satisfied by `ws`'s WebSocket. */
+export interface HubSocket {
+  readonly readyState: number;
+  send(data: string): void;
+}
+
+const OPEN = 1;
+
+/**
+ * Fan-out of server events to connected browsers. Session-scoped events go to the sockets
+ * subscribed to that session; `sessions_changed` goes to everyone.
+ */
+export class EventHub {
+  private readonly subscriptions = new Map<HubSocket, Set<string>>();
+  private readonly subscribers = new Map<string, Set<HubSocket>>();
+
+  constructor(
+    private readonly onSubscriberCount: (sessionId: string, count: number) => void = () => undefined,
+  ) {}
+
+  add(socket: HubSocket): void {
+    if (!this.subscriptions.has(socket)) this.subscriptions.set(socket, new Set());
+  }
+
+  remove(socket: HubSocket): void {
+    const sessions = this.subscriptions.get(socket);
+    this.subscriptions.delete(socket);
+    for (const sessionId of sessions ?? []) this.unsubscribe(socket, sessionId);
+  }
+
+  subscribe(socket: HubSocket, sessionId: string): void {
+    this.add(socket);
+    this.subscriptions.get(socket)?.add(sessionId);
+    let set = this.subscribers.get(sessionId);
+    if (!set) {
+      set = new Set();
+      this.subscribers.set(sessionId, set);
+    }
+    set.add(socket);
+    this.onSubscriberCount(sessionId, set.size);
+  }
+
+  unsubscribe(socket: HubSocket, sessionId: string): void {
+    this.subscriptions.get(socket)?.delete(sessionId);
+    const set = this.subscribers.get(sessionId);
+    if (!set || !set.delete(socket)) return;
+    if (set.size === 0) this.subscribers.delete(sessionId);
+    this.onSubscriberCount(sessionId, set.size);
+  }
+
+  subscriberCount(sessionId: string): number {
+    return this.subscribers.get(sessionId)?.size ?? 0;
+  }
+
+  get socketCount(): number {
+    return this.subscriptions.size;
+  }
+
+  publish(event: ServerEvent): void {
+    const data = JSON.stringify(event);
+    if ('sessionId' in event && event.type !== 'error') {
+      for (const socket of this.subscribers.get(event.sessionId) ?? []) sendRaw(socket, data);
+      return;
+    }
+    for (const socket of this.subscriptions.keys()) sendRaw(socket, data);
+  }
+}
+
+export function sendEvent(socket: HubSocket, event: ServerEvent): void {
+  sendRaw(socket, JSON.stringify(event));
+}
+
+function sendRaw(socket: HubSocket, data: string): void {
+  if (socket.readyState !== OPEN) return;
+  try {
+    socket.send(data);
+  } catch {
+    // A socket closing mid-send is cleaned up by its close handler.
+  }
+}
