@@ -1,0 +1,34 @@
+// Public API of the tree views shared by the server, the web app and the terminal outline.
+export {
+  ViewFlags,
+  ROW_TEXT_MAX_LENGTH,
+  SEARCH_TEXT_MAX_LENGTH,
+  ToolCallIndex,
+  formatToolCall,
+  rowText,
+  searchText,
+  viewFlags,
+  viewFlagsToRecord,
+  viewFlagsFromRecord,
+  toViewEntry,
+  toViewEntries,
+} from './view-entry';
+export type {
+  ViewEntry,
+  ViewFlagName,
+  ToolCallInfo,
+  ToolCallLookup,
+  RowTextOptions,
+  ToViewEntriesOptions,
+} from './view-entry';
+export {
+  FILTER_MODES,
+  SETTINGS_ENTRY_TYPES,
+  isFilterMode,
+  cycleFilter,
+  toggleFilter,
+  filterTag,
+  passesFilter,
+} from './filter';
+export type { FilterMode } from './filter';
+export { tokenizeQuery, matchesQuery } from './search';

@@ -1,0 +1,125 @@
+// Entry builders for the tree-view tests (and any other test that needs small hand-made sessions).
+// Not part of the public API.
+
+import type { SessionEntry } from '../types';
+
+type Fields = Record<string, unknown>;
+
+/** Builds entries with increasing timestamps, one second apart unless a timestamp is given. */
+export class EntryBuilder {
+  readonly entries: SessionEntry[] = [];
+  private clock: number;
+
+  constructor(start = Date.UTC(2026, 0, 1, 9, 0, 0)) {
+    this.clock = start;
+  }
+
+  private stamp(timestamp?: string): string {
+    if (timestamp !== undefined) return timestamp;
+    this.clock += 1000;
+    return new Date(this.clock).toISOString();
+  }
+
+  add(
+    type: string,
+    id: string,
+    parentId: string | null,
+    fields: Fields = {},
+    timestamp?: string,
+  ): SessionEntry {
+    const entry = { type, id, parentId, timestamp: this.stamp(timestamp), ...fields } as SessionEntry;
+    this.entries.push(entry);
+    return entry;
+  }
+
+  message(id: string, parentId: string | null, message: Fields, timestamp?: string): SessionEntry {
+    return this.add('message', id, parentId, { message: { timestamp: 0, ...message } }, timestamp);
+  }
+
+  user(id: string, parentId: string | null, content: unknown = id, timestamp?: string): SessionEntry {
+    return this.message(id, parentId, { role: 'user', content }, timestamp);
+  }
+
+  /** An assistant message; a string becomes one text block, an array is the content as-is. */
+  assistant(
+    id: string,
+    parentId: string | null,
+    content: unknown = id,
+    extra: Fields = {},
+    timestamp?: string,
+  ): SessionEntry {
+    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+    return this.message(
+      id,
+      parentId,
+      {
+        role: 'assistant',
+        content: blocks,
+        api: 'anthropic-messages',
+        provider: 'anthropic',
+        model: 'test',
+        usage: {
+          input: 1,
+          output: 1,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 2,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
+        stopReason: 'stop',
+        ...extra,
+      },
+      timestamp,
+    );
+  }
+
+  /** An assistant message holding only tool calls (`[callId, name, args]`). */
+  toolCalls(
+    id: string,
+    parentId: string | null,
+    calls: [string, string, unknown][],
+    timestamp?: string,
+  ): SessionEntry {
+    const content = calls.map(([callId, name, args]) => ({
+      type: 'toolCall',
+      id: callId,
+      name,
+      arguments: args,
+    }));
+    return this.assistant(id, parentId, content, { stopReason: 'toolUse' }, timestamp);
+  }
+
+  toolResult(
+    id: string,
+    parentId: string | null,
+    toolCallId: string,
+    toolName: string,
+    text: string,
+    isError = false,
+  ): SessionEntry {
+    return this.message(id, parentId, {
+      role: 'toolResult',
+      toolCallId,
+      toolName,
+      content: [{ type: 'text', text }],
+      isError,
+    });
+  }
+
+  label(id: string, parentId: string | null, targetId: string, label?: string): SessionEntry {
+    return this.add('label', id, parentId, label === undefined ? { targetId } : { targetId, label });
+  }
+}
+
+/** Labels as SessionManager resolves them: the last label entry per target wins; empty or absent clears. */
+export function resolveLabels(entries: readonly SessionEntry[]): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const entry of entries) {
+    if (entry.type !== 'label') continue;
+    const { targetId, label } = entry as { targetId?: unknown; label?: unknown };
+    if (typeof targetId !== 'string') continue;
+    if (typeof label === 'string' && label !== '') labels.set(targetId, label);
+    else labels.delete(targetId);
+  }
+  return labels;
+}

@@ -1,0 +1,534 @@
+// View entries: the compact per-entry skeleton that the tree views work on. The server builds
+// them once from full entries; the browser filters, searches and lays out the tree from them
+// alone, so everything a row or a filter needs is computed here (reference-semantics §7.2, §7.3).
+// Session files are user data written by other programs: every accessor tolerates malformed
+// shapes and never throws.
+
+import { contentText, normalizeRowText } from '../text';
+import type { Dialect, SessionEntry } from '../types';
+
+export interface ViewEntry {
+  id: string;
+  parentId: string | null;
+  type: string;
+  /** `message.role` of a `message` entry. */
+  role?: string;
+  timestamp: string;
+  /** The resolved label of the entry, if any. */
+  label?: string;
+  /** The row text of reference §7.3: one line, normalised, not truncated to a width. */
+  text: string;
+  /** The lower-cased searchable text of reference §7.2 item 3, without the label. */
+  search: string;
+  /** A bit set of {@link ViewFlags}. */
+  flags: number;
+}
+
+export const ViewFlags = {
+  /** An assistant message without text that is not an error or abort (§7.2 rule 1). */
+  ToolOnlyAssistant: 1,
+  /** An assistant message that stopped with "error", or a bash execution with a non-zero exit code. */
+  Error: 2,
+  /** An assistant message that stopped with "aborted", or a cancelled bash execution. */
+  Aborted: 4,
+  /** A tool result with `isError` set. */
+  ToolError: 8,
+  /** The content holds at least one image block. */
+  HasImage: 16,
+  /** An assistant message with at least one thinking block. */
+  HasThinking: 32,
+  /** An assistant message with at least one tool call. */
+  HasToolCalls: 64,
+  /** An assistant message that stopped at the output length limit. */
+  Length: 128,
+  /** A bash execution run with `!!`, kept out of the model's context. */
+  ExcludedFromContext: 256,
+} as const;
+
+export type ViewFlagName = keyof typeof ViewFlags;
+
+const VIEW_FLAG_NAMES = Object.keys(ViewFlags) as ViewFlagName[];
+
+/** The flags as `{ name: true }` for the set bits (the wire form of the protocol's skeleton). */
+export function viewFlagsToRecord(flags: number): Partial<Record<ViewFlagName, boolean>> {
+  const record: Partial<Record<ViewFlagName, boolean>> = {};
+  for (const name of VIEW_FLAG_NAMES) {
+    if ((flags & ViewFlags[name]) !== 0) record[name] = true;
+  }
+  return record;
+}
+
+/** The inverse of {@link viewFlagsToRecord}; unknown names are ignored. */
+export function viewFlagsFromRecord(record: Readonly<Record<string, boolean | undefined>>): number {
+  let flags = 0;
+  for (const name of VIEW_FLAG_NAMES) {
+    if (record[name] === true) flags |= ViewFlags[name];
+  }
+  return flags;
+}
+
+/**
+ * Row text never exceeds this many characters. The reference does not cap custom_message and
+ * branch_summary rows (it only truncates the line to the terminal width); no screen is this wide,
+ * and the cap keeps the skeleton sent to the browser small.
+ */
+export const ROW_TEXT_MAX_LENGTH = 1000;
+
+/**
+ * Searchable text never exceeds this many characters. The reference searches the whole of a
+ * branch summary or a string custom_message; this keeps that for any realistic summary while
+ * bounding the skeleton size for pathological entries.
+ */
+export const SEARCH_TEXT_MAX_LENGTH = 4000;
+
+/** Preview length of message text in rows and search (the reference's 200). */
+const PREVIEW_LENGTH = 200;
+
+export interface ToolCallInfo {
+  name: string;
+  arguments: unknown;
+}
+
+/** Anything that finds a tool call by its id: a `Map` or a {@link ToolCallIndex}. */
+export interface ToolCallLookup {
+  get(id: string): ToolCallInfo | undefined;
+}
+
+type UnknownRecord = Record<string, unknown>;
+
+function isRecord(value: unknown): value is UnknownRecord {
+  return typeof value === 'object' && value !== null;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function messageOf(entry: SessionEntry): UnknownRecord | undefined {
+  const message = (entry as { message?: unknown }).message;
+  return isRecord(message) ? message : undefined;
+}
+
+/**
+ * Every tool call of every assistant message in a session (all branches), so tool result rows
+ * can show the call's arguments. Feed it live appends with {@link ToolCallIndex.add}.
+ * The first call with a given id wins: ids are unique when written, and keeping the first makes
+ * a session rendered in one batch identical to the same session rendered entry by entry.
+ */
+export class ToolCallIndex implements ToolCallLookup {
+  private readonly calls = new Map<string, ToolCallInfo>();
+
+  add(entry: SessionEntry): void {
+    if (entry.type !== 'message') return;
+    const message = messageOf(entry);
+    if (message === undefined || message.role !== 'assistant' || !Array.isArray(message.content)) return;
+    for (const block of message.content as unknown[]) {
+      if (!isRecord(block) || block.type !== 'toolCall') continue;
+      const id = str(block.id);
+      if (id === undefined || this.calls.has(id)) continue;
+      this.calls.set(id, {
+        name: typeof block.name === 'string' ? block.name : String(block.name),
+        arguments: block.arguments,
+      });
+    }
+  }
+
+  addEntries(entries: Iterable<SessionEntry>): void {
+    for (const entry of entries) this.add(entry);
+  }
+
+  get(id: string): ToolCallInfo | undefined {
+    return this.calls.get(id);
+  }
+
+  get size(): number {
+    return this.calls.size;
+  }
+}
+
+export interface RowTextOptions {
+  /** The user's home directory; paths under it are shown as `~`. */
+  home?: string;
+  /** Decides how a model_change reads when the entry could be read either way. */
+  dialect?: Dialect;
+}
+
+// C0 and C1 control characters (other than the \n, \r, \t that normalisation already turns into
+// spaces) would move the cursor or start escape sequences when the outline is printed in a terminal.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+function oneLine(s: string): string {
+  return s.replace(CONTROL_CHARACTERS, ' ');
+}
+
+/** The reference's `normalize` (newlines and tabs to spaces, trimmed), extended to every control character. */
+function normalize(s: string): string {
+  return normalizeRowText(oneLine(s));
+}
+
+function capRow(s: string): string {
+  const line = oneLine(s);
+  return line.length > ROW_TEXT_MAX_LENGTH ? line.slice(0, ROW_TEXT_MAX_LENGTH) : line;
+}
+
+function shortenPath(path: string, home: string | undefined): string {
+  if (!home) return path;
+  // Drop trailing separators so "/home/dev/" and "/home/dev" behave alike.
+  const base = home.replace(/[/\\]+$/, '');
+  if (base === '') return path;
+  if (path === base) return '~';
+  // Unlike the reference's plain prefix test, "/home/dev2" is not shown as "~2".
+  if (path.startsWith(base) && (path[base.length] === '/' || path[base.length] === '\\')) {
+    return `~${path.slice(base.length)}`;
+  }
+  return path;
+}
+
+/** The reference's `String(a || b || fallback)`: the first truthy value, stringified. */
+function firstTruthy(fallback: string, ...values: unknown[]): string {
+  for (const value of values) {
+    if (value) return String(value);
+  }
+  return fallback;
+}
+
+function finiteNumber(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+    return Number(value);
+  return undefined;
+}
+
+function jsonOf(value: unknown): string {
+  try {
+    const json = JSON.stringify(value);
+    return typeof json === 'string' ? json : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The label of a tool call as a tool result row shows it (reference §7.3). */
+export function formatToolCall(name: string, args: unknown, options?: RowTextOptions): string {
+  const a: UnknownRecord = isRecord(args) ? args : {};
+  const home = options?.home;
+  switch (name) {
+    case 'read': {
+      let display = shortenPath(firstTruthy('', a.path, a.file_path), home);
+      const offset = finiteNumber(a.offset);
+      const limit = finiteNumber(a.limit);
+      if (offset !== undefined || limit !== undefined) {
+        const start = offset ?? 1;
+        const end = limit !== undefined ? start + limit - 1 : 0;
+        // As in the reference, an end of 0 (limit 0 from line 1) shows no range end.
+        display += `:${start}${end ? `-${end}` : ''}`;
+      }
+      return `[read: ${display}]`;
+    }
+    case 'write':
+      return `[write: ${shortenPath(firstTruthy('', a.path, a.file_path), home)}]`;
+    case 'edit':
+      return `[edit: ${shortenPath(firstTruthy('', a.path, a.file_path), home)}]`;
+    case 'bash': {
+      const raw = firstTruthy('', a.command);
+      const command = normalize(raw).slice(0, 50);
+      return `[bash: ${command}${raw.length > 50 ? '...' : ''}]`;
+    }
+    case 'grep':
+      return `[grep: /${firstTruthy('', a.pattern)}/ in ${shortenPath(firstTruthy('.', a.path), home)}]`;
+    case 'find':
+      return `[find: ${firstTruthy('', a.pattern)} in ${shortenPath(firstTruthy('.', a.path), home)}]`;
+    case 'ls':
+      return `[ls: ${shortenPath(firstTruthy('.', a.path), home)}]`;
+    default: {
+      const json = jsonOf(args);
+      return `[${name}: ${json.slice(0, 40)}${json.length > 40 ? '...' : ''}]`;
+    }
+  }
+}
+
+function modelChangeText(entry: UnknownRecord, dialect: Dialect | undefined): string {
+  const modelId = str(entry.modelId);
+  const model = str(entry.model);
+  const provider = str(entry.provider);
+  if (dialect === 'omp') {
+    if (model !== undefined) return model;
+    if (provider !== undefined && modelId !== undefined) return `${provider}/${modelId}`;
+    return modelId ?? '';
+  }
+  return modelId ?? model ?? '';
+}
+
+function thinkingLevelText(entry: UnknownRecord): string {
+  // oh-my-pi writes null for "off".
+  const level = entry.thinkingLevel;
+  return level == null ? 'off' : String(level);
+}
+
+function assistantRowText(message: UnknownRecord): string {
+  const text = normalize(contentText(message.content, { maxLength: PREVIEW_LENGTH }));
+  if (text) return `assistant: ${text}`;
+  if (message.stopReason === 'aborted') return 'assistant: (aborted)';
+  const error = str(message.errorMessage);
+  if (error) return `assistant: ${normalize(error).slice(0, 80)}`;
+  return 'assistant: (no content)';
+}
+
+function messageRowText(
+  message: UnknownRecord | undefined,
+  toolCalls: ToolCallLookup,
+  options?: RowTextOptions,
+): string {
+  if (message === undefined) return '[message]';
+  const role = str(message.role);
+  switch (role) {
+    case 'user':
+      return `user: ${normalize(contentText(message.content, { maxLength: PREVIEW_LENGTH }))}`;
+    case 'assistant':
+      return assistantRowText(message);
+    case 'toolResult': {
+      const callId = str(message.toolCallId);
+      const call = callId ? toolCalls.get(callId) : undefined;
+      if (call) return formatToolCall(call.name, call.arguments, options);
+      return `[${str(message.toolName) || 'tool'}]`;
+    }
+    case 'bashExecution':
+      return `[bash]: ${normalize(str(message.command) ?? '')}`;
+    case 'developer':
+      // [OMP-N] developer messages carry text worth showing.
+      return `developer: ${normalize(contentText(message.content, { maxLength: PREVIEW_LENGTH }))}`;
+    case undefined:
+      return '[message]';
+    default:
+      return `[${role}]`;
+  }
+}
+
+/** The row text of one entry (reference §7.3), normalised to one line and capped. */
+export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?: RowTextOptions): string {
+  const e = entry as UnknownRecord;
+  switch (entry.type) {
+    case 'message':
+      return capRow(messageRowText(messageOf(entry), toolCalls, options));
+    case 'custom_message':
+      return capRow(`[${str(e.customType) ?? ''}]: ${normalize(contentText(e.content))}`);
+    case 'compaction': {
+      const tokens = finiteNumber(e.tokensBefore) ?? 0;
+      return `[compaction: ${Math.round(tokens / 1000)}k tokens]`;
+    }
+    case 'branch_summary':
+      return capRow(`[branch summary]: ${normalize(str(e.summary) ?? '')}`);
+    case 'model_change':
+      return capRow(`[model: ${modelChangeText(e, options?.dialect)}]`);
+    case 'thinking_level_change':
+      return capRow(`[thinking: ${thinkingLevelText(e)}]`);
+    case 'custom':
+      return capRow(`[custom: ${str(e.customType) ?? ''}]`);
+    case 'label': {
+      // An empty label clears, exactly like an absent one (§1.4), so it reads "(cleared)" too.
+      const label = str(e.label);
+      return capRow(`[label: ${label ? normalize(label) : '(cleared)'}]`);
+    }
+    case 'session_info':
+      // pi shows session_info rows with empty text (§7.3).
+      return '';
+    case 'mode_change':
+      return capRow(`[mode: ${str(e.mode) ?? ''}]`);
+    case 'title_change':
+      return capRow(`[title: ${normalize(str(e.title) ?? '')}]`);
+    case 'credential_pin':
+      return capRow(`[credential pin: ${str(e.provider) ?? ''}]`);
+    case 'archive':
+      return capRow(`[${e.archived ? 'archived' : 'restored'}: ${str(e.targetId) ?? ''}]`);
+    default:
+      // oh-my-pi's safety fix: an unknown type still names itself instead of drawing a blank row.
+      return capRow(`[${String(entry.type).replaceAll('_', ' ')}]`);
+  }
+}
+
+/**
+ * The searchable text of one entry without its label (reference §7.2 item 3), lower-cased.
+ * Tool results are found by their result text, not by the tool-call label of their row.
+ */
+export function searchText(entry: SessionEntry): string {
+  const e = entry as UnknownRecord;
+  const parts: string[] = [];
+  switch (entry.type) {
+    case 'message': {
+      const message = messageOf(entry);
+      if (message === undefined) break;
+      const role = str(message.role);
+      if (role !== undefined) parts.push(role);
+      if (message.content) parts.push(contentText(message.content, { maxLength: PREVIEW_LENGTH }));
+      if (role === 'bashExecution') {
+        const command = str(message.command);
+        if (command) parts.push(command);
+      }
+      break;
+    }
+    case 'custom_message':
+      parts.push(str(e.customType) ?? '');
+      // As in the reference: a string content is searched whole, text blocks by their preview.
+      parts.push(
+        typeof e.content === 'string' ? e.content : contentText(e.content, { maxLength: PREVIEW_LENGTH }),
+      );
+      break;
+    case 'compaction':
+      parts.push('compaction');
+      break;
+    case 'branch_summary':
+      parts.push('branch summary', str(e.summary) ?? '');
+      break;
+    case 'model_change':
+      parts.push('model', str(e.modelId) ?? str(e.model) ?? '');
+      break;
+    case 'thinking_level_change':
+      parts.push('thinking', thinkingLevelText(e));
+      break;
+    case 'custom':
+      parts.push('custom', str(e.customType) ?? '');
+      break;
+    case 'label':
+      parts.push('label', str(e.label) ?? '');
+      break;
+    case 'session_info':
+      break;
+    case 'mode_change':
+      parts.push('mode', str(e.mode) ?? '');
+      break;
+    case 'ttsr_injection':
+      parts.push('ttsr injection');
+      if (Array.isArray(e.injectedRules)) {
+        for (const rule of e.injectedRules as unknown[]) if (typeof rule === 'string') parts.push(rule);
+      }
+      break;
+    default:
+      // Not in the reference: an unknown type is found by the name its row shows.
+      parts.push(String(entry.type).replaceAll('_', ' '));
+      break;
+  }
+  const text = parts.join(' ').toLowerCase();
+  return text.length > SEARCH_TEXT_MAX_LENGTH ? text.slice(0, SEARCH_TEXT_MAX_LENGTH) : text;
+}
+
+function hasImage(content: unknown): boolean {
+  if (!Array.isArray(content)) return false;
+  for (const block of content as unknown[]) if (isRecord(block) && block.type === 'image') return true;
+  return false;
+}
+
+function hasNonWhitespaceText(content: unknown): boolean {
+  if (typeof content === 'string') return content.trim().length > 0;
+  if (!Array.isArray(content)) return false;
+  for (const block of content as unknown[]) {
+    if (
+      isRecord(block) &&
+      block.type === 'text' &&
+      typeof block.text === 'string' &&
+      block.text.trim().length > 0
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The {@link ViewFlags} of one entry. */
+export function viewFlags(entry: SessionEntry): number {
+  const e = entry as UnknownRecord;
+  if (entry.type === 'custom_message') return hasImage(e.content) ? ViewFlags.HasImage : 0;
+  if (entry.type !== 'message') return 0;
+  const message = messageOf(entry);
+  if (message === undefined) return 0;
+  let flags = 0;
+  switch (message.role) {
+    case 'assistant': {
+      const stopReason = message.stopReason;
+      if (stopReason === 'error') flags |= ViewFlags.Error;
+      if (stopReason === 'aborted') flags |= ViewFlags.Aborted;
+      if (stopReason === 'length') flags |= ViewFlags.Length;
+      if (Array.isArray(message.content)) {
+        for (const block of message.content as unknown[]) {
+          if (!isRecord(block)) continue;
+          if (block.type === 'thinking') flags |= ViewFlags.HasThinking;
+          else if (block.type === 'toolCall') flags |= ViewFlags.HasToolCalls;
+          else if (block.type === 'image') flags |= ViewFlags.HasImage;
+        }
+      }
+      // §7.2 rule 1: any stop reason other than "stop" and "toolUse" (length, error, aborted,
+      // or one a newer agent invents) keeps the message visible.
+      const errorOrAbort =
+        typeof stopReason === 'string' &&
+        stopReason !== '' &&
+        stopReason !== 'stop' &&
+        stopReason !== 'toolUse';
+      if (!hasNonWhitespaceText(message.content) && !errorOrAbort) flags |= ViewFlags.ToolOnlyAssistant;
+      break;
+    }
+    case 'toolResult':
+      if (message.isError === true) flags |= ViewFlags.ToolError;
+      if (hasImage(message.content)) flags |= ViewFlags.HasImage;
+      break;
+    case 'bashExecution': {
+      const exitCode = message.exitCode;
+      if (typeof exitCode === 'number' && exitCode !== 0) flags |= ViewFlags.Error;
+      if (message.cancelled === true) flags |= ViewFlags.Aborted;
+      if (message.excludeFromContext === true) flags |= ViewFlags.ExcludedFromContext;
+      break;
+    }
+    default:
+      if (hasImage(message.content)) flags |= ViewFlags.HasImage;
+      break;
+  }
+  return flags;
+}
+
+/** One view entry from a full entry and its resolved label. */
+export function toViewEntry(
+  entry: SessionEntry,
+  label: string | undefined,
+  toolCalls: ToolCallLookup,
+  options?: RowTextOptions,
+): ViewEntry {
+  const view: ViewEntry = {
+    id: entry.id,
+    parentId: typeof entry.parentId === 'string' ? entry.parentId : null,
+    type: String(entry.type),
+    timestamp: typeof entry.timestamp === 'string' ? entry.timestamp : '',
+    text: rowText(entry, toolCalls, options),
+    search: searchText(entry),
+    flags: viewFlags(entry),
+  };
+  if (entry.type === 'message') {
+    const role = str(messageOf(entry)?.role);
+    if (role !== undefined) view.role = role;
+  }
+  if (label) view.label = label;
+  return view;
+}
+
+export interface ToViewEntriesOptions extends RowTextOptions {
+  /**
+   * The session's tool-call index. Pass the same one for every batch of a live session: each
+   * call first records the batch's tool calls, so results can find calls appended earlier.
+   */
+  toolCalls?: ToolCallIndex;
+}
+
+/** View entries for a batch of entries, in the same order. */
+export function toViewEntries(
+  entries: readonly SessionEntry[],
+  labels: ReadonlyMap<string, string> | ((id: string) => string | undefined),
+  options?: ToViewEntriesOptions,
+): ViewEntry[] {
+  const toolCalls = options?.toolCalls ?? new ToolCallIndex();
+  toolCalls.addEntries(entries);
+  const labelOf = typeof labels === 'function' ? labels : (id: string) => labels.get(id);
+  const result: ViewEntry[] = new Array<ViewEntry>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    result[i] = toViewEntry(entry, labelOf(entry.id), toolCalls, options);
+  }
+  return result;
+}
