@@ -1,0 +1,346 @@
+// Full content of one entry, by type. Everything here comes from the session file and is untrusted:
+// markdown goes through DOMPurify (Markdown), everything else is rendered as text by React.
+
+import type { EntryDetail } from '@canopy/protocol';
+import { formatCost, formatTokens } from '../lib/format';
+import { Markdown, Pre } from './Markdown';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function ImageBlock({ block }: { block: Json }) {
+  const mime = str(block.mimeType);
+  const data = str(block.data);
+  // Only raster image types as data URLs: an SVG could carry script.
+  if (!/^image\/(png|jpe?g|gif|webp|bmp)$/i.test(mime) || !/^[A-Za-z0-9+/=\s]*$/.test(data)) {
+    return <div className="notice warn">Image ({mime || 'unknown type'}) not shown</div>;
+  }
+  return (
+    <img
+      className="content-image"
+      alt="attached image"
+      src={`data:${mime};base64,${data}`}
+      data-testid="detail.image"
+    />
+  );
+}
+
+/** User-style content: a string, or text and image blocks. */
+function Content({ content, as = 'markdown' }: { content: unknown; as?: 'markdown' | 'pre' }) {
+  if (typeof content === 'string') return as === 'pre' ? <Pre text={content} /> : <Markdown text={content} />;
+  if (!Array.isArray(content)) return null;
+  return (
+    <>
+      {content.map((block, i) => {
+        if (!isObject(block)) return null;
+        if (block.type === 'text')
+          return as === 'pre' ? (
+            <Pre key={i} text={str(block.text)} />
+          ) : (
+            <Markdown key={i} text={str(block.text)} />
+          );
+        if (block.type === 'image') return <ImageBlock key={i} block={block} />;
+        return <Pre key={i} text={json(block)} />;
+      })}
+    </>
+  );
+}
+
+function ToolCallBlock({ call }: { call: Json }) {
+  return (
+    <div className="block" data-testid="detail.toolcall">
+      <div className="block-head">
+        <span>tool call</span>
+        <strong className="mono">{str(call.name)}</strong>
+        <span className="mono">{str(call.id)}</span>
+      </div>
+      <div className="block-body">
+        <Pre text={json(call.arguments)} />
+      </div>
+    </div>
+  );
+}
+
+export function UsageTable({ usage }: { usage: Json }) {
+  const cost = isObject(usage.cost) ? usage.cost : {};
+  const rows: [string, unknown, unknown][] = [
+    ['input', usage.input, cost.input],
+    ['output', usage.output, cost.output],
+    ['cache read', usage.cacheRead, cost.cacheRead],
+    ['cache write', usage.cacheWrite, cost.cacheWrite],
+  ];
+  return (
+    <table className="kv" data-testid="detail.usage">
+      <thead>
+        <tr>
+          <th>usage</th>
+          <th className="num">tokens</th>
+          <th className="num">cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([name, tokens, dollars]) => (
+          <tr key={name}>
+            <td>{name}</td>
+            <td className="num">{num(tokens).toLocaleString()}</td>
+            <td className="num">{formatCost(num(dollars))}</td>
+          </tr>
+        ))}
+        <tr>
+          <th>total</th>
+          <th className="num">{formatTokens(num(usage.totalTokens))}</th>
+          <th className="num">{formatCost(num(cost.total))}</th>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+function FileLists({ details }: { details: unknown }) {
+  if (!isObject(details)) return null;
+  const read = Array.isArray(details.readFiles) ? details.readFiles.map(String) : [];
+  const modified = Array.isArray(details.modifiedFiles) ? details.modifiedFiles.map(String) : [];
+  if (read.length === 0 && modified.length === 0) return <Pre text={json(details)} />;
+  return (
+    <table className="kv">
+      <tbody>
+        {read.length > 0 && (
+          <tr>
+            <td>read</td>
+            <td className="mono">{read.join('\n')}</td>
+          </tr>
+        )}
+        {modified.length > 0 && (
+          <tr>
+            <td>modified</td>
+            <td className="mono">{modified.join('\n')}</td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function Fields({ entry, keys }: { entry: Json; keys: string[] }) {
+  const present = keys.filter((k) => entry[k] !== undefined);
+  if (present.length === 0) return null;
+  return (
+    <table className="kv">
+      <tbody>
+        {present.map((k) => (
+          <tr key={k}>
+            <td>{k}</td>
+            <td className="mono">{typeof entry[k] === 'string' ? (entry[k] as string) : json(entry[k])}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function MessageContent({ message, detail }: { message: Json; detail: EntryDetail }) {
+  const role = str(message.role);
+  switch (role) {
+    case 'user':
+      return <Content content={message.content} />;
+    case 'assistant': {
+      const blocks = Array.isArray(message.content) ? message.content : [];
+      const stop = str(message.stopReason);
+      return (
+        <>
+          <div className="detail-meta">
+            <span className="mono">
+              {str(message.provider)}/{str(message.model)}
+            </span>
+            {stop && <span>stop: {stop}</span>}
+          </div>
+          {message.errorMessage !== undefined && (
+            <div className="notice error" data-testid="detail.error">
+              {str(message.errorMessage)}
+            </div>
+          )}
+          {blocks.map((block, i) => {
+            if (!isObject(block)) return null;
+            if (block.type === 'thinking')
+              return (
+                <details className="block" key={i} data-testid="detail.thinking">
+                  <summary>thinking ({str(block.thinking).length.toLocaleString()} characters)</summary>
+                  <div className="block-body">
+                    <Markdown text={str(block.thinking)} />
+                  </div>
+                </details>
+              );
+            if (block.type === 'text')
+              return <Markdown key={i} text={str(block.text)} testId="detail.text" />;
+            if (block.type === 'toolCall') return <ToolCallBlock key={i} call={block} />;
+            if (block.type === 'image') return <ImageBlock key={i} block={block} />;
+            return <Pre key={i} text={json(block)} />;
+          })}
+          {blocks.length === 0 && <div className="help">(no content)</div>}
+          {isObject(message.usage) && <UsageTable usage={message.usage} />}
+        </>
+      );
+    }
+    case 'toolResult': {
+      const isError = message.isError === true;
+      return (
+        <>
+          {detail.toolCall ? (
+            <ToolCallBlock
+              call={{
+                name: detail.toolCall.name,
+                id: detail.toolCall.id,
+                arguments: detail.toolCall.arguments,
+              }}
+            />
+          ) : (
+            <div className="help">Tool call {str(message.toolCallId)} not found</div>
+          )}
+          <div className={`block${isError ? ' error' : ''}`} data-testid="detail.toolresult">
+            <div className="block-head">
+              <span>result of</span>
+              <strong className="mono">{str(message.toolName)}</strong>
+              {isError && <span style={{ color: 'var(--error)' }}>error</span>}
+            </div>
+            <div className="block-body">
+              <Content content={message.content} as="pre" />
+            </div>
+          </div>
+          {message.details !== undefined && (
+            <details className="block">
+              <summary>details</summary>
+              <div className="block-body">
+                <Pre text={json(message.details)} />
+              </div>
+            </details>
+          )}
+        </>
+      );
+    }
+    case 'bashExecution':
+      return (
+        <div className="block">
+          <div className="block-head">
+            <span className="mono">$ {str(message.command)}</span>
+            {message.exitCode !== undefined && <span>exit {String(message.exitCode)}</span>}
+            {message.cancelled === true && <span>cancelled</span>}
+            {message.truncated === true && <span>truncated</span>}
+            {message.excludeFromContext === true && <span>not in context</span>}
+          </div>
+          <div className="block-body">
+            <Pre text={str(message.output) || '(no output)'} />
+          </div>
+        </div>
+      );
+    case 'custom':
+    case 'hookMessage':
+      return (
+        <>
+          <Fields entry={message} keys={['customType', 'display']} />
+          <Content content={message.content} />
+        </>
+      );
+    case 'fileMention': {
+      const files = Array.isArray(message.files) ? message.files.filter(isObject) : [];
+      return (
+        <>
+          {files.map((file, i) => (
+            <details className="block" key={i}>
+              <summary className="mono">{str(file.path)}</summary>
+              <div className="block-body">
+                <Pre text={str(file.content)} />
+              </div>
+            </details>
+          ))}
+        </>
+      );
+    }
+    default:
+      return <Pre text={json(message)} />;
+  }
+}
+
+export function EntryContent({ detail }: { detail: EntryDetail }) {
+  const entry = detail.entry as Json;
+  const type = str(entry.type);
+  switch (type) {
+    case 'message':
+      return isObject(entry.message) ? <MessageContent message={entry.message} detail={detail} /> : null;
+    case 'compaction':
+      return (
+        <>
+          <div className="detail-meta">
+            <span>{formatTokens(num(entry.tokensBefore))} tokens before</span>
+            <span className="mono">first kept: {str(entry.firstKeptEntryId)}</span>
+          </div>
+          <Markdown text={str(entry.summary)} testId="detail.summary" />
+          <FileLists details={entry.details} />
+        </>
+      );
+    case 'branch_summary':
+      return (
+        <>
+          <div className="detail-meta">
+            <span className="mono">from: {str(entry.fromId)}</span>
+            {(entry.fromExtension === true || entry.fromHook === true) && <span>from an extension</span>}
+          </div>
+          <Markdown text={str(entry.summary)} testId="detail.summary" />
+          <FileLists details={entry.details} />
+        </>
+      );
+    case 'custom_message':
+      return (
+        <>
+          <Fields entry={entry} keys={['customType', 'display']} />
+          <Content content={entry.content} />
+          {entry.details !== undefined && <Pre text={json(entry.details)} />}
+        </>
+      );
+    case 'model_change':
+      return <Fields entry={entry} keys={['provider', 'modelId', 'model', 'role']} />;
+    case 'thinking_level_change':
+      return <Fields entry={entry} keys={['thinkingLevel', 'configured']} />;
+    case 'label':
+      return <Fields entry={entry} keys={['targetId', 'label']} />;
+    case 'session_info':
+      return <Fields entry={entry} keys={['name']} />;
+    case 'custom':
+      return (
+        <>
+          <Fields entry={entry} keys={['customType']} />
+          {entry.data !== undefined && <Pre text={json(entry.data)} />}
+        </>
+      );
+    case 'ttsr_injection':
+      return <Fields entry={entry} keys={['injectedRules']} />;
+    case 'mode_change':
+      return <Fields entry={entry} keys={['mode', 'data']} />;
+    default:
+      return (
+        <div className="help">Entry type “{type}” is not known to Canopy; its raw content is below.</div>
+      );
+  }
+}
+
+export function RawJson({ value }: { value: unknown }) {
+  return (
+    <details className="block" data-testid="detail.raw">
+      <summary>raw JSON</summary>
+      <div className="block-body">
+        <Pre text={json(value)} />
+      </div>
+    </details>
+  );
+}

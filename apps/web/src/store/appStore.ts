@@ -1,0 +1,664 @@
+// One zustand store built from slices (sessions, tree, selection/filter/search, connection, ui).
+// A factory, so tests and the app each make their own instance; components reach it through
+// StoreProvider / useApp with atomic selectors.
+
+import type {
+  EntryDetail,
+  InfoResponse,
+  ServerEvent,
+  SessionListItem,
+  SessionSnapshot,
+  Settings,
+  SkeletonNode,
+  UsageNumbers,
+} from '@canopy/protocol';
+import { DEFAULT_SETTINGS } from '@canopy/protocol';
+import {
+  ViewTree,
+  createTreeSelectorState,
+  selectedRow,
+  treeSelectorReducer,
+  type FilterMode,
+  type TreeSelectorAction,
+  type TreeSelectorState,
+} from '@canopy/session-core';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { ApiError, api as defaultApi, type Api } from '../net/api';
+import type { ConnectionState } from '../net/socket';
+import { collectUsage, toViewEntry } from './skeleton';
+
+export type ViewMode = 'outline' | 'graph' | 'split';
+export type Theme = 'light' | 'dark';
+
+export interface Toast {
+  id: number;
+  text: string;
+  kind: 'info' | 'error';
+}
+
+export interface OpenSession {
+  id: string;
+  item: SessionListItem;
+  header: Record<string, unknown>;
+  dialect: 'pi' | 'omp';
+  issues: SessionSnapshot['issues'];
+  needsMigration: boolean;
+  name?: string;
+}
+
+export interface AppState {
+  // connection
+  connection: ConnectionState;
+  retryInMs: number | null;
+  unauthorized: boolean;
+  // sessions
+  info: InfoResponse | null;
+  settings: Settings;
+  sessions: SessionListItem[];
+  sessionsLoaded: boolean;
+  sessionQuery: string;
+  // open session
+  session: OpenSession | null;
+  loading: boolean;
+  loadError: string | null;
+  tree: ViewTree | null;
+  treeVersion: number;
+  usage: Map<string, UsageNumbers>;
+  leafId: string | null;
+  writerActive: boolean;
+  // selection, filter, search: session-core's tree selector state (rows, selection, mode, query)
+  selector: TreeSelectorState | null;
+  /** The filter mode for the next session opened (follows the last one used). */
+  filterMode: FilterMode;
+  labelEditingId: string | null;
+  // view
+  view: ViewMode;
+  theme: Theme;
+  sidebarOpen: boolean;
+  followLeaf: boolean;
+  expandedRuns: ReadonlySet<string>;
+  /** Bumped to ask the views to bring the selection into view (keyboard moves, jumps). */
+  revealTick: number;
+  // composer and dialogs
+  composerText: string;
+  branchPickerOpen: boolean;
+  busy: string | null;
+  toasts: Toast[];
+  detailCache: Map<string, EntryDetail>;
+}
+
+export interface AppActions {
+  init(): Promise<void>;
+  loadSessions(): Promise<void>;
+  setSessionQuery(query: string): void;
+  openSession(id: string, entryId?: string | null): Promise<void>;
+  reloadSession(): Promise<void>;
+  closeSession(): void;
+  /** Runs one tree selector action (keys, filters, search, selection). */
+  dispatch(action: TreeSelectorAction, reveal?: boolean): void;
+  select(id: string, reveal?: boolean): void;
+  setFilter(mode: FilterMode): void;
+  setQuery(query: string): void;
+  /** Search results: the next (1) or previous (-1) match, wrapping. */
+  stepMatch(direction: 1 | -1): void;
+  /** Esc with nothing left to clear: close the open session (back to the session browser). */
+  requestClose(): void;
+  jump(id: string): Promise<void>;
+  startLabelEdit(id?: string): void;
+  cancelLabelEdit(): void;
+  saveLabel(id: string, label: string): Promise<void>;
+  branchFrom(entryId: string): Promise<void>;
+  fork(): Promise<void>;
+  sendComposer(): Promise<void>;
+  setComposerText(text: string): void;
+  openBranchPicker(open: boolean): void;
+  setView(view: ViewMode): void;
+  setTheme(theme: Theme): void;
+  toggleSidebar(): void;
+  setFollowLeaf(on: boolean): void;
+  toggleRun(runId: string): void;
+  loadDetail(entryId: string): Promise<EntryDetail | null>;
+  toast(text: string, kind?: Toast['kind']): void;
+  dismissToast(id: number): void;
+  setConnection(state: ConnectionState, retryInMs: number | null): void;
+  handleEvent(event: ServerEvent): void;
+  updateSettings(patch: Partial<Settings>): Promise<void>;
+}
+
+export type AppStore = AppState & AppActions;
+
+/** The selected entry: the selected row, or the remembered entry while a filter shows nothing. */
+export function selectedIdOf(state: Pick<AppState, 'selector'>): string | null {
+  const selector = state.selector;
+  if (!selector) return null;
+  return selectedRow(selector)?.id ?? selector.lastSelectedId;
+}
+
+export interface StoreDeps {
+  api?: Api;
+  /** Persisted UI preferences (theme, view); defaults to localStorage when available. */
+  storage?: Pick<Storage, 'getItem' | 'setItem'> | null;
+  /** Called when the open session or selected entry changes, to update the URL. */
+  onLocationChange?: (sessionId: string | null, entryId: string | null) => void;
+}
+
+const PREFS_KEY = 'canopy.prefs';
+const DETAIL_CACHE_LIMIT = 300;
+let toastCounter = 0;
+
+function readPrefs(storage: StoreDeps['storage']): Partial<Pick<AppState, 'theme' | 'view' | 'sidebarOpen'>> {
+  try {
+    const raw = storage?.getItem(PREFS_KEY);
+    return raw ? (JSON.parse(raw) as Partial<Pick<AppState, 'theme' | 'view' | 'sidebarOpen'>>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
+  const api = deps.api ?? defaultApi;
+  const storage =
+    deps.storage !== undefined ? deps.storage : typeof localStorage !== 'undefined' ? localStorage : null;
+  const prefs = readPrefs(storage);
+  const prefersDark =
+    typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches
+      ? 'dark'
+      : 'light';
+  // Guards against a slow snapshot of a previously opened session overwriting the current one.
+  let openGeneration = 0;
+
+  return createStore<AppStore>()((set, get) => {
+    const savePrefs = () => {
+      const { theme, view, sidebarOpen } = get();
+      try {
+        storage?.setItem(PREFS_KEY, JSON.stringify({ theme, view, sidebarOpen }));
+      } catch {
+        // Private mode or a full quota: preferences are a convenience.
+      }
+    };
+
+    const notifyLocation = () => deps.onLocationChange?.(get().session?.id ?? null, selectedIdOf(get()));
+
+    const runSelector = (action: TreeSelectorAction, reveal = true) => {
+      const current = get().selector;
+      if (!current) return;
+      const before = selectedIdOf(get());
+      const next = treeSelectorReducer(current, action);
+      if (next === current) {
+        if (reveal) set({ revealTick: get().revealTick + 1 });
+        return;
+      }
+      set({ selector: next, filterMode: next.mode });
+      if (reveal) set({ revealTick: get().revealTick + 1 });
+      const after = selectedIdOf(get());
+      if (after !== before) {
+        if (get().labelEditingId !== null && get().labelEditingId !== after) set({ labelEditingId: null });
+        notifyLocation();
+      }
+      if (next.closeRequested) get().requestClose();
+    };
+
+    const applySnapshot = (snapshot: SessionSnapshot, entryId: string | null | undefined) => {
+      const usage = new Map<string, UsageNumbers>();
+      collectUsage(snapshot.nodes, usage);
+      const tree = new ViewTree(snapshot.nodes.map(toViewEntry));
+      const wanted = entryId && tree.has(entryId) ? entryId : snapshot.leafId;
+      const selector = createTreeSelectorState(tree, {
+        leafId: snapshot.leafId,
+        mode: get().filterMode,
+        query: '',
+        selectedId: wanted,
+        pageSize: get().selector?.pageSize ?? 20,
+      });
+      set({
+        session: {
+          id: snapshot.session.id,
+          item: snapshot.session,
+          header: snapshot.header,
+          dialect: snapshot.dialect,
+          issues: snapshot.issues,
+          needsMigration: snapshot.needsMigration,
+          ...(snapshot.name !== undefined ? { name: snapshot.name } : {}),
+        },
+        tree,
+        treeVersion: tree.version,
+        usage,
+        leafId: snapshot.leafId,
+        writerActive: snapshot.writerActive,
+        selector,
+        loading: false,
+        loadError: null,
+        detailCache: new Map(),
+        expandedRuns: new Set(),
+        revealTick: get().revealTick + 1,
+      });
+    };
+
+    const appendNodes = (nodes: readonly SkeletonNode[]) => {
+      const tree = get().tree;
+      if (!tree || nodes.length === 0) return;
+      const fresh = nodes.filter((n) => !tree.has(n.id));
+      if (fresh.length === 0) return;
+      const usage = new Map(get().usage);
+      collectUsage(fresh, usage);
+      tree.append(fresh.map(toViewEntry));
+      set({ treeVersion: tree.version, usage });
+      runSelector({ type: 'refresh' }, false);
+    };
+
+    const setLabelLocal = (targetId: string, label: string | undefined) => {
+      const tree = get().tree;
+      if (!tree) return;
+      tree.setLabel(targetId, label);
+      const cache = get().detailCache;
+      if (cache.has(targetId)) {
+        const next = new Map(cache);
+        next.delete(targetId);
+        set({ detailCache: next });
+      }
+      set({ treeVersion: tree.version });
+      runSelector({ type: 'refresh' }, false);
+    };
+
+    /** The leaf moved; with `follow` (live updates while following the leaf) the selection moves onto it. */
+    const setLeaf = (leafId: string | null, follow = true) => {
+      const select = follow && get().followLeaf && leafId !== null;
+      set({ leafId });
+      runSelector({ type: 'setLeaf', leafId, select }, select);
+    };
+
+    return {
+      connection: 'connecting',
+      retryInMs: null,
+      unauthorized: false,
+      info: null,
+      settings: DEFAULT_SETTINGS,
+      sessions: [],
+      sessionsLoaded: false,
+      sessionQuery: '',
+      session: null,
+      loading: false,
+      loadError: null,
+      tree: null,
+      treeVersion: 0,
+      usage: new Map(),
+      leafId: null,
+      writerActive: false,
+      selector: null,
+      filterMode: 'default',
+      labelEditingId: null,
+      view: prefs.view ?? 'split',
+      theme: prefs.theme ?? prefersDark,
+      sidebarOpen: prefs.sidebarOpen ?? true,
+      followLeaf: true,
+      expandedRuns: new Set(),
+      revealTick: 0,
+      composerText: '',
+      branchPickerOpen: false,
+      busy: null,
+      toasts: [],
+      detailCache: new Map(),
+
+      async init() {
+        const [info, settings] = await Promise.allSettled([api.info(), api.getSettings()]);
+        if (info.status === 'fulfilled') set({ info: info.value });
+        else if (info.reason instanceof ApiError && info.reason.status === 401) set({ unauthorized: true });
+        if (settings.status === 'fulfilled')
+          set({ settings: settings.value, filterMode: settings.value.defaultFilter });
+        await get().loadSessions();
+      },
+
+      async loadSessions() {
+        try {
+          const { sessions } = await api.listSessions();
+          set({ sessions, sessionsLoaded: true, unauthorized: false });
+          const open = get().session;
+          if (open) {
+            const item = sessions.find((s) => s.id === open.id);
+            if (item) set({ session: { ...open, item } });
+          }
+        } catch (error) {
+          if (error instanceof ApiError && error.status === 401) set({ unauthorized: true });
+          set({ sessionsLoaded: true });
+          if (!(error instanceof ApiError && error.status === 0)) get().toast(errorText(error), 'error');
+        }
+      },
+
+      setSessionQuery(query) {
+        set({ sessionQuery: query });
+      },
+
+      async openSession(id, entryId) {
+        const generation = ++openGeneration;
+        set({
+          loading: true,
+          loadError: null,
+          labelEditingId: null,
+          branchPickerOpen: false,
+          composerText: get().session?.id === id ? get().composerText : '',
+        });
+        try {
+          const snapshot = await api.getSession(id);
+          if (generation !== openGeneration) return;
+          applySnapshot(snapshot, entryId);
+          notifyLocation();
+        } catch (error) {
+          if (generation !== openGeneration) return;
+          set({ loading: false, loadError: errorText(error) });
+        }
+      },
+
+      async reloadSession() {
+        const open = get().session;
+        if (!open) return;
+        const generation = ++openGeneration;
+        try {
+          const snapshot = await api.getSession(open.id);
+          if (generation !== openGeneration) return;
+          applySnapshot(snapshot, selectedIdOf(get()));
+        } catch (error) {
+          if (generation !== openGeneration) return;
+          get().toast(`Reloading the session failed: ${errorText(error)}`, 'error');
+        }
+      },
+
+      closeSession() {
+        openGeneration++;
+        set({
+          session: null,
+          tree: null,
+          leafId: null,
+          selector: null,
+          loadError: null,
+          loading: false,
+          labelEditingId: null,
+        });
+        notifyLocation();
+      },
+
+      dispatch(action, reveal = true) {
+        runSelector(action, reveal);
+      },
+
+      select(id, reveal = true) {
+        runSelector({ type: 'selectId', id }, reveal);
+      },
+
+      setFilter(mode) {
+        runSelector({ type: 'setFilter', mode });
+        if (!get().selector) set({ filterMode: mode });
+      },
+
+      setQuery(query) {
+        runSelector({ type: 'setQuery', query });
+      },
+
+      stepMatch(direction) {
+        const selector = get().selector;
+        if (!selector || selector.query.trim() === '') return;
+        // While searching, every row is a match (the search filters the rows), so stepping through
+        // matches is moving through the rows, wrapping at the ends.
+        runSelector({ type: 'move', delta: direction });
+      },
+
+      requestClose() {
+        if (get().labelEditingId) {
+          set({ labelEditingId: null });
+          return;
+        }
+        if (get().branchPickerOpen) {
+          set({ branchPickerOpen: false });
+          return;
+        }
+        get().closeSession();
+      },
+
+      async jump(id) {
+        const open = get().session;
+        if (!open || get().busy) return;
+        if (id === get().leafId) {
+          get().toast('Already at this point');
+          return;
+        }
+        set({ busy: 'Navigating…' });
+        try {
+          const result = await api.navigate(open.id, { targetId: id });
+          if (result.alreadyAtTarget) {
+            get().toast('Already at this point');
+            return;
+          }
+          if (result.cancelled) {
+            get().toast(result.aborted ? 'Branch summarization cancelled' : 'Navigation cancelled');
+            return;
+          }
+          appendNodes(result.nodes);
+          setLeaf(result.newLeafId, false);
+          if (result.editorText !== undefined) set({ composerText: result.editorText });
+          get().select(id);
+          get().toast('Navigated to selected point');
+        } catch (error) {
+          get().toast(errorText(error), 'error');
+        } finally {
+          set({ busy: null });
+        }
+      },
+
+      startLabelEdit(id) {
+        const target = id ?? selectedIdOf(get());
+        if (!target || !get().tree?.has(target)) return;
+        if (target !== selectedIdOf(get())) runSelector({ type: 'selectId', id: target });
+        set({ labelEditingId: target });
+      },
+
+      cancelLabelEdit() {
+        set({ labelEditingId: null });
+      },
+
+      async saveLabel(id, label) {
+        const open = get().session;
+        set({ labelEditingId: null });
+        if (!open) return;
+        const trimmed = label.trim();
+        const current = get().tree?.get(id)?.label ?? '';
+        if (trimmed === current) return;
+        try {
+          const result = trimmed
+            ? await api.setLabel(open.id, id, trimmed)
+            : await api.clearLabel(open.id, id);
+          appendNodes([result.node]);
+          setLabelLocal(result.targetId, result.label);
+          setLeaf(result.leafId, false);
+          get().toast(trimmed ? `Label set: ${trimmed}` : 'Label cleared');
+        } catch (error) {
+          get().toast(errorText(error), 'error');
+        }
+      },
+
+      async branchFrom(entryId) {
+        const open = get().session;
+        if (!open || get().busy) return;
+        set({ busy: 'Branching…', branchPickerOpen: false });
+        try {
+          const result = await api.branch(open.id, entryId);
+          if (result.cancelled || !result.sessionId) {
+            get().toast('Branch cancelled');
+            return;
+          }
+          await get().loadSessions();
+          await get().openSession(result.sessionId);
+          set({ composerText: result.editorText });
+          get().toast('Branched to new session');
+        } catch (error) {
+          get().toast(errorText(error), 'error');
+        } finally {
+          set({ busy: null });
+        }
+      },
+
+      async fork() {
+        const open = get().session;
+        if (!open || get().busy) return;
+        set({ busy: 'Forking…' });
+        try {
+          const result = await api.fork(open.id);
+          await get().loadSessions();
+          await get().openSession(result.sessionId);
+          get().toast('Forked into a new session');
+        } catch (error) {
+          get().toast(errorText(error), 'error');
+        } finally {
+          set({ busy: null });
+        }
+      },
+
+      async sendComposer() {
+        const open = get().session;
+        const text = get().composerText;
+        if (!open || !text.trim() || get().busy) return;
+        set({ busy: 'Appending…' });
+        try {
+          const result = await api.appendMessage(open.id, text);
+          appendNodes([result.node]);
+          setLeaf(result.leafId, false);
+          set({ composerText: '' });
+          get().select(result.entryId);
+          get().toast('Message appended under the leaf');
+        } catch (error) {
+          get().toast(errorText(error), 'error');
+        } finally {
+          set({ busy: null });
+        }
+      },
+
+      setComposerText(text) {
+        set({ composerText: text });
+      },
+
+      openBranchPicker(open) {
+        set({ branchPickerOpen: open });
+      },
+
+      setView(view) {
+        set({ view });
+        savePrefs();
+      },
+
+      setTheme(theme) {
+        set({ theme });
+        savePrefs();
+      },
+
+      toggleSidebar() {
+        set({ sidebarOpen: !get().sidebarOpen });
+        savePrefs();
+      },
+
+      setFollowLeaf(on) {
+        set({ followLeaf: on });
+      },
+
+      toggleRun(runId) {
+        const next = new Set(get().expandedRuns);
+        if (next.has(runId)) next.delete(runId);
+        else next.add(runId);
+        set({ expandedRuns: next });
+      },
+
+      async loadDetail(entryId) {
+        const open = get().session;
+        if (!open) return null;
+        const cached = get().detailCache.get(entryId);
+        if (cached) return cached;
+        const detail = await api.getEntry(open.id, entryId);
+        if (get().session?.id !== open.id) return null;
+        const next = new Map(get().detailCache);
+        next.set(entryId, detail);
+        // Evict the oldest entries: details can be large (images, tool output).
+        while (next.size > DETAIL_CACHE_LIMIT) next.delete(next.keys().next().value!);
+        set({ detailCache: next });
+        return detail;
+      },
+
+      toast(text, kind = 'info') {
+        const id = ++toastCounter;
+        set({ toasts: [...get().toasts.slice(-3), { id, text, kind }] });
+        setTimeout(() => get().dismissToast(id), kind === 'error' ? 7000 : 3500);
+      },
+
+      dismissToast(id) {
+        set({ toasts: get().toasts.filter((t) => t.id !== id) });
+      },
+
+      setConnection(state, retryInMs) {
+        set({ connection: state, retryInMs });
+      },
+
+      handleEvent(event) {
+        const open = get().session;
+        switch (event.type) {
+          case 'sessions_changed':
+            void get().loadSessions();
+            return;
+          case 'error':
+            if (!event.sessionId || event.sessionId === open?.id) get().toast(event.message, 'error');
+            return;
+          case 'hello':
+          case 'pong':
+            return;
+          default:
+            break;
+        }
+        if (!open || event.sessionId !== open.id) return;
+        switch (event.type) {
+          case 'subscribed':
+            // Our snapshot may predate the subscription; the leaf in the ack is authoritative.
+            if (event.leafId !== get().leafId && (event.leafId === null || get().tree?.has(event.leafId)))
+              setLeaf(event.leafId);
+            return;
+          case 'session_tree':
+            if (event.summaryEntry) {
+              // The summary node arrives as entries_appended as well; the leaf is what matters here.
+            }
+            if (event.newLeafId === null || get().tree?.has(event.newLeafId)) setLeaf(event.newLeafId);
+            else void get().reloadSession();
+            return;
+          case 'entries_appended':
+            appendNodes(event.nodes);
+            setLeaf(event.leafId, event.source === 'external');
+            return;
+          case 'label_changed':
+            setLabelLocal(event.targetId, event.label);
+            return;
+          case 'session_reloaded':
+            get().toast(`The session file was ${event.reason}; reloaded`);
+            void get().reloadSession();
+            return;
+          case 'writer_active':
+            set({ writerActive: event.active });
+            return;
+          case 'leaf_notice':
+            get().toast(event.message);
+            if (event.leafId === null || get().tree?.has(event.leafId)) setLeaf(event.leafId);
+            return;
+          case 'summary_progress':
+            return;
+        }
+      },
+
+      async updateSettings(patch) {
+        try {
+          const settings = await api.putSettings(patch);
+          set({ settings });
+        } catch (error) {
+          get().toast(errorText(error), 'error');
+        }
+      },
+    };
+  });
+}
