@@ -187,7 +187,7 @@ export class ChangedUnderneathError extends Error {
  * is why the size is compared again through the same descriptor right before writing.
  * Returns the new size.
  */
-export function appendLinesSync(file: string, lines: string[], expectedSize: number): number {
+export function appendLinesSync(file: string, lines: readonly string[], expectedSize: number): number {
   // 'a+' so the same descriptor can read the last byte; writes still always go to the end.
   const fd = fs.openSync(file, 'a+');
   try {

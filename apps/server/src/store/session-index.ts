@@ -1,6 +1,11 @@
 import path from 'node:path';
 import type { SessionListItem } from '@canopy/protocol';
-import { getSessionVersion, userMessageText } from '@canopy/session-core';
+import {
+  getSessionVersion,
+  SessionLineParser,
+  userMessageText,
+  type SessionEntry,
+} from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import {
   isInside,
@@ -25,12 +30,10 @@ export interface IndexedSession {
   file: string;
   root: Root;
   identity: FileIdentity;
-  /** Bytes consumed; a cut-off last line is kept in `pending` until it is complete. */
+  /** Bytes read; a cut-off last line stays buffered in the parser until it is complete. */
   offset: number;
-  pending: Buffer;
-  lineCount: number;
+  parser: SessionLineParser;
   header?: Record<string, unknown>;
-  invalid: boolean;
   entryCount: number;
   messageCount: number;
   /** Latest truthy session_info name (pi). */
@@ -40,7 +43,6 @@ export interface IndexedSession {
 }
 
 const CHUNK_BYTES = 1 << 20;
-const NEWLINE = 0x0a;
 
 /**
  * The list of every session file under the roots. A file is re-read only when its size, mtime or
@@ -149,9 +151,7 @@ export class SessionIndex {
         root,
         identity,
         offset: 0,
-        pending: Buffer.alloc(0),
-        lineCount: 0,
-        invalid: false,
+        parser: new SessionLineParser(),
         entryCount: 0,
         messageCount: 0,
         firstMessage: '',
@@ -178,47 +178,23 @@ export class SessionIndex {
       );
       if (chunk.length === 0) break;
       session.offset += chunk.length;
-      const data = session.pending.length > 0 ? Buffer.concat([session.pending, chunk]) : chunk;
-      let start = 0;
-      for (let nl = data.indexOf(NEWLINE, start); nl >= 0; nl = data.indexOf(NEWLINE, start)) {
-        this.consumeLine(session, data.subarray(start, nl));
-        start = nl + 1;
-      }
-      session.pending = Buffer.from(data.subarray(start));
+      const batch = session.parser.push(chunk);
+      if (batch.header) session.header = batch.header.header;
+      session.issueCount += batch.issues.length;
+      for (const { entry } of batch.entries) this.countEntry(session, entry);
     }
   }
 
-  private consumeLine(session: IndexedSession, bytes: Buffer): void {
-    session.lineCount++;
-    const text = bytes.toString('utf8').trim();
-    if (text === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      session.issueCount++;
-      return;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      session.issueCount++;
-      return;
-    }
-    const line = value as Record<string, unknown>;
-    if (session.header === undefined && !session.invalid) {
-      if (line.type === 'session' && typeof line.id === 'string') session.header = line;
-      else session.invalid = true;
-      return;
-    }
-    if (line.type === 'session') return; // duplicate headers are ignored by every loader
+  private countEntry(session: IndexedSession, entry: SessionEntry): void {
     session.entryCount++;
-    if (line.type === 'message') {
+    if (entry.type === 'message') {
       session.messageCount++;
       if (session.firstMessage === '') {
-        const text = userMessageText(line.message);
+        const text = userMessageText(entry.message);
         if (text) session.firstMessage = text.length > 300 ? text.slice(0, 300) : text;
       }
-    } else if (line.type === 'session_info' && typeof line.name === 'string' && line.name.trim() !== '') {
-      session.infoName = line.name.trim();
+    } else if (entry.type === 'session_info' && typeof entry.name === 'string' && entry.name.trim() !== '') {
+      session.infoName = entry.name.trim();
     }
   }
 
@@ -243,12 +219,12 @@ export class SessionIndex {
       created: typeof header?.timestamp === 'string' ? header.timestamp : '',
       version: header ? getSessionVersion(header as { version?: number }) : 0,
       parentId: parentSession !== undefined ? this.resolveParent(session, parentSession) : null,
-      issueCount: session.issueCount + (session.pending.length > 0 ? 1 : 0),
+      issueCount: session.issueCount + (session.parser.remainderIssue() ? 1 : 0),
       writerActive,
     };
     if (name !== undefined) item.name = name;
     if (parentSession !== undefined) item.parentSession = parentSession;
-    if (session.invalid || !header) item.invalid = true;
+    if (!header) item.invalid = true;
     return item;
   }
 

@@ -1,0 +1,416 @@
+import path from 'node:path';
+import type {
+  BranchResult,
+  ContextResponse,
+  EntryDetail,
+  ForkResult,
+  LabelResult,
+  MessageResult,
+  ServerEvent,
+  SessionListItem,
+  SessionSnapshot,
+} from '@canopy/protocol';
+import {
+  buildSessionContext,
+  convertToLlm,
+  estimateContextTokens,
+  SessionManager,
+  userMessageText,
+  type SessionEntry,
+} from '@canopy/session-core';
+import { AppError } from '../errors';
+import type { ExtensionHost } from '../extensions/host';
+import {
+  createFileSync,
+  isInside,
+  realpathOrUndefined,
+  statFileSync,
+  watchPath,
+  type Watcher,
+} from '../store/files';
+import { NewFileStorageProvider, ReadOnlyStorage } from '../store/file-storage';
+import { OpenSession } from '../store/open-session';
+import { SessionIndex, type IndexedSession, type Root } from '../store/session-index';
+import type { StateStore } from '../store/state';
+
+export interface SessionStoreOptions {
+  roots: Root[];
+  state: StateStore;
+  home: string;
+  publish: (event: ServerEvent) => void;
+  extensions: ExtensionHost;
+  pollMs?: number;
+  rescanMs?: number;
+  midWriteWaitMs?: number;
+  /** Open sessions without subscribers are closed after this long. */
+  idleCloseMs?: number;
+  log?: (message: string) => void;
+}
+
+/**
+ * The server's view of the session files: the index of every session under the roots, kept
+ * current by watching them, and the open (tailed, writable) sessions. Every file access of the
+ * server goes through here and the store/ modules below it.
+ */
+export class SessionStore {
+  readonly index: SessionIndex;
+  private readonly opened = new Map<string, Promise<OpenSession>>();
+  private readonly idleTimers = new Map<string, NodeJS.Timeout>();
+  private watchers: Watcher[] = [];
+  private rescanTimer: NodeJS.Timeout | undefined;
+  private debounce: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly options: SessionStoreOptions) {
+    this.index = new SessionIndex(options.roots);
+  }
+
+  async start(): Promise<void> {
+    await this.index.scan();
+    for (const root of this.options.roots) {
+      this.watchers.push(watchPath(root.path, true, () => this.scheduleScan()));
+    }
+    this.rescanTimer = setInterval(() => this.scheduleScan(), this.options.rescanMs ?? 5000);
+    this.rescanTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const watcher of this.watchers) watcher.close();
+    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    if (this.debounce) clearTimeout(this.debounce);
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    for (const pending of this.opened.values()) {
+      const session = await pending.catch(() => undefined);
+      session?.close();
+    }
+    this.opened.clear();
+  }
+
+  /** A watch event or the periodic timer: rescan soon, coalescing bursts. */
+  scheduleScan(): void {
+    if (this.closed || this.debounce) return;
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      void this.index.scan().then(
+        (changed) => {
+          if (changed) this.options.publish({ type: 'sessions_changed' });
+        },
+        (error: unknown) => this.options.log?.(`rescan failed: ${(error as Error).message}`),
+      );
+    }, 50);
+  }
+
+  list(): SessionListItem[] {
+    const items: SessionListItem[] = [];
+    for (const session of this.index.all())
+      items.push(this.index.toListItem(session, this.isWriterActive(session.id)));
+    items.sort((a, b) => b.mtime - a.mtime);
+    return items;
+  }
+
+  private isWriterActive(id: string): boolean {
+    return this.openedNow.get(id)?.writerActive ?? false;
+  }
+
+  private readonly openedNow = new Map<string, OpenSession>();
+
+  /** Resolves an opaque id to its indexed file, re-checking that the real path is still inside a root. */
+  private async resolve(id: string): Promise<IndexedSession> {
+    let indexed = this.index.get(id);
+    if (!indexed) {
+      await this.index.scan();
+      indexed = this.index.get(id);
+    }
+    if (!indexed) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    const real = await realpathOrUndefined(indexed.file);
+    if (!real) throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
+    if (real !== indexed.file || !this.options.roots.some((root) => isInside(root.path, real))) {
+      throw new AppError('OUTSIDE_ROOTS', 'The session file now resolves outside the configured folders.');
+    }
+    return indexed;
+  }
+
+  /** The open session for an id, opening (and tailing) it on first use. */
+  async open(id: string): Promise<OpenSession> {
+    const existing = this.opened.get(id);
+    if (existing) return existing;
+    const pending = (async () => {
+      const indexed = await this.resolve(id);
+      const session = new OpenSession({
+        id,
+        file: indexed.file,
+        state: this.options.state,
+        home: this.options.home,
+        publish: this.options.publish,
+        pollMs: this.options.pollMs ?? 150,
+        midWriteWaitMs: this.options.midWriteWaitMs ?? 1000,
+        storageProvider: new NewFileStorageProvider(path.dirname(indexed.file)),
+        onGrow: () => this.scheduleScan(),
+      });
+      await session.open();
+      this.openedNow.set(id, session);
+      return session;
+    })();
+    this.opened.set(id, pending);
+    pending.catch(() => this.opened.delete(id));
+    const session = await pending;
+    this.touchIdle(id);
+    return session;
+  }
+
+  /** Subscribers keep a session open; without any it is closed after a while. */
+  subscriberCount(id: string, count: number): void {
+    if (count > 0) {
+      const timer = this.idleTimers.get(id);
+      if (timer) clearTimeout(timer);
+      this.idleTimers.delete(id);
+      this.subscribed.set(id, count);
+    } else {
+      this.subscribed.delete(id);
+      this.touchIdle(id);
+    }
+  }
+
+  private readonly subscribed = new Map<string, number>();
+
+  private touchIdle(id: string): void {
+    if (this.subscribed.has(id)) return;
+    const old = this.idleTimers.get(id);
+    if (old) clearTimeout(old);
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(id);
+      if (this.subscribed.has(id)) return;
+      const session = this.openedNow.get(id);
+      this.opened.delete(id);
+      this.openedNow.delete(id);
+      session?.close();
+    }, this.options.idleCloseMs ?? 60_000);
+    timer.unref();
+    this.idleTimers.set(id, timer);
+  }
+
+  // ------------------------------------------------------------------ reads
+
+  async snapshot(id: string): Promise<SessionSnapshot> {
+    const session = await this.open(id);
+    await session.refresh();
+    const sm = session.sm;
+    const indexed = this.index.get(id);
+    const header = sm.getHeader() as unknown as Record<string, unknown>;
+    const listItem = indexed ? this.index.toListItem(indexed, session.writerActive) : undefined;
+    if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    const issues = [...sm.issues];
+    const snapshot: SessionSnapshot = {
+      session: listItem,
+      header,
+      version: sm.version,
+      dialect: sm.dialect,
+      leafId: sm.getLeafId(),
+      nodes: session.skeleton(),
+      issues,
+      writerActive: session.writerActive,
+      needsMigration: sm.needsRewrite,
+      pendingBytes: sm.pendingBytes,
+    };
+    const name = sm.getSessionName();
+    if (name) snapshot.name = name;
+    return snapshot;
+  }
+
+  async entryDetail(id: string, entryId: string): Promise<EntryDetail> {
+    const session = await this.open(id);
+    await session.refresh();
+    const sm = session.sm;
+    const entry = sm.getEntry(entryId);
+    if (!entry) throw new AppError('ENTRY_NOT_FOUND', `No entry ${entryId} in this session.`);
+    const children = [...sm.getChildren(entryId)].sort(
+      (a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp),
+    );
+    const detail: EntryDetail = {
+      entry: entry as unknown as Record<string, unknown>,
+      childIds: children.map((child) => child.id),
+    };
+    const label = sm.getLabel(entryId);
+    if (label !== undefined) detail.label = label;
+    if (entry.type === 'message') {
+      const message = entry.message as Record<string, unknown>;
+      if (message.role === 'assistant' && message.usage && typeof message.usage === 'object') {
+        detail.usage = message.usage as Record<string, unknown>;
+      }
+      if (message.role === 'toolResult' && typeof message.toolCallId === 'string') {
+        const call = findToolCall(sm, entry, message.toolCallId);
+        if (call) detail.toolCall = call;
+      }
+    }
+    return detail;
+  }
+
+  async context(id: string, at: string | undefined): Promise<ContextResponse> {
+    const session = await this.open(id);
+    await session.refresh();
+    const sm = session.sm;
+    if (at !== undefined && !sm.getEntry(at))
+      throw new AppError('ENTRY_NOT_FOUND', `No entry ${at} in this session.`);
+    const leaf = at ?? sm.getLeafId();
+    const context = buildSessionContext(sm.getEntries(), leaf);
+    const llm = convertToLlm(context.messages).map((message) => ({
+      role: message.role,
+      text: llmText(message),
+    }));
+    return {
+      at: leaf,
+      messages: context.messages as unknown as Record<string, unknown>[],
+      llm,
+      thinkingLevel: context.thinkingLevel,
+      model: context.model,
+      models: context.models,
+      mode: context.mode,
+      tokens: estimateContextTokens(context.messages),
+    };
+  }
+
+  // ------------------------------------------------------------------ writes
+
+  async setLabel(id: string, entryId: string, label: string | undefined): Promise<LabelResult> {
+    const session = await this.open(id);
+    const trimmed = label?.trim() || undefined;
+    const labelEntryId = await session.mutate((sm) => {
+      if (!sm.getEntry(entryId))
+        throw new AppError('ENTRY_NOT_FOUND', `No entry ${entryId} in this session.`);
+      return sm.appendLabelChange(entryId, trimmed);
+    }, true);
+    const sm = session.sm;
+    const entry = sm.getEntry(labelEntryId) as SessionEntry;
+    const result: LabelResult = {
+      targetId: entryId,
+      labelEntryId,
+      leafId: sm.getLeafId(),
+      node: session.skeleton([entry])[0]!,
+    };
+    if (trimmed !== undefined) result.label = trimmed;
+    return result;
+  }
+
+  async appendMessage(id: string, text: string): Promise<MessageResult> {
+    const session = await this.open(id);
+    const entryId = await session.mutate(
+      (sm) => sm.appendMessage({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() }),
+      true,
+    );
+    const entry = session.sm.getEntry(entryId) as SessionEntry;
+    return { entryId, leafId: session.sm.getLeafId(), node: session.skeleton([entry])[0]! };
+  }
+
+  /**
+   * /branch from a user message (reference §6): a root message starts an empty session whose
+   * parentSession is this file; otherwise the root→parent path goes to a new file. The original
+   * file is never written.
+   */
+  async branch(id: string, entryId: string): Promise<BranchResult> {
+    const session = await this.open(id);
+    await session.refresh();
+    const entry = session.sm.getEntry(entryId);
+    if (!entry) throw new AppError('ENTRY_NOT_FOUND', `No entry ${entryId} in this session.`);
+    const editorText = entry.type === 'message' ? userMessageText(entry.message) : '';
+    if (entry.type !== 'message' || (entry.message as { role?: unknown }).role !== 'user') {
+      throw new AppError('INVALID_TARGET', 'Only a user message can be branched from.');
+    }
+    const before = await this.options.extensions.beforeBranch({ sessionId: id, entryId });
+    if (before.cancel) return { cancelled: true, editorText };
+
+    const provider = new NewFileStorageProvider(path.dirname(session.file));
+    const copy = SessionManager.fromJsonl(session.sm.toJsonl(), {
+      storage: new ReadOnlyStorage(session.file),
+      storageProvider: provider,
+    });
+    let newPath: string | undefined;
+    try {
+      newPath =
+        entry.parentId == null
+          ? copy.newSession({ parentSession: session.file })
+          : copy.createBranchedSession(entry.parentId);
+    } catch (error) {
+      throw new AppError('WRITE_FAILED', 'Could not write the branched session file.', { cause: error });
+    }
+    const created = await this.materialize(copy, newPath);
+    await this.options.extensions.branch({
+      sessionId: created.id,
+      newSessionId: created.id,
+      previousSessionId: id,
+    });
+    return { cancelled: false, sessionId: created.id, session: created, editorText };
+  }
+
+  /** /fork: the whole session copied into a new file whose parentSession is this one. */
+  async fork(id: string): Promise<ForkResult> {
+    const session = await this.open(id);
+    await session.refresh();
+    const provider = new NewFileStorageProvider(path.dirname(session.file));
+    const copy = SessionManager.fromJsonl(session.sm.toJsonl(), {
+      storage: new ReadOnlyStorage(session.file),
+      storageProvider: provider,
+    });
+    let newPath: string | undefined;
+    try {
+      newPath = copy.forkSession();
+    } catch (error) {
+      throw new AppError('WRITE_FAILED', 'Could not write the forked session file.', { cause: error });
+    }
+    const created = await this.materialize(copy, newPath);
+    return { sessionId: created.id, session: created };
+  }
+
+  /** Makes sure a new session file exists (the manager may defer writing it) and indexes it. */
+  private async materialize(copy: SessionManager, newPath: string | undefined): Promise<SessionListItem> {
+    if (!newPath) throw new AppError('WRITE_FAILED', 'The new session has no file.');
+    if (!statFileSync(newPath)) createFileSync(newPath, copy.toJsonl());
+    const real = await realpathOrUndefined(newPath);
+    if (!real || !(await this.index.refreshFile(real))) {
+      await this.index.scan();
+    }
+    const indexed = real ? this.index.getByFile(real) : undefined;
+    if (!indexed) throw new AppError('WRITE_FAILED', 'The new session file could not be indexed.');
+    this.options.publish({ type: 'sessions_changed' });
+    return this.index.toListItem(indexed, false);
+  }
+}
+
+function findToolCall(sm: SessionManager, entry: SessionEntry, toolCallId: string): EntryDetail['toolCall'] {
+  // The call is normally in the nearest assistant ancestor; walk up a bounded distance.
+  let current = entry.parentId ? sm.getEntry(entry.parentId) : undefined;
+  for (let steps = 0; current && steps < 1000; steps++) {
+    if (current.type === 'message') {
+      const message = current.message as { role?: unknown; content?: unknown };
+      if (message.role === 'assistant' && Array.isArray(message.content)) {
+        for (const block of message.content as Array<Record<string, unknown>>) {
+          if (block?.type === 'toolCall' && block.id === toolCallId) {
+            return {
+              id: toolCallId,
+              name: String(block.name ?? ''),
+              arguments: block.arguments,
+              entryId: current.id,
+            };
+          }
+        }
+      }
+    }
+    current = current.parentId ? sm.getEntry(current.parentId) : undefined;
+  }
+  return undefined;
+}
+
+function llmText(message: { role: string; content?: unknown }): string {
+  if (typeof message.content === 'string') return message.content;
+  if (!Array.isArray(message.content)) return '';
+  const parts: string[] = [];
+  for (const block of message.content as Array<Record<string, unknown>>) {
+    if (block?.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    else if (block?.type === 'thinking' && typeof block.thinking === 'string')
+      parts.push(`[thinking] ${block.thinking}`);
+    else if (block?.type === 'toolCall')
+      parts.push(`[tool call] ${String(block.name)}(${JSON.stringify(block.arguments ?? {})})`);
+    else if (block?.type === 'image') parts.push('[image]');
+  }
+  return parts.join('\n');
+}

@@ -1,0 +1,111 @@
+import os from 'node:os';
+import {
+  API_ROUTES,
+  PROTOCOL_VERSION,
+  type BranchRequest,
+  type ContextQuery,
+  type EntryParams,
+  type LabelRequest,
+  type MessageRequest,
+  type NavigateRequest,
+  type SessionParams,
+  type SettingsPatch,
+} from '@canopy/protocol';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors';
+import type { Navigator } from '../navigation/navigate-tree';
+import type { SessionStore } from '../plugins/session-store';
+import type { StateStore } from '../store/state';
+
+export interface ApiDeps {
+  store: SessionStore;
+  state: StateStore;
+  navigator: Navigator;
+  summarizer: boolean;
+  home?: string;
+}
+
+/** Every REST route of the protocol's route table, each with its schemas. */
+export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const { store, state, navigator } = deps;
+  const r = API_ROUTES;
+
+  app.route({
+    ...r.info,
+    handler: async () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      roots: store.index.roots.map((root) => ({ name: root.name, path: root.path })),
+      summarizer: deps.summarizer,
+      home: deps.home ?? os.homedir(),
+    }),
+  });
+
+  app.route({ ...r.listSessions, handler: async () => ({ sessions: store.list() }) });
+
+  app.route<{ Params: SessionParams }>({
+    ...r.getSession,
+    handler: async (request) => store.snapshot(request.params.id),
+  });
+
+  app.route<{ Params: EntryParams }>({
+    ...r.getEntry,
+    handler: async (request) => store.entryDetail(request.params.id, request.params.entryId),
+  });
+
+  app.route<{ Params: SessionParams; Querystring: ContextQuery }>({
+    ...r.getContext,
+    handler: async (request) => store.context(request.params.id, request.query.at),
+  });
+
+  app.route<{ Params: SessionParams; Body: NavigateRequest }>({
+    ...r.navigate,
+    handler: async (request) => {
+      const { targetId, ...options } = request.body;
+      return navigator.navigate(request.params.id, targetId, options);
+    },
+  });
+
+  app.route<{ Params: SessionParams }>({
+    ...r.abortSummary,
+    handler: async (request) => {
+      if (!navigator.abort(request.params.id))
+        throw new AppError('NO_SUMMARY_RUNNING', 'No summary is being generated for this session.');
+      return { aborted: true };
+    },
+  });
+
+  app.route<{ Params: EntryParams; Body: LabelRequest }>({
+    ...r.setLabel,
+    handler: async (request) => store.setLabel(request.params.id, request.params.entryId, request.body.label),
+  });
+
+  app.route<{ Params: EntryParams }>({
+    ...r.clearLabel,
+    handler: async (request) => store.setLabel(request.params.id, request.params.entryId, undefined),
+  });
+
+  app.route<{ Params: SessionParams; Body: BranchRequest }>({
+    ...r.branch,
+    handler: async (request) => store.branch(request.params.id, request.body.entryId),
+  });
+
+  app.route<{ Params: SessionParams }>({
+    ...r.fork,
+    handler: async (request) => store.fork(request.params.id),
+  });
+
+  app.route<{ Params: SessionParams; Body: MessageRequest }>({
+    ...r.appendMessage,
+    handler: async (request) => {
+      if (request.body.text.trim() === '') throw new AppError('BAD_REQUEST', 'The message is empty.');
+      return store.appendMessage(request.params.id, request.body.text);
+    },
+  });
+
+  app.route({ ...r.getSettings, handler: async () => state.getSettings() });
+
+  app.route<{ Body: SettingsPatch }>({
+    ...r.putSettings,
+    handler: async (request) => state.updateSettings(request.body),
+  });
+}

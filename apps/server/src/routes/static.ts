@@ -1,0 +1,56 @@
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors';
+
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Canopy</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}</style></head>
+<body><h1>Canopy is running</h1>
+<p>The web app is not built yet. Build it with <code>pnpm build</code> (or use the start command in the README), then reload this page.</p>
+<p>The API is available under <code>/api</code>.</p></body></html>
+`;
+
+function isApiPath(url: string): boolean {
+  return (
+    url === '/api' ||
+    url.startsWith('/api/') ||
+    url.startsWith('/api?') ||
+    url === '/ws' ||
+    url.startsWith('/ws?')
+  );
+}
+
+/**
+ * Serves the built SPA from `webDist` with an index.html fallback for client-side routes, or a
+ * small page saying the web app is not built. Unknown API paths get a coded 404.
+ */
+export async function registerStatic(app: FastifyInstance, webDist: string | undefined): Promise<void> {
+  // A first load with ?token= has just set the cookie: drop the token from the address bar.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'GET' || isApiPath(request.url) || !request.url.includes('token=')) return;
+    const url = new URL(request.url, 'http://localhost');
+    if (!url.searchParams.has('token')) return;
+    url.searchParams.delete('token');
+    const rest = url.searchParams.toString();
+    return reply.redirect(`${url.pathname}${rest ? `?${rest}` : ''}`, 302);
+  });
+
+  if (webDist) {
+    await app.register(fastifyStatic, { root: path.resolve(webDist), index: ['index.html'], wildcard: true });
+  } else {
+    app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE));
+  }
+
+  app.setNotFoundHandler(async (request, reply) => {
+    if (
+      request.method === 'GET' &&
+      !isApiPath(request.url) &&
+      !path.extname(request.url.split('?')[0] ?? '')
+    ) {
+      if (webDist) return reply.type('text/html; charset=utf-8').sendFile('index.html');
+      return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+    }
+    throw new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  });
+}

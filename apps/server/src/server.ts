@@ -1,0 +1,117 @@
+// `canopy [paths…] [--port N] [--host H] [--extension M]…`: reads the config, builds the app,
+// listens, prints the URL with its access token, and closes gracefully on SIGINT/SIGTERM.
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from './app';
+import {
+  agentSessionDirs,
+  checkConfigFile,
+  CONFIG_FILE_NAME,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  expandPath,
+  parseCli,
+  resolveStateDir,
+  USAGE,
+  type ConfigFile,
+} from './config';
+import { createToken } from './plugins/security';
+import { ensureDirSync, isDirectory, pathExistsSync, readJsonFile } from './store/files';
+
+async function readConfig(stateDir: string): Promise<ConfigFile> {
+  const file = path.join(stateDir, CONFIG_FILE_NAME);
+  const raw = await readJsonFile(file).catch((error: unknown) => {
+    throw new Error(`${file}: ${(error as Error).message}`);
+  });
+  return raw === undefined ? {} : checkConfigFile(raw);
+}
+
+/** Where the bundled demo sessions go: inside the state folder, so they can be written to. */
+async function demoRoot(stateDir: string): Promise<string> {
+  const dir = path.join(stateDir, 'demo-sessions');
+  if (!pathExistsSync(dir)) {
+    ensureDirSync(dir);
+  }
+  return dir;
+}
+
+function defaultWebDist(): string {
+  // dist/canopy.mjs → ../../web/dist; src/server.ts (tsx) → ../../web/dist as well.
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.resolve(here, '..', '..', 'web', 'dist');
+}
+
+async function main(): Promise<void> {
+  let cli;
+  try {
+    cli = parseCli(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`canopy: ${(error as Error).message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (cli.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const home = os.homedir();
+  const stateDir = resolveStateDir();
+  ensureDirSync(stateDir);
+  const config = await readConfig(stateDir);
+
+  let roots = cli.paths.map((p) => expandPath(p, process.cwd(), home));
+  if (roots.length === 0 && config.roots) roots = config.roots.map((p) => expandPath(p, stateDir, home));
+  if (roots.length === 0) {
+    for (const dir of agentSessionDirs(home)) if (await isDirectory(dir)) roots.push(dir);
+  }
+  if (roots.length === 0) roots.push(await demoRoot(stateDir));
+
+  const host = cli.host ?? config.host ?? DEFAULT_HOST;
+  const port = cli.port ?? config.port ?? DEFAULT_PORT;
+  const extensions = [
+    ...(config.extensions ?? []).map((p) => expandPath(p, stateDir, home)),
+    ...cli.extensions.map((p) => expandPath(p, process.cwd(), home)),
+  ];
+  const token = createToken();
+  const app = await buildApp({
+    roots,
+    stateDir,
+    token,
+    host,
+    port: port === 0 ? undefined : port,
+    extensions,
+    webDist: process.env.CANOPY_WEB_DIST ?? defaultWebDist(),
+    logger: { level: process.env.CANOPY_LOG_LEVEL ?? 'warn' },
+    home,
+  });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stderr.write(`canopy: ${signal}, closing\n`);
+    const force = setTimeout(() => process.exit(1), 5000);
+    force.unref();
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    process.stderr.write(`canopy: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const address = app.server.address();
+  const actualPort = address && typeof address === 'object' ? address.port : port;
+  const shownHost =
+    host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  process.stdout.write(`Canopy is running at http://${shownHost}:${actualPort}/?token=${token}\n`);
+  process.stdout.write(`Sessions from: ${roots.join(', ')}\n`);
+}
+
+void main();
