@@ -66,7 +66,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
     // Session ids and entry ids are short; a long URL is an attack or a mistake.
-    maxParamLength: 300,
+    routerOptions: { maxParamLength: 300 },
+    // Bodies are validated as sent: no type coercion, and unknown keys are refused, not dropped.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     forceCloseConnections: true,
   });
   const home = options.home ?? os.homedir();

@@ -197,14 +197,14 @@ export class SessionStore {
     await session.refresh();
     const sm = session.sm;
     const indexed = this.index.get(id);
-    const header = sm.getHeader() as unknown as Record<string, unknown>;
+    const header = (sm.getHeader() ?? {}) as unknown as Record<string, unknown>;
     const listItem = indexed ? this.index.toListItem(indexed, session.writerActive) : undefined;
     if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
     const issues = [...sm.issues];
     const snapshot: SessionSnapshot = {
       session: listItem,
       header,
-      version: sm.version,
+      version: sm.version ?? 1,
       dialect: sm.dialect,
       leafId: sm.getLeafId(),
       nodes: session.skeleton(),

@@ -1,6 +1,7 @@
 import type { ServerEvent, SkeletonNode } from '@canopy/protocol';
 import {
   SessionManager,
+  SessionWriteError,
   ToolCallIndex,
   toViewEntries,
   viewFlagsToRecord,
@@ -29,7 +30,6 @@ import type { StateStore } from './state';
 const WINDOW_BYTES = 64;
 /** Another writer counts as active for this long after its last append. */
 export const WRITER_ACTIVE_MS = 3000;
-const NEWLINE = 0x0a;
 
 export interface OpenSessionOptions {
   id: string;
@@ -137,28 +137,16 @@ export class OpenSession {
     throw new Error('OpenSession reads through its own tail; SessionManager.read() is not used');
   }
 
-  /**
-   * (Re)reads the whole file. Only the complete lines go to fromJsonl; a cut-off last line is fed
-   * through ingest so the manager buffers it until its newline arrives.
-   */
+  /** (Re)reads the whole file. */
   private async load(initial: boolean): Promise<void> {
     const before = await statFile(this.file);
     if (!before) throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
     const bytes = await readWhole(this.file);
-    const lastNewline = bytes.lastIndexOf(NEWLINE);
-    const complete = bytes.subarray(0, lastNewline + 1);
-    const partial = bytes.subarray(lastNewline + 1);
-    const sm = SessionManager.fromJsonl(new TextDecoder().decode(complete), {
+    // A cut-off last line stays buffered in the manager until its newline arrives.
+    const sm = SessionManager.fromJsonl(bytes, {
       storage: this.storage(),
       storageProvider: this.options.storageProvider,
     });
-    if (!sm.getHeader()) {
-      throw new AppError(
-        'SESSION_INVALID',
-        'This file is not a session: its first line is not a session header.',
-      );
-    }
-    if (partial.length > 0) sm.ingest(partial);
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
     this.offset = bytes.length;
@@ -357,6 +345,17 @@ export class OpenSession {
           );
         }
         if (error instanceof AppError) throw error;
+        if (error instanceof SessionWriteError) {
+          throw error.reason === 'incomplete-last-line'
+            ? new AppError(
+                'FILE_MID_WRITE',
+                'The last line of the session file is cut off; nothing was written. Try again in a moment.',
+              )
+            : new AppError(
+                'SESSION_INVALID',
+                'The file has no valid session header, so Canopy does not write to it.',
+              );
+        }
         const message = error instanceof Error ? error.message : String(error);
         if (/not found/i.test(message)) throw new AppError('ENTRY_NOT_FOUND', message);
         throw error;
@@ -369,7 +368,7 @@ export class OpenSession {
     });
   }
 
-  private appendLines(lines: string[]): void {
+  private appendLines(lines: readonly string[]): void {
     if (lines.length === 0) return;
     const newSize = appendLinesSync(this.file, lines, this.offset);
     const written = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
