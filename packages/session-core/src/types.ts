@@ -308,6 +308,8 @@ export interface SessionTreeNode {
   entry: SessionEntry;
   children: SessionTreeNode[];
   label?: string;
+  /** Timestamp of the label entry that set `label` (as the reference's tree nodes carry it). */
+  labelTimestamp?: string;
 }
 
 // ---------------------------------------------------------------- context
