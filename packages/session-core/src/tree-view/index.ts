@@ -21,6 +21,7 @@ export type {
   RowTextOptions,
   ToViewEntriesOptions,
 } from './view-entry';
+export { ViewTree } from './view-tree';
 export {
   FILTER_MODES,
   SETTINGS_ENTRY_TYPES,
@@ -32,3 +33,15 @@ export {
 } from './filter';
 export type { FilterMode } from './filter';
 export { tokenizeQuery, matchesQuery } from './search';
+export { computeRows, findNearestVisible } from './flatten';
+export type { FlatRow, Gutter, ComputeRowsOptions, RowsResult } from './flatten';
+export {
+  renderOutline,
+  renderFooter,
+  rowPrefix,
+  rowLine,
+  outlineWindow,
+  displayWidth,
+  truncateToWidth,
+} from './outline';
+export type { RenderOutlineOptions } from './outline';

@@ -1,0 +1,339 @@
+// Flattening of the view tree into display rows (reference-semantics §7.1 and §7.2, pi's
+// `flattenTree` + `applyFilter` + `recalculateVisualStructure`): depth-first order with the
+// active branch first at every fork, then the filter and search, then indents, connectors and
+// gutters computed over the VISIBLE forest, where each visible entry hangs from its nearest
+// visible ancestor. One call is O(n) with loops only; the depth-first order is cached per tree
+// version and leaf, so a filter change or a search keystroke skips the traversal.
+
+import { passesFilter, type FilterMode } from './filter';
+import { matchesQuery, tokenizeQuery } from './search';
+import type { ViewEntry } from './view-entry';
+import type { ViewTree } from './view-tree';
+
+export interface Gutter {
+  /** The display level of the ancestor's connector. */
+  position: number;
+  /** Draw `│` (the ancestor has later siblings) or a blank. */
+  show: boolean;
+}
+
+export interface FlatRow {
+  id: string;
+  entry: ViewEntry;
+  /** Indent level of the visible forest (with several visible roots, roots are at 1). */
+  indent: number;
+  /** The indent as drawn: `indent - 1` with several visible roots, else `indent`. */
+  displayIndent: number;
+  /** The visible parent has several visible children (or this is one of several roots). */
+  showConnector: boolean;
+  /** Last among its visible siblings. */
+  isLast: boolean;
+  /** Vertical lines continued from ancestors that drew a connector, outermost first. */
+  readonly gutters: readonly Gutter[];
+  /** One of several visible roots: it hangs from a virtual root and draws no connector. */
+  isVirtualRootChild: boolean;
+  /** On the path from the current leaf to its root. */
+  onActivePath: boolean;
+  /** The current leaf. */
+  isLeaf: boolean;
+  /** Nearest visible ancestor, or null for a visible root. */
+  visibleParentId: string | null;
+  visibleChildCount: number;
+}
+
+export interface ComputeRowsOptions {
+  leafId: string | null;
+  mode?: FilterMode;
+  query?: string;
+  /** The entry to select; its nearest visible ancestor is chosen when it is hidden. Defaults to the leaf. */
+  selectedId?: string | null;
+}
+
+export interface RowsResult {
+  rows: FlatRow[];
+  /** Row index by entry id, visible rows only. */
+  indexById: Map<string, number>;
+  /** The selected row, or -1 when there are no rows. */
+  selectedIndex: number;
+  /** More than one visible root: the rows hang from a virtual root. */
+  multipleRoots: boolean;
+}
+
+interface GutterLink {
+  position: number;
+  show: boolean;
+  outer: GutterLink | null;
+  depth: number;
+}
+
+const ROW_SHOW_CONNECTOR = 1;
+const ROW_LAST = 2;
+const ROW_VIRTUAL_ROOT_CHILD = 4;
+const ROW_ACTIVE = 8;
+const ROW_LEAF = 16;
+const ROW_MULTIPLE_ROOTS = 32;
+
+// A row keeps only what it cannot derive and answers the rest through getters: a filter change
+// or a search keystroke builds one row per visible entry, so the row's size is what the garbage
+// collector pays for. Gutters are shared linked lists turned into arrays only when a row's
+// `gutters` is read: deeply nested forks would otherwise cost O(depth) memory for every row, and
+// a UI only reads the rows it draws.
+class Row implements FlatRow {
+  private materialized: readonly Gutter[] | undefined = undefined;
+
+  constructor(
+    readonly entry: ViewEntry,
+    readonly indent: number,
+    private readonly bits: number,
+    private readonly gutterChain: GutterLink | null,
+    readonly visibleParentId: string | null,
+    readonly visibleChildCount: number,
+  ) {}
+
+  get id(): string {
+    return this.entry.id;
+  }
+
+  get displayIndent(): number {
+    return (this.bits & ROW_MULTIPLE_ROOTS) !== 0 ? Math.max(0, this.indent - 1) : this.indent;
+  }
+
+  get showConnector(): boolean {
+    return (this.bits & ROW_SHOW_CONNECTOR) !== 0;
+  }
+
+  get isLast(): boolean {
+    return (this.bits & ROW_LAST) !== 0;
+  }
+
+  get isVirtualRootChild(): boolean {
+    return (this.bits & ROW_VIRTUAL_ROOT_CHILD) !== 0;
+  }
+
+  get onActivePath(): boolean {
+    return (this.bits & ROW_ACTIVE) !== 0;
+  }
+
+  get isLeaf(): boolean {
+    return (this.bits & ROW_LEAF) !== 0;
+  }
+
+  get gutters(): readonly Gutter[] {
+    if (this.materialized === undefined) {
+      const chain = this.gutterChain;
+      const list: Gutter[] = new Array<Gutter>(chain === null ? 0 : chain.depth);
+      for (let link = chain; link !== null; link = link.outer) {
+        list[link.depth - 1] = { position: link.position, show: link.show };
+      }
+      this.materialized = list;
+    }
+    return this.materialized;
+  }
+}
+
+interface TraversalCache {
+  version: number;
+  leaf: number;
+  /** Node indices in depth-first order, the active child first at every fork. */
+  order: Int32Array;
+  /** 1 for nodes on the path from the leaf to its root. */
+  onActive: Uint8Array;
+}
+
+const traversalCache = new WeakMap<ViewTree, TraversalCache>();
+
+function traverse(tree: ViewTree, leaf: number): TraversalCache {
+  const cached = traversalCache.get(tree);
+  if (cached !== undefined && cached.version === tree.version && cached.leaf === leaf) return cached;
+  const count = tree.size;
+  const onActive = new Uint8Array(count);
+  // Tree parents are acyclic by construction, so this walk ends.
+  for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) onActive[node] = 1;
+
+  const order = new Int32Array(count);
+  const stack = new Int32Array(count);
+  let top = 0;
+  const roots = tree.rootIndices();
+  // The root holding the leaf goes first; the others keep file order.
+  let activeRoot = -1;
+  for (const root of roots) if (onActive[root] === 1) activeRoot = root;
+  for (let i = roots.length - 1; i >= 0; i--) {
+    const root = roots[i]!;
+    if (root !== activeRoot) stack[top++] = root;
+  }
+  if (activeRoot >= 0) stack[top++] = activeRoot;
+
+  let written = 0;
+  while (top > 0) {
+    const node = stack[--top]!;
+    order[written++] = node;
+    const children = tree.childIndicesAt(node);
+    if (children === undefined) continue;
+    let activeChild = -1;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i]!;
+      if (onActive[child] === 1) activeChild = child;
+      else stack[top++] = child;
+    }
+    if (activeChild >= 0) stack[top++] = activeChild;
+  }
+
+  const result: TraversalCache = { version: tree.version, leaf, order, onActive };
+  traversalCache.set(tree, result);
+  return result;
+}
+
+// Per-node layout bits of pass 2; the row bits above add the ones only a row needs.
+const NODE_JUST_BRANCHED = 64;
+
+/** The display rows of a tree for a leaf, a filter mode, a search query and a selection. */
+export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsResult {
+  const count = tree.size;
+  const leafId = options.leafId;
+  const leaf = leafId == null ? -1 : tree.indexOf(leafId);
+  const mode = options.mode ?? 'default';
+  const tokens = tokenizeQuery(options.query ?? '');
+  const { order, onActive } = traverse(tree, leaf);
+
+  // Pass 1, in depth-first order so parents come first: visibility, the nearest visible
+  // ancestor (`nearest` holds it for hidden nodes and the node itself for visible ones), and
+  // each visible node's position among its visible siblings.
+  const nearest = new Int32Array(count);
+  const visibleParent = new Int32Array(count);
+  const siblingPosition = new Int32Array(count);
+  const childCount = new Int32Array(count);
+  const visible = new Int32Array(count);
+  let visibleCount = 0;
+  let rootCount = 0;
+  for (let k = 0; k < count; k++) {
+    const node = order[k]!;
+    const parent = tree.parentIndexAt(node);
+    const ancestor = parent < 0 ? -1 : nearest[parent]!;
+    const entry = tree.entryAt(node);
+    if (passesFilter(entry, mode, node === leaf) && matchesQuery(entry, tokens)) {
+      nearest[node] = node;
+      visibleParent[node] = ancestor;
+      if (ancestor < 0) siblingPosition[node] = rootCount++;
+      else siblingPosition[node] = childCount[ancestor]!++;
+      visible[visibleCount++] = node;
+    } else {
+      nearest[node] = ancestor;
+    }
+  }
+
+  // Pass 2: indents, connectors and gutters of the visible forest (pi's rules, §7.1 item 5).
+  const multipleRoots = rootCount > 1;
+  const indent = new Int32Array(count);
+  const bits = new Uint8Array(count);
+  const rowOfNode = new Int32Array(count).fill(-1);
+  const childChains = new Map<number, GutterLink | null>();
+  const rows: FlatRow[] = new Array<FlatRow>(visibleCount);
+  for (let r = 0; r < visibleCount; r++) {
+    const node = visible[r]!;
+    const parent = visibleParent[node]!;
+    let level: number;
+    let flags = multipleRoots ? ROW_MULTIPLE_ROOTS : 0;
+    let chain: GutterLink | null;
+    if (parent < 0) {
+      level = multipleRoots ? 1 : 0;
+      if (multipleRoots) flags |= NODE_JUST_BRANCHED | ROW_SHOW_CONNECTOR | ROW_VIRTUAL_ROOT_CHILD;
+      if (siblingPosition[node] === rootCount - 1) flags |= ROW_LAST;
+      chain = null;
+    } else {
+      const siblings = childCount[parent]!;
+      const parentLevel = indent[parent]!;
+      // A fork indents its children; so does a just-branched node with indent > 0, which sets
+      // the chain under each fork child one level deeper; a single-child chain stays flat.
+      if (siblings > 1) {
+        level = parentLevel + 1;
+        flags |= NODE_JUST_BRANCHED | ROW_SHOW_CONNECTOR;
+      } else {
+        level = (bits[parent]! & NODE_JUST_BRANCHED) !== 0 && parentLevel > 0 ? parentLevel + 1 : parentLevel;
+      }
+      if (siblingPosition[node] === siblings - 1) flags |= ROW_LAST;
+      chain = childChains.get(parent) ?? null;
+    }
+    indent[node] = level;
+    bits[node] = flags;
+    const children = childCount[node]!;
+    if (children > 0) {
+      // Descendants continue this node's connector as a gutter at the connector's level.
+      const connectorDrawn = (flags & ROW_SHOW_CONNECTOR) !== 0 && (flags & ROW_VIRTUAL_ROOT_CHILD) === 0;
+      if (connectorDrawn) {
+        const displayIndent = multipleRoots ? Math.max(0, level - 1) : level;
+        const depth = (chain === null ? 0 : chain.depth) + 1;
+        childChains.set(node, {
+          position: Math.max(0, displayIndent - 1),
+          show: (flags & ROW_LAST) === 0,
+          outer: chain,
+          depth,
+        });
+      } else if (chain !== null) {
+        childChains.set(node, chain);
+      }
+    }
+    if (onActive[node] === 1) flags |= ROW_ACTIVE;
+    if (node === leaf) flags |= ROW_LEAF;
+    rows[r] = new Row(
+      tree.entryAt(node),
+      level,
+      flags,
+      chain,
+      parent < 0 ? null : tree.entryAt(parent).id,
+      children,
+    );
+    rowOfNode[node] = r;
+  }
+
+  // Re-selection walks the full tree up from the wanted entry to the first visible one.
+  let selectedIndex = -1;
+  if (visibleCount > 0) {
+    const target = options.selectedId ?? leafId;
+    let node = target == null ? -1 : tree.indexOf(target);
+    while (node >= 0 && rowOfNode[node]! < 0) node = tree.parentIndexAt(node);
+    selectedIndex = node >= 0 ? rowOfNode[node]! : visibleCount - 1;
+  }
+  return new RowsResultImpl(rows, selectedIndex, multipleRoots);
+}
+
+// The id → row map costs as much as the rows on a large tree and most updates never read it,
+// so it is built on first use.
+class RowsResultImpl implements RowsResult {
+  private index: Map<string, number> | undefined = undefined;
+
+  constructor(
+    readonly rows: FlatRow[],
+    readonly selectedIndex: number,
+    readonly multipleRoots: boolean,
+  ) {}
+
+  get indexById(): Map<string, number> {
+    if (this.index === undefined) {
+      const index = new Map<string, number>();
+      const rows = this.rows;
+      for (let r = 0; r < rows.length; r++) index.set(rows[r]!.entry.id, r);
+      this.index = index;
+    }
+    return this.index;
+  }
+}
+
+/**
+ * The row of an entry or, when it is hidden, of its nearest visible ancestor in the full tree;
+ * the last row when neither exists; -1 when there are no rows.
+ */
+export function findNearestVisible(
+  tree: ViewTree,
+  indexById: ReadonlyMap<string, number>,
+  id: string | null,
+): number {
+  const total = indexById.size;
+  if (total === 0) return -1;
+  if (id !== null) {
+    for (let node = tree.indexOf(id); node >= 0; node = tree.parentIndexAt(node)) {
+      const row = indexById.get(tree.entryAt(node).id);
+      if (row !== undefined) return row;
+    }
+  }
+  return total - 1;
+}

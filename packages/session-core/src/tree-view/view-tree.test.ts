@@ -1,0 +1,260 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { computeRows } from './flatten';
+import { FILTER_MODES, type FilterMode } from './filter';
+import type { ViewEntry } from './view-entry';
+import { ViewTree } from './view-tree';
+
+function view(
+  id: string,
+  parentId: string | null,
+  timestamp = '2026-01-01T00:00:00.000Z',
+  extra: Partial<ViewEntry> = {},
+): ViewEntry {
+  return {
+    id,
+    parentId,
+    type: 'message',
+    role: 'user',
+    timestamp,
+    text: `user: ${id}`,
+    search: `user ${id}`,
+    flags: 0,
+    ...extra,
+  };
+}
+
+function at(second: number): string {
+  return new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+}
+
+/** The tree as nested [id, children] pairs, walked with an explicit stack. */
+function shape(tree: ViewTree): unknown[] {
+  const result: unknown[] = [];
+  const stack: { id: string; into: unknown[] }[] = tree
+    .rootIds()
+    .reverse()
+    .map((id) => ({ id, into: result }));
+  while (stack.length > 0) {
+    const { id, into } = stack.pop()!;
+    const children: unknown[] = [];
+    into.push([id, children]);
+    const kids = tree.childrenOf(id);
+    for (let i = kids.length - 1; i >= 0; i--) stack.push({ id: kids[i]!, into: children });
+  }
+  return result;
+}
+
+describe('ViewTree shape', () => {
+  it('makes roots of entries with a null parent, a self-parent or a missing parent, in file order', () => {
+    const tree = new ViewTree([
+      view('a', null),
+      view('b', 'a'),
+      view('self', 'self'),
+      view('orphan', 'gone'),
+      view('c', null),
+    ]);
+    expect(tree.rootIds()).toEqual(['a', 'self', 'orphan', 'c']);
+    expect(tree.childrenOf('a')).toEqual(['b']);
+    expect(tree.parentOf('self')).toBeNull();
+    expect(tree.parentOf('b')).toBe('a');
+  });
+
+  it('sorts children by timestamp, oldest first, whatever the file order', () => {
+    const tree = new ViewTree([
+      view('p', null, at(0)),
+      view('late', 'p', at(30)),
+      view('early', 'p', at(10)),
+      view('mid', 'p', at(20)),
+    ]);
+    expect(tree.childrenOf('p')).toEqual(['early', 'mid', 'late']);
+  });
+
+  it('keeps file order among children with equal timestamps', () => {
+    const tree = new ViewTree([
+      view('p', null, at(0)),
+      view('x', 'p', at(5)),
+      view('y', 'p', at(5)),
+      view('w', 'p', at(1)),
+    ]);
+    expect(tree.childrenOf('p')).toEqual(['w', 'x', 'y']);
+  });
+
+  it('sorts children with invalid timestamps after the valid ones, in file order', () => {
+    const tree = new ViewTree([
+      view('p', null, at(0)),
+      view('bad1', 'p', 'not a date'),
+      view('ok2', 'p', at(9)),
+      view('bad2', 'p', ''),
+      view('ok1', 'p', at(3)),
+    ]);
+    expect(tree.childrenOf('p')).toEqual(['ok1', 'ok2', 'bad1', 'bad2']);
+  });
+
+  it('keeps the first entry of a repeated id and counts the later one as skipped', () => {
+    const tree = new ViewTree([
+      view('a', null),
+      view('dup', 'a', at(1), { text: 'first' }),
+      view('dup', 'a', at(2), { text: 'second' }),
+    ]);
+    expect(tree.size).toBe(2);
+    expect(tree.get('dup')!.text).toBe('first');
+    expect(tree.skippedCount).toBe(1);
+  });
+
+  it('makes the earliest member of a two-entry parent cycle a root with the other under it', () => {
+    const tree = new ViewTree([view('c1', 'c2', at(1)), view('c2', 'c1', at(2))]);
+    expect(shape(tree)).toEqual([['c1', [['c2', []]]]]);
+  });
+
+  it('breaks a three-entry cycle at its earliest member and keeps the entries hanging off it', () => {
+    const tree = new ViewTree([
+      view('tail', 'y', at(0)),
+      view('x', 'z', at(1)),
+      view('y', 'x', at(2)),
+      view('z', 'y', at(3)),
+    ]);
+    // Cycle x → z → y → x; x is earliest in file order, so x is the root and z hangs under y.
+    expect(shape(tree)).toEqual([
+      [
+        'x',
+        [
+          [
+            'y',
+            [
+              ['tail', []],
+              ['z', []],
+            ],
+          ],
+        ],
+      ],
+    ]);
+  });
+
+  it('contains every entry exactly once, cycles, orphans and self-parents included', () => {
+    const entries = [
+      view('m1', null),
+      view('m3', 'gone'),
+      view('m4', 'm4'),
+      view('c1', 'c2'),
+      view('c2', 'c1'),
+      view('f1', 'm1'),
+    ];
+    const tree = new ViewTree(entries);
+    const seen = JSON.stringify(shape(tree)).match(/"[a-z0-9]+"/g)!;
+    expect([...seen].sort()).toEqual(entries.map((e) => `"${e.id}"`).sort());
+  });
+
+  it('replaces the entry object when a label is set and clears it with undefined or ""', () => {
+    const tree = new ViewTree([view('a', null)]);
+    const before = tree.get('a')!;
+    const version = tree.version;
+    expect(tree.setLabel('a', 'milestone')).toBe(true);
+    expect(tree.get('a')!.label).toBe('milestone');
+    expect(before.label).toBeUndefined();
+    expect(tree.version).toBeGreaterThan(version);
+    tree.setLabel('a', '');
+    expect('label' in tree.get('a')!).toBe(false);
+    tree.setLabel('a', 'x');
+    tree.setLabel('a', undefined);
+    expect(tree.get('a')!.label).toBeUndefined();
+    expect(tree.setLabel('missing', 'x')).toBe(false);
+  });
+});
+
+describe('ViewTree.append', () => {
+  it('hangs an appended entry under its parent in timestamp order', () => {
+    const tree = new ViewTree([view('p', null, at(0)), view('b', 'p', at(20))]);
+    tree.append([view('a', 'p', at(10)), view('c', 'p', at(30))]);
+    expect(tree.childrenOf('p')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('adopts an earlier orphan when its parent is appended', () => {
+    const tree = new ViewTree([view('root', null, at(0)), view('child', 'late', at(2))]);
+    expect(tree.rootIds()).toEqual(['root', 'child']);
+    tree.append([view('late', 'root', at(1))]);
+    expect(shape(tree)).toEqual([['root', [['late', [['child', []]]]]]]);
+  });
+
+  it('breaks a cycle closed by an appended entry at its earliest member, as a full build does', () => {
+    const entries = [view('a', 'b', at(1)), view('b', 'c', at(2)), view('c', 'a', at(3))];
+    const incremental = new ViewTree([]);
+    for (const entry of entries) incremental.append([entry]);
+    const built = new ViewTree(entries);
+    expect(shape(incremental)).toEqual([['a', [['c', [['b', []]]]]]]);
+    expect(shape(incremental)).toEqual(shape(built));
+  });
+
+  it('ignores an appended entry whose id is already taken', () => {
+    const tree = new ViewTree([view('a', null)]);
+    tree.append([view('a', null, at(5), { text: 'again' })]);
+    expect(tree.size).toBe(1);
+    expect(tree.get('a')!.text).toBe('user: a');
+  });
+
+  it('changes the version on every append', () => {
+    const tree = new ViewTree([view('a', null)]);
+    const version = tree.version;
+    tree.append([view('b', 'a')]);
+    expect(tree.version).not.toBe(version);
+  });
+
+  it('gives the same shape and rows as building from scratch, for any split into appended batches', () => {
+    // Ids come from a small pool so parents often point at later entries (orphans adopted on
+    // append), at themselves, at missing ids, and into cycles; ids also repeat.
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'];
+    const entryArb = fc.record({
+      id: fc.constantFrom(...ids),
+      parent: fc.option(fc.constantFrom(...ids, 'missing'), { nil: null }),
+      second: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
+      kind: fc.constantFrom('user', 'assistant-tools', 'label', 'toolResult'),
+      labelled: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entryArb, { maxLength: 30 }),
+        fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 10 }),
+        fc.constantFrom(...ids, 'missing'),
+        fc.constantFrom(...FILTER_MODES),
+        fc.constantFrom('', 'a', 'user b'),
+        (specs, splits, leafId, mode: FilterMode, query) => {
+          const entries = specs.map((s) =>
+            view(s.id, s.parent, s.second === undefined ? 'invalid' : at(s.second), {
+              type: s.kind === 'label' ? 'label' : 'message',
+              role: s.kind === 'label' ? undefined : s.kind === 'assistant-tools' ? 'assistant' : s.kind,
+              flags: s.kind === 'assistant-tools' ? 1 : 0,
+              label: s.labelled ? `L${s.id}` : undefined,
+            }),
+          );
+          const built = new ViewTree(entries);
+          const grown = new ViewTree([]);
+          let offset = 0;
+          for (const size of splits) {
+            grown.append(entries.slice(offset, offset + size));
+            offset += size;
+          }
+          grown.append(entries.slice(offset));
+          expect(shape(grown)).toEqual(shape(built));
+          const options = { leafId, mode, query };
+          const project = (tree: ViewTree) => {
+            const result = computeRows(tree, options);
+            return {
+              selectedIndex: result.selectedIndex,
+              rows: result.rows.map((r) => [
+                r.id,
+                r.indent,
+                r.showConnector,
+                r.isLast,
+                r.gutters,
+                r.onActivePath,
+                r.visibleParentId,
+              ]),
+            };
+          };
+          expect(project(grown)).toEqual(project(built));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,0 +1,334 @@
+// The tree of view entries, with the same shape rules as SessionManager.getTree()
+// (reference-semantics §3.2): roots are entries whose parent is null, themselves, or absent,
+// plus one breaker per parent cycle (its earliest member in file order); roots keep file order;
+// children are sorted by timestamp, oldest first, stable, invalid timestamps last. Every entry
+// with a new id appears exactly once; a repeated id keeps the first entry.
+//
+// Nodes live in parallel arrays indexed by their position in file order, so building and
+// re-flattening 200,000 entries stays cheap and every walk is a loop, never recursion.
+
+import type { ViewEntry } from './view-entry';
+
+/** Batches larger than this (and than a fraction of the tree) are cheaper to rebuild from scratch. */
+const REBUILD_BATCH_THRESHOLD = 1024;
+
+function timestampKey(timestamp: string): number {
+  const key = Date.parse(timestamp);
+  // Invalid timestamps sort after every valid one, keeping file order among themselves.
+  return Number.isNaN(key) ? Number.POSITIVE_INFINITY : key;
+}
+
+export class ViewTree {
+  private entries: ViewEntry[] = [];
+  private readonly indexById = new Map<string, number>();
+  /** Tree parent of each node (-1 for a root); differs from `parentId` for orphans, self-parents and cycle breakers. */
+  private parents: number[] = [];
+  private keys: number[] = [];
+  private children: (number[] | undefined)[] = [];
+  private rootList: number[] = [];
+  /** Nodes whose parent id has not appeared yet, by that id: they become children when it does. */
+  private waiting = new Map<string, number[]>();
+  private revision = 0;
+  private skipped = 0;
+
+  constructor(entries: readonly ViewEntry[] = []) {
+    this.build(entries);
+  }
+
+  /** Number of entries in the tree. */
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Changes whenever the structure or a label changes; caches key on it. */
+  get version(): number {
+    return this.revision;
+  }
+
+  /** Entries dropped because their id was empty or already taken. */
+  get skippedCount(): number {
+    return this.skipped;
+  }
+
+  get(id: string): ViewEntry | undefined {
+    const index = this.indexById.get(id);
+    return index === undefined ? undefined : this.entries[index];
+  }
+
+  has(id: string): boolean {
+    return this.indexById.has(id);
+  }
+
+  /** The tree parent's id (null for a root or an unknown id). */
+  parentOf(id: string): string | null {
+    const index = this.indexById.get(id);
+    if (index === undefined) return null;
+    const parent = this.parents[index]!;
+    return parent < 0 ? null : this.entries[parent]!.id;
+  }
+
+  /** Ids of the children, in display order before active-branch reordering. */
+  childrenOf(id: string): string[] {
+    const index = this.indexById.get(id);
+    if (index === undefined) return [];
+    return (this.children[index] ?? []).map((child) => this.entries[child]!.id);
+  }
+
+  /** Ids of the roots, in file order. */
+  rootIds(): string[] {
+    return this.rootList.map((root) => this.entries[root]!.id);
+  }
+
+  /** Every entry, in file order. */
+  allEntries(): readonly ViewEntry[] {
+    return this.entries;
+  }
+
+  // ---- index-based access for the flattening code (no allocation per call)
+
+  /** Position of an id in file order, or -1. */
+  indexOf(id: string): number {
+    return this.indexById.get(id) ?? -1;
+  }
+
+  entryAt(index: number): ViewEntry {
+    return this.entries[index]!;
+  }
+
+  parentIndexAt(index: number): number {
+    return this.parents[index]!;
+  }
+
+  childIndicesAt(index: number): readonly number[] | undefined {
+    return this.children[index];
+  }
+
+  rootIndices(): readonly number[] {
+    return this.rootList;
+  }
+
+  // ---- updates
+
+  /** Adds entries written after the ones already in the tree (a live tail). */
+  append(entries: readonly ViewEntry[]): void {
+    if (entries.length === 0) return;
+    if (entries.length > REBUILD_BATCH_THRESHOLD && entries.length > this.entries.length / 4) {
+      this.build([...this.entries, ...entries]);
+      return;
+    }
+    for (const entry of entries) this.appendOne(entry);
+    this.revision++;
+  }
+
+  /** Sets or clears (undefined or "") the label of an entry; returns false for an unknown id. */
+  setLabel(id: string, label: string | undefined): boolean {
+    const index = this.indexById.get(id);
+    if (index === undefined) return false;
+    const entry = this.entries[index]!;
+    const next = label === '' ? undefined : label;
+    if (entry.label === next) return true;
+    // Entries are treated as immutable values (UI code may hold them), so a label change replaces the object.
+    const updated: ViewEntry = { ...entry };
+    if (next === undefined) delete updated.label;
+    else updated.label = next;
+    this.entries[index] = updated;
+    this.revision++;
+    return true;
+  }
+
+  // ---- building
+
+  private reset(): void {
+    this.entries = [];
+    this.indexById.clear();
+    this.parents = [];
+    this.keys = [];
+    this.children = [];
+    this.rootList = [];
+    this.waiting = new Map();
+  }
+
+  private accept(entry: ViewEntry): number {
+    if (typeof entry.id !== 'string' || entry.id === '' || this.indexById.has(entry.id)) {
+      this.skipped++;
+      return -1;
+    }
+    const index = this.entries.length;
+    this.entries.push(entry);
+    this.indexById.set(entry.id, index);
+    this.keys.push(timestampKey(entry.timestamp));
+    this.parents.push(-1);
+    this.children.push(undefined);
+    return index;
+  }
+
+  /** The parent index an entry links to, -1 when it is a root; records it as waiting when its parent is absent. */
+  private resolveParent(index: number): number {
+    const entry = this.entries[index]!;
+    const parentId = entry.parentId;
+    if (typeof parentId !== 'string' || parentId === entry.id) return -1;
+    const parent = this.indexById.get(parentId);
+    if (parent !== undefined) return parent;
+    const list = this.waiting.get(parentId);
+    if (list === undefined) this.waiting.set(parentId, [index]);
+    else list.push(index);
+    return -1;
+  }
+
+  private build(entries: readonly ViewEntry[]): void {
+    this.reset();
+    for (const entry of entries) this.accept(entry);
+    const count = this.entries.length;
+    const parents = this.parents;
+    // Every entry is indexed before any parent is resolved, so only ids that never appeared end up
+    // waiting (in file order); a later append may still bring them.
+    for (let i = 0; i < count; i++) parents[i] = this.resolveParent(i);
+    this.breakCycles();
+    const children = this.children;
+    for (let i = 0; i < count; i++) {
+      const parent = parents[i]!;
+      if (parent < 0) {
+        this.rootList.push(i);
+      } else {
+        const list = children[parent];
+        if (list === undefined) children[parent] = [i];
+        else list.push(i);
+      }
+    }
+    const keys = this.keys;
+    for (let i = 0; i < count; i++) {
+      const list = children[i];
+      if (list === undefined || list.length < 2) continue;
+      // Lists were filled in file order, so sorting by key with the index as tie-break is stable.
+      let sorted = true;
+      for (let j = 1; j < list.length; j++) {
+        if (keys[list[j - 1]!]! > keys[list[j]!]!) {
+          sorted = false;
+          break;
+        }
+      }
+      if (!sorted) list.sort((a, b) => keys[a]! - keys[b]! || a - b);
+    }
+    this.revision++;
+  }
+
+  /**
+   * Cuts one link per parent cycle: the earliest member in file order becomes a root, the rest
+   * keep hanging under it. Linear: each node is walked once.
+   */
+  private breakCycles(): void {
+    const parents = this.parents;
+    const count = parents.length;
+    // 0 = not visited, walk number + 1 while on the current walk, -1 when settled.
+    const state = new Int32Array(count);
+    for (let start = 0; start < count; start++) {
+      if (state[start] !== 0) continue;
+      const walk = start + 1;
+      let node = start;
+      while (node >= 0 && state[node] === 0) {
+        state[node] = walk;
+        node = parents[node]!;
+      }
+      if (node >= 0 && state[node] === walk) {
+        // `node` is on a cycle that this walk closed.
+        let earliest = node;
+        let member = parents[node]!;
+        while (member !== node) {
+          if (member < earliest) earliest = member;
+          member = parents[member]!;
+        }
+        parents[earliest] = -1;
+      }
+      node = start;
+      while (node >= 0 && state[node] === walk) {
+        state[node] = -1;
+        node = parents[node]!;
+      }
+    }
+  }
+
+  private appendOne(entry: ViewEntry): void {
+    const index = this.accept(entry);
+    if (index < 0) return;
+    const parent = this.resolveParent(index);
+    if (parent >= 0) this.link(index, parent);
+    // The highest index so far: appending keeps the roots in file order.
+    else this.rootList.push(index);
+    const waiting = this.waiting.get(entry.id);
+    if (waiting === undefined) return;
+    this.waiting.delete(entry.id);
+    for (const orphan of waiting) this.adoptOrphan(orphan, index);
+  }
+
+  /** An earlier root whose parent just appeared becomes its child, unless that closes a cycle. */
+  private adoptOrphan(orphan: number, parent: number): void {
+    // The orphan is a root, so the new parent descends from it exactly when the walk up from the
+    // parent ends at the orphan; that walk is the whole cycle the new link would close.
+    let earliest = orphan;
+    let node = parent;
+    while (node >= 0 && node !== orphan) {
+      if (node < earliest) earliest = node;
+      node = this.parents[node]!;
+    }
+    if (node === orphan) {
+      // Same rule as a full build: the cycle's earliest member is the root.
+      if (earliest === orphan) return;
+      this.unlink(earliest);
+      this.insertRoot(earliest);
+    }
+    this.removeRoot(orphan);
+    this.link(orphan, parent);
+  }
+
+  private link(child: number, parent: number): void {
+    this.parents[child] = parent;
+    const list = this.children[parent];
+    if (list === undefined) {
+      this.children[parent] = [child];
+      return;
+    }
+    const keys = this.keys;
+    const key = keys[child]!;
+    // Upper bound of (key, index): the insertion point keeps the order stable.
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const other = list[mid]!;
+      const otherKey = keys[other]!;
+      if (otherKey < key || (otherKey === key && other < child)) low = mid + 1;
+      else high = mid;
+    }
+    list.splice(low, 0, child);
+  }
+
+  private unlink(child: number): void {
+    const parent = this.parents[child]!;
+    if (parent < 0) return;
+    const list = this.children[parent]!;
+    list.splice(list.indexOf(child), 1);
+    if (list.length === 0) this.children[parent] = undefined;
+    this.parents[child] = -1;
+  }
+
+  private rootPosition(index: number): number {
+    const roots = this.rootList;
+    let low = 0;
+    let high = roots.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (roots[mid]! < index) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+
+  private insertRoot(index: number): void {
+    this.rootList.splice(this.rootPosition(index), 0, index);
+  }
+
+  private removeRoot(index: number): void {
+    const position = this.rootPosition(index);
+    if (this.rootList[position] === index) this.rootList.splice(position, 1);
+  }
+}
