@@ -36,6 +36,15 @@ export { tokenizeQuery, matchesQuery } from './search';
 export { computeRows, findNearestVisible } from './flatten';
 export type { FlatRow, Gutter, ComputeRowsOptions, RowsResult } from './flatten';
 export {
+  moveSelection,
+  pageSelection,
+  maxVisibleLines,
+  createTreeSelectorState,
+  selectedRow,
+  treeSelectorReducer,
+} from './selection';
+export type { TreeSelectorState, TreeSelectorAction, TreeSelectorInit } from './selection';
+export {
   renderOutline,
   renderFooter,
   rowPrefix,
