@@ -1,0 +1,189 @@
+import { useEffect, useRef } from 'react';
+import { BranchPicker } from './components/BranchPicker';
+import { Composer } from './components/Composer';
+import { DetailPanel } from './components/DetailPanel';
+import { GraphView } from './components/GraphView';
+import { OutlineView } from './components/OutlineView';
+import { SessionBrowser } from './components/SessionBrowser';
+import { TopBar } from './components/TopBar';
+import { TreeToolbar } from './components/TreeToolbar';
+import { useTreeKeys } from './components/useTreeKeys';
+import { filterTag } from '@canopy/session-core';
+import { parseDeepLink } from './lib/deepLink';
+import { LiveSocket } from './net/socket';
+import { useApp, useAppStore } from './store/context';
+
+function Toasts() {
+  const toasts = useApp((s) => s.toasts);
+  const store = useAppStore();
+  return (
+    <div className="toasts" role="status" aria-live="polite" data-testid="toast.list">
+      {toasts.map((t) => (
+        <div
+          key={t.id}
+          className={`toast${t.kind === 'error' ? ' error' : ''}`}
+          data-testid="toast"
+          onClick={() => store.getState().dismissToast(t.id)}
+        >
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function StatusBar() {
+  const selector = useApp((s) => s.selector);
+  const total = useApp((s) => s.tree?.size ?? 0);
+  const issues = useApp((s) => s.session?.issues.length ?? 0);
+  const needsMigration = useApp((s) => s.session?.needsMigration ?? false);
+  if (!selector) return null;
+  const position = selector.rows.length === 0 ? 0 : selector.selectedIndex + 1;
+  return (
+    <div className="tree-status" data-testid="tree.status">
+      <span data-testid="tree.position">
+        ({position}/{selector.rows.length})<span className="filter-tag">{filterTag(selector.mode)}</span>
+      </span>
+      <span>{total.toLocaleString()} entries</span>
+      {issues > 0 && (
+        <span style={{ color: 'var(--warning)' }} title="Lines that could not be read as entries">
+          {issues} issues while loading
+        </span>
+      )}
+      {needsMigration && <span>legacy format: the first write migrates it (with a backup)</span>}
+      <span className="help">
+        <kbd>↑↓</kbd> move <kbd>←→</kbd> page <kbd>Enter</kbd> jump <kbd>Shift+L</kbd> label <kbd>Ctrl+O</kbd>{' '}
+        filter · type to search
+      </span>
+    </div>
+  );
+}
+
+function TreeArea() {
+  const view = useApp((s) => s.view);
+  const session = useApp((s) => s.session);
+  const loading = useApp((s) => s.loading);
+  const loadError = useApp((s) => s.loadError);
+  const unauthorized = useApp((s) => s.unauthorized);
+  const issues = session?.issues ?? [];
+  if (unauthorized) {
+    return (
+      <main className="tree-area">
+        <div className="empty-note notice error" data-testid="auth.required">
+          This page has no valid access token. Open the URL that Canopy printed when it started (it ends in{' '}
+          <code>?token=…</code>).
+        </div>
+      </main>
+    );
+  }
+  if (!session) {
+    return (
+      <main className="tree-area">
+        <div className="empty-note" data-testid="tree.none">
+          {loading ? (
+            'Opening the session…'
+          ) : loadError ? (
+            <span className="notice error">{loadError}</span>
+          ) : (
+            'Pick a session on the left to see its tree.'
+          )}
+        </div>
+      </main>
+    );
+  }
+  return (
+    <main className="tree-area" aria-busy={loading}>
+      <TreeToolbar />
+      {issues.length > 0 && (
+        <details className="notice warn" data-testid="session.issues">
+          <summary>
+            {issues.length} {issues.length === 1 ? 'line' : 'lines'} could not be read as entries; the rest of
+            the file loaded
+          </summary>
+          <ul>
+            {issues.slice(0, 50).map((issue, i) => (
+              <li key={i}>
+                line {issue.line}: {issue.message}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <div className="tree-views" data-view={view}>
+        {view !== 'graph' && <OutlineView />}
+        {view !== 'outline' && <GraphView />}
+      </div>
+      <StatusBar />
+    </main>
+  );
+}
+
+export function App() {
+  const store = useAppStore();
+  const theme = useApp((s) => s.theme);
+  const sidebarOpen = useApp((s) => s.sidebarOpen);
+  const branchPickerOpen = useApp((s) => s.branchPickerOpen);
+  const sessionId = useApp((s) => s.session?.id ?? null);
+  const socketRef = useRef<LiveSocket | null>(null);
+
+  useTreeKeys(store);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  useEffect(() => {
+    const socket = new LiveSocket({
+      onEvent: (event) => store.getState().handleEvent(event),
+      onState: (state, detail) => store.getState().setConnection(state, detail.retryInMs ?? null),
+      onReady: (reconnected) => {
+        if (!reconnected) return;
+        // Events sent while we were away are lost: refetch what is on screen.
+        void store.getState().loadSessions();
+        void store.getState().reloadSession();
+      },
+    });
+    socketRef.current = socket;
+    socket.start();
+    const link = parseDeepLink(window.location.search);
+    void store
+      .getState()
+      .init()
+      .then(() => {
+        if (link.sessionId) void store.getState().openSession(link.sessionId, link.entryId);
+      });
+    const onPopState = () => {
+      const next = parseDeepLink(window.location.search);
+      const state = store.getState();
+      if (next.sessionId && next.sessionId !== state.session?.id)
+        void state.openSession(next.sessionId, next.entryId);
+      else if (next.sessionId && next.entryId) state.select(next.entryId);
+      else if (!next.sessionId && state.session) state.closeSession();
+    };
+    window.addEventListener('popstate', onPopState);
+    return () => {
+      window.removeEventListener('popstate', onPopState);
+      socket.stop();
+    };
+  }, [store]);
+
+  useEffect(() => {
+    socketRef.current?.subscribe(sessionId);
+  }, [sessionId]);
+
+  return (
+    <div className="app">
+      <TopBar onRetry={() => socketRef.current?.retryNow()} />
+      <div className={`app-body${sidebarOpen ? '' : ' no-sidebar'}`}>
+        <SessionBrowser />
+        <TreeArea />
+        <div style={{ display: 'flex', flexDirection: 'column', minHeight: 0, minWidth: 0 }}>
+          <DetailPanel />
+          {sessionId && <Composer />}
+        </div>
+      </div>
+      {branchPickerOpen && <BranchPicker />}
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+// The composer: the text prefilled by a jump to a user message (or custom_message), appendable as a
+// new user message under the current leaf. Double Escape in an empty composer runs the
+// `doubleEscapeAction` setting, as in the terminal.
+
+import { useRef } from 'react';
+import { useApp, useAppStore } from '../store/context';
+
+const DOUBLE_ESCAPE_MS = 500;
+
+export function Composer() {
+  const store = useAppStore();
+  const text = useApp((s) => s.composerText);
+  const busy = useApp((s) => s.busy);
+  const leafId = useApp((s) => s.leafId);
+  const doubleEscape = useApp((s) => s.settings.doubleEscapeAction);
+  const lastEscape = useRef(0);
+
+  return (
+    <div className="composer" data-testid="composer">
+      <textarea
+        data-testid="composer.input"
+        aria-label="Message to append under the current leaf"
+        placeholder="Write a user message to append under the current leaf (Ctrl+Enter sends)…"
+        value={text}
+        onChange={(e) => store.getState().setComposerText(e.target.value)}
+        onKeyDown={(e) => {
+          e.stopPropagation();
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            void store.getState().sendComposer();
+          } else if (e.key === 'Escape') {
+            e.preventDefault();
+            const now = Date.now();
+            if (text === '' && now - lastEscape.current < DOUBLE_ESCAPE_MS) {
+              lastEscape.current = 0;
+              if (doubleEscape === 'tree') document.getElementById('tree-outline')?.focus();
+              else if (doubleEscape === 'branch') store.getState().openBranchPicker(true);
+            } else {
+              lastEscape.current = now;
+              if (text === '') (e.target as HTMLTextAreaElement).blur();
+            }
+          }
+        }}
+      />
+      <div className="composer-row">
+        <span>
+          Appends under the leaf <span className="mono">{leafId ?? '(new root)'}</span>
+        </span>
+        <button
+          type="button"
+          className="primary"
+          data-testid="composer.send"
+          disabled={!text.trim() || busy !== null}
+          onClick={() => void store.getState().sendComposer()}
+        >
+          Append message
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,279 @@
+// The detail panel of the selected entry: full content (loaded on demand), actions (jump, label,
+// branch, link), "What the model sees here" and the per-branch totals.
+
+import type { ContextResponse, EntryDetail } from '@canopy/protocol';
+import { useEffect, useMemo, useState } from 'react';
+import { branchTotals } from '../lib/branchTotals';
+import { entryKind, KIND_COLOR_VAR, kindTitle } from '../lib/entryKind';
+import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
+import { api } from '../net/api';
+import { selectedIdOf } from '../store/appStore';
+import { useApp, useAppStore } from '../store/context';
+import { EntryContent, RawJson } from './EntryContent';
+import { Pre } from './Markdown';
+
+function useEntryDetail(entryId: string | null, treeVersion: number) {
+  const store = useAppStore();
+  const [state, setState] = useState<{ id: string | null; detail: EntryDetail | null; error: string | null }>(
+    {
+      id: null,
+      detail: null,
+      error: null,
+    },
+  );
+  useEffect(() => {
+    if (!entryId) return;
+    let cancelled = false;
+    store
+      .getState()
+      .loadDetail(entryId)
+      .then((detail) => {
+        if (!cancelled) setState({ id: entryId, detail, error: null });
+      })
+      .catch((error: unknown) => {
+        if (!cancelled) setState({ id: entryId, detail: null, error: (error as Error).message });
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [entryId, store, treeVersion]);
+  return state.id === entryId ? state : { id: entryId, detail: null, error: null };
+}
+
+function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
+  const [context, setContext] = useState<{
+    at: string;
+    data: ContextResponse | null;
+    error: string | null;
+  } | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .getContext(sessionId, at)
+      .then((data) => !cancelled && setContext({ at, data, error: null }))
+      .catch(
+        (error: unknown) => !cancelled && setContext({ at, data: null, error: (error as Error).message }),
+      );
+    return () => {
+      cancelled = true;
+    };
+  }, [sessionId, at]);
+  if (!context || context.at !== at) return <div className="help">Building the context…</div>;
+  if (context.error || !context.data) return <div className="notice error">{context.error}</div>;
+  const data = context.data;
+  const model = data.model ? `${data.model.provider}/${data.model.modelId}` : (data.models.default ?? 'none');
+  return (
+    <div data-testid="detail.context">
+      <div className="detail-meta">
+        <span data-testid="detail.context-tokens">≈ {formatTokens(data.tokens)} tokens</span>
+        <span>{data.llm.length} messages</span>
+        <span>thinking: {data.thinkingLevel}</span>
+        <span className="mono">{model}</span>
+      </div>
+      {data.llm.map((message, i) => (
+        <details className="block" key={i}>
+          <summary>
+            <strong>{message.role}</strong> · {message.text.slice(0, 90).replace(/\s+/g, ' ')}
+          </summary>
+          <div className="block-body">
+            <Pre text={message.text} />
+          </div>
+        </details>
+      ))}
+      {data.llm.length === 0 && <div className="help">The model sees nothing at this point.</div>}
+    </div>
+  );
+}
+
+function Totals({ entryId }: { entryId: string }) {
+  const tree = useApp((s) => s.tree);
+  const treeVersion = useApp((s) => s.treeVersion);
+  const usage = useApp((s) => s.usage);
+  const leafId = useApp((s) => s.leafId);
+  const totals = useMemo(() => {
+    void treeVersion;
+    if (!tree) return null;
+    const lookup = (id: string) => {
+      const entry = tree.get(id);
+      if (!entry) return undefined;
+      const u = usage.get(id);
+      return { parentId: tree.parentOf(id), ...(u ? { usage: u } : {}) };
+    };
+    let session = { tokens: 0, cost: 0 };
+    for (const u of usage.values()) {
+      session = {
+        tokens:
+          session.tokens +
+          (u.totalTokens > 0 ? u.totalTokens : u.input + u.output + u.cacheRead + u.cacheWrite),
+        cost: session.cost + u.cost,
+      };
+    }
+    return { here: branchTotals(entryId, lookup), leaf: branchTotals(leafId, lookup), session };
+  }, [tree, treeVersion, usage, entryId, leafId]);
+  if (!totals) return null;
+  const row = (
+    name: string,
+    t: { totalTokens: number; cost: number; assistantMessages: number; entries: number },
+  ) => (
+    <tr>
+      <td>{name}</td>
+      <td className="num">{t.entries.toLocaleString()}</td>
+      <td className="num">{t.assistantMessages.toLocaleString()}</td>
+      <td className="num">{formatTokens(t.totalTokens)}</td>
+      <td className="num">{formatCost(t.cost)}</td>
+    </tr>
+  );
+  return (
+    <table className="kv" data-testid="detail.totals">
+      <thead>
+        <tr>
+          <th>branch (root → …)</th>
+          <th className="num">entries</th>
+          <th className="num">replies</th>
+          <th className="num">tokens</th>
+          <th className="num">cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {row('this entry', totals.here)}
+        {row('current leaf', totals.leaf)}
+        <tr>
+          <td>whole session</td>
+          <td className="num">{tree?.size.toLocaleString()}</td>
+          <td className="num">{usage.size.toLocaleString()}</td>
+          <td className="num">{formatTokens(totals.session.tokens)}</td>
+          <td className="num">{formatCost(totals.session.cost)}</td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+export function DetailPanel() {
+  const store = useAppStore();
+  const session = useApp((s) => s.session);
+  const selectedId = useApp((s) => selectedIdOf(s));
+  const entry = useApp((s) => (selectedId ? s.tree?.get(selectedId) : undefined));
+  const treeVersion = useApp((s) => s.treeVersion);
+  const leafId = useApp((s) => s.leafId);
+  const busy = useApp((s) => s.busy);
+  const { detail, error } = useEntryDetail(session && entry ? entry.id : null, treeVersion);
+  const [showContext, setShowContext] = useState(false);
+
+  if (!session) {
+    return (
+      <aside className="detail" data-testid="detail.panel">
+        <div className="detail-scroll help">Open a session to see its entries here.</div>
+      </aside>
+    );
+  }
+  if (!entry) {
+    return (
+      <aside className="detail" data-testid="detail.panel">
+        <div className="detail-scroll help">Select an entry in the tree.</div>
+      </aside>
+    );
+  }
+  const kind = entryKind(entry.type, entry.role);
+  const isLeaf = entry.id === leafId;
+  const isUser = entry.type === 'message' && entry.role === 'user';
+  const copyLink = () => {
+    const url = new URL(window.location.href);
+    url.search = `?session=${encodeURIComponent(session.id)}&entry=${encodeURIComponent(entry.id)}`;
+    void navigator.clipboard?.writeText(url.toString()).then(
+      () => store.getState().toast('Link copied'),
+      () => store.getState().toast(url.toString()),
+    );
+  };
+
+  return (
+    <aside className="detail" data-testid="detail.panel" aria-label="Entry details">
+      <div className="detail-scroll">
+        <div className="detail-head">
+          <span
+            className="kind-badge"
+            style={{ '--kind': KIND_COLOR_VAR[kind] } as React.CSSProperties}
+            data-testid="detail.kind"
+          >
+            {kindTitle(entry.type, entry.role)}
+          </span>
+          {entry.label && (
+            <span className="row-label" data-testid="detail.label">
+              [{entry.label}]
+            </span>
+          )}
+          {isLeaf && <span className="row-leaf">current leaf</span>}
+        </div>
+        <div className="detail-meta">
+          <span className="mono" data-testid="detail.id">
+            {entry.id}
+          </span>
+          <span>{formatTimestamp(entry.timestamp)}</span>
+        </div>
+        <div className="detail-actions">
+          <button
+            type="button"
+            className="primary"
+            data-testid="detail.jump"
+            disabled={busy !== null}
+            title={
+              isUser
+                ? 'Move the leaf to the parent of this message and put its text in the composer (Enter)'
+                : 'Move the leaf here (Enter)'
+            }
+            onClick={() => void store.getState().jump(entry.id)}
+          >
+            Jump here
+          </button>
+          <button
+            type="button"
+            data-testid="detail.label-edit"
+            onClick={() => store.getState().startLabelEdit(entry.id)}
+            title="Shift+L"
+          >
+            {entry.label ? 'Edit label' : 'Add label'}
+          </button>
+          {isUser && (
+            <button
+              type="button"
+              data-testid="detail.branch"
+              disabled={busy !== null}
+              title="Start a new session file with the path up to this message (/branch)"
+              onClick={() => void store.getState().branchFrom(entry.id)}
+            >
+              Branch from here
+            </button>
+          )}
+          <button
+            type="button"
+            data-testid="detail.copy-link"
+            onClick={copyLink}
+            title="Copy a link to this entry"
+          >
+            Copy link
+          </button>
+        </div>
+        {error && <div className="notice error">{error}</div>}
+        {!detail && !error && <div className="help">Loading…</div>}
+        {detail && (
+          <div data-testid="detail.content">
+            <EntryContent detail={detail} />
+          </div>
+        )}
+
+        <div className="section-title">Branch totals</div>
+        <Totals entryId={entry.id} />
+
+        <div className="section-title">What the model sees here</div>
+        {showContext ? (
+          <ContextView sessionId={session.id} at={entry.id} />
+        ) : (
+          <button type="button" data-testid="detail.context-show" onClick={() => setShowContext(true)}>
+            Show the context at this entry
+          </button>
+        )}
+        {detail && <RawJson value={detail.entry} />}
+      </div>
+    </aside>
+  );
+}

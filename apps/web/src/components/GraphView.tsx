@@ -1,0 +1,474 @@
+// The graph: node-link drawing of the (filtered) tree laid out by d3-hierarchy. Links and, when
+// zoomed out, the nodes are painted on a canvas; when zoomed in far enough to read, the nodes on
+// screen become DOM cards (clickable, with test ids). Either way only what is inside the viewport
+// is touched, so a 100,000-entry tree pans and zooms smoothly.
+
+import { ViewFlags, tokenizeQuery, type RowsResult, type ViewTree } from '@canopy/session-core';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { busesInRect, nodesInRect, type GraphLayout } from '../layout/graphLayout';
+import {
+  centerOn,
+  fitRect,
+  isPointVisible,
+  panBy,
+  visibleRect,
+  zoomAt,
+  type Transform,
+} from '../layout/viewport';
+import { entryKind, KIND_COLOR_VAR, type EntryKind } from '../lib/entryKind';
+import { graphLayoutFor, graphRows } from '../store/derived';
+import { selectedIdOf } from '../store/appStore';
+import { useApp, useAppStore } from '../store/context';
+import { Minimap } from './Minimap';
+
+/** Above this many nodes on screen the cards stay on the canvas (DOM would be too slow). */
+const MAX_DOM_NODES = 700;
+/** Below this scale card text is unreadable; draw boxes on the canvas instead. */
+const MIN_DOM_SCALE = 0.45;
+
+type Palette = Record<
+  EntryKind | 'link' | 'linkActive' | 'select' | 'panel' | 'border' | 'accent' | 'match' | 'text',
+  string
+>;
+
+function readPalette(): Palette {
+  const style = getComputedStyle(document.documentElement);
+  const v = (name: string) => style.getPropertyValue(name).trim() || '#888';
+  return {
+    user: v('--user'),
+    assistant: v('--assistant'),
+    tool: v('--tool'),
+    summary: v('--summary'),
+    settings: v('--settings'),
+    custom: v('--custom'),
+    other: v('--settings'),
+    link: v('--link'),
+    linkActive: v('--link-active'),
+    select: v('--accent'),
+    panel: v('--panel'),
+    border: v('--border'),
+    accent: v('--accent'),
+    match: v('--match'),
+    text: v('--text'),
+  };
+}
+
+interface NodeFacts {
+  ids: string[];
+  kind: EntryKind;
+  active: boolean;
+  leaf: boolean;
+  text: string;
+  label?: string;
+  error: boolean;
+}
+
+function factsOf(
+  layout: GraphLayout,
+  index: number,
+  tree: ViewTree,
+  rows: RowsResult,
+  leafId: string | null,
+): NodeFacts {
+  const node = layout.nodes[index]!;
+  const ids = node.kind === 'run' ? (node.members as string[]) : [node.id];
+  const first = tree.get(ids[0]!);
+  const row = rows.rows[rows.indexById.get(ids[0]!) ?? -1];
+  if (node.kind === 'run') {
+    const active = row?.onActivePath ?? false;
+    return {
+      ids,
+      kind: 'other',
+      active,
+      leaf: leafId !== null && ids.includes(leafId),
+      text: `⋯ ${ids.length} entries`,
+      error: false,
+    };
+  }
+  const entry = first!;
+  return {
+    ids,
+    kind: entryKind(entry.type, entry.role),
+    active: row?.onActivePath ?? false,
+    leaf: row?.isLeaf ?? false,
+    text: entry.text,
+    ...(entry.label !== undefined ? { label: entry.label } : {}),
+    error: (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0,
+  };
+}
+
+export function GraphView() {
+  const store = useAppStore();
+  const tree = useApp((s) => s.tree);
+  const treeVersion = useApp((s) => s.treeVersion);
+  const leafId = useApp((s) => s.leafId);
+  const mode = useApp((s) => s.selector?.mode ?? 'default');
+  const query = useApp((s) => s.selector?.query ?? '');
+  const searchRows = useApp((s) => s.selector?.indexById);
+  const selectedId = useApp((s) => selectedIdOf(s));
+  const expandedRuns = useApp((s) => s.expandedRuns);
+  const followLeaf = useApp((s) => s.followLeaf);
+  const theme = useApp((s) => s.theme);
+  const revealTick = useApp((s) => s.revealTick);
+  const sessionId = useApp((s) => s.session?.id ?? null);
+
+  const rows = graphRows({ tree, treeVersion, leafId, mode, query: '' });
+  const layout = graphLayoutFor(tree, rows, expandedRuns);
+
+  const containerRef = useRef<HTMLDivElement>(null);
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const [size, setSize] = useState({ width: 800, height: 600 });
+  const [transform, setTransform] = useState<Transform>({ k: 1, tx: 0, ty: 0 });
+  const transformRef = useRef(transform);
+  useLayoutEffect(() => {
+    transformRef.current = transform;
+  }, [transform]);
+  const palette = useMemo(() => {
+    void theme;
+    return typeof document === 'undefined' ? null : readPalette();
+  }, [theme]);
+
+  const tokens = useMemo(() => tokenizeQuery(query), [query]);
+  const matches = query.trim() && searchRows ? searchRows : null;
+
+  useLayoutEffect(() => {
+    const element = containerRef.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() =>
+      setSize({ width: element.clientWidth, height: element.clientHeight }),
+    );
+    observer.observe(element);
+    setSize({ width: element.clientWidth, height: element.clientHeight });
+    return () => observer.disconnect();
+  }, []);
+
+  const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
+  const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
+
+  const fit = () => {
+    if (!layout || layout.nodes.length === 0) return;
+    setTransform(fitRect(layout.bounds, size.width, size.height));
+  };
+
+  const centerOnNode = (index: number | undefined, onlyIfHidden: boolean) => {
+    if (!layout || index === undefined) return;
+    const t = transformRef.current;
+    const x = layout.x[index]!;
+    const y = layout.y[index]!;
+    if (onlyIfHidden && isPointVisible(t, x, y, size.width, size.height, 40)) return;
+    const next = centerOn(x, y, size.width, size.height, Math.max(t.k, 0.6));
+    transformRef.current = next;
+    setTransform(next);
+  };
+
+  // A newly opened session starts on its leaf (or the deep-linked entry) at a readable scale.
+  const fittedFor = useRef<string | null>(null);
+  useEffect(() => {
+    if (!layout || !sessionId || fittedFor.current === sessionId || size.width < 10) return;
+    fittedFor.current = sessionId;
+    const target = selectedNode ?? leafNode;
+    const next =
+      target === undefined
+        ? fitRect(layout.bounds, size.width, size.height)
+        : centerOn(layout.x[target]!, layout.y[target]!, size.width, size.height, 0.9);
+    transformRef.current = next;
+    setTransform(next);
+  }, [layout, sessionId, size, selectedNode, leafNode]);
+
+  // Follow the leaf when it moves (live appends, jumps, other tabs).
+  useEffect(() => {
+    if (followLeaf) centerOnNode(leafNode, true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [leafId, followLeaf]);
+
+  // Keep the selection on screen when it moves (keyboard, outline clicks).
+  useEffect(() => {
+    centerOnNode(selectedNode, true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [revealTick, selectedId]);
+
+  const view = useMemo(() => visibleRect(transform, size.width, size.height), [transform, size]);
+  const visible = useMemo(() => (layout ? nodesInRect(layout, view) : []), [layout, view]);
+  const domCards = transform.k >= MIN_DOM_SCALE && visible.length <= MAX_DOM_NODES;
+
+  // Canvas painting: links always, node boxes only when the DOM cards are off.
+  useEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas || !palette) return;
+    const dpr = globalThis.devicePixelRatio || 1;
+    const w = Math.max(1, Math.floor(size.width * dpr));
+    const h = Math.max(1, Math.floor(size.height * dpr));
+    if (canvas.width !== w) canvas.width = w;
+    if (canvas.height !== h) canvas.height = h;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    if (!layout || !tree) return;
+    const { k, tx, ty } = transform;
+    ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * tx, dpr * ty);
+    const halfH = layout.nodeHeight / 2;
+    const halfW = layout.nodeWidth / 2;
+    const lineWidth = (n: number) => Math.max(n / k, 0.5 / k);
+
+    const activeOf = (index: number) => factsOf(layout, index, tree, rows, leafId).active;
+
+    // Buses: parent stub down to mid-height, then the horizontal bar over its children.
+    ctx.strokeStyle = palette.link;
+    ctx.lineWidth = lineWidth(1.2);
+    ctx.beginPath();
+    const buses = busesInRect(layout, view);
+    for (const bus of buses) {
+      const px = layout.x[bus.parent]!;
+      const py = layout.y[bus.parent]!;
+      const mid = py + layout.dy / 2;
+      ctx.moveTo(px, py + halfH);
+      ctx.lineTo(px, mid);
+      ctx.moveTo(Math.max(bus.minX, view.minX - 10), mid);
+      ctx.lineTo(Math.min(bus.maxX, view.maxX + 10), mid);
+    }
+    for (const index of visible) {
+      const parent = layout.parent[index]!;
+      if (parent < 0) continue;
+      const mid = layout.y[parent]! + layout.dy / 2;
+      ctx.moveTo(layout.x[index]!, mid);
+      ctx.lineTo(layout.x[index]!, layout.y[index]! - halfH);
+    }
+    ctx.stroke();
+
+    // The active path on top, thicker, in the accent colour.
+    ctx.strokeStyle = palette.linkActive;
+    ctx.lineWidth = lineWidth(2.5);
+    ctx.beginPath();
+    for (const index of visible) {
+      const parent = layout.parent[index]!;
+      if (parent < 0 || !activeOf(index)) continue;
+      const px = layout.x[parent]!;
+      const py = layout.y[parent]!;
+      const mid = py + layout.dy / 2;
+      ctx.moveTo(px, py + halfH);
+      ctx.lineTo(px, mid);
+      ctx.lineTo(layout.x[index]!, mid);
+      ctx.lineTo(layout.x[index]!, layout.y[index]! - halfH);
+    }
+    ctx.stroke();
+
+    if (domCards) return;
+    const tiny = k * layout.nodeWidth < 24;
+    for (const index of visible) {
+      const facts = factsOf(layout, index, tree, rows, leafId);
+      const x = layout.x[index]! - halfW;
+      const y = layout.y[index]! - halfH;
+      const isSelected = index === selectedNode;
+      const isMatch = matches !== null && facts.ids.some((id) => matches.has(id));
+      ctx.fillStyle = isMatch ? palette.match : palette.panel;
+      ctx.fillRect(x, y, layout.nodeWidth, layout.nodeHeight);
+      ctx.fillStyle = facts.error ? '#d33' : palette[facts.kind];
+      ctx.fillRect(x, y, tiny ? layout.nodeWidth : 10, layout.nodeHeight);
+      if (isSelected || facts.leaf || facts.active) {
+        ctx.strokeStyle = isSelected ? palette.select : palette.linkActive;
+        ctx.lineWidth = lineWidth(isSelected ? 3 : facts.leaf ? 2.5 : 1);
+        ctx.strokeRect(x, y, layout.nodeWidth, layout.nodeHeight);
+      }
+      if (!tiny && k > 0.25) {
+        ctx.fillStyle = palette.text;
+        ctx.font = '12px system-ui, sans-serif';
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(x + 14, y, layout.nodeWidth - 18, layout.nodeHeight);
+        ctx.clip();
+        ctx.fillText(facts.label ? `[${facts.label}] ${facts.text}` : facts.text, x + 16, y + halfH + 4);
+        ctx.restore();
+      }
+    }
+  }, [layout, tree, rows, transform, size, palette, visible, domCards, selectedNode, leafId, matches, view]);
+
+  // ---- pointer interaction: drag to pan, click to select, double-click to jump
+  const drag = useRef<{ x: number; y: number; moved: boolean } | null>(null);
+
+  const hitTest = (clientX: number, clientY: number): number | undefined => {
+    const element = containerRef.current;
+    if (!element || !layout) return undefined;
+    const box = element.getBoundingClientRect();
+    const t = transformRef.current;
+    const lx = (clientX - box.left - t.tx) / t.k;
+    const ly = (clientY - box.top - t.ty) / t.k;
+    return nodesInRect(layout, { minX: lx, maxX: lx, minY: ly, maxY: ly })[0];
+  };
+
+  const activate = (index: number, jump: boolean) => {
+    if (!layout) return;
+    const node = layout.nodes[index]!;
+    if (node.kind === 'run') {
+      store.getState().toggleRun(node.id);
+      return;
+    }
+    if (jump) void store.getState().jump(node.id);
+    else store.getState().select(node.id, false);
+  };
+
+  useEffect(() => {
+    const element = containerRef.current;
+    if (!element) return;
+    // A non-passive listener so that the page does not scroll (or browser-zoom with Ctrl) meanwhile.
+    const onWheel = (event: WheelEvent) => {
+      event.preventDefault();
+      const box = element.getBoundingClientRect();
+      if (event.shiftKey) {
+        setTransform((t) => panBy(t, -event.deltaY, -event.deltaX));
+        return;
+      }
+      const factor = Math.exp(-event.deltaY * (event.deltaMode === 1 ? 0.05 : 0.0018));
+      setTransform((t) => zoomAt(t, factor, event.clientX - box.left, event.clientY - box.top));
+    };
+    element.addEventListener('wheel', onWheel, { passive: false });
+    return () => element.removeEventListener('wheel', onWheel);
+  }, []);
+
+  const zoomBy = (factor: number) => setTransform((t) => zoomAt(t, factor, size.width / 2, size.height / 2));
+
+  const cards =
+    domCards && layout && tree
+      ? visible.map((index) => {
+          const facts = factsOf(layout, index, tree, rows, leafId);
+          const node = layout.nodes[index]!;
+          const sx = (layout.x[index]! - layout.nodeWidth / 2) * transform.k + transform.tx;
+          const sy = (layout.y[index]! - layout.nodeHeight / 2) * transform.k + transform.ty;
+          const isMatch = matches !== null && facts.ids.some((id) => matches.has(id));
+          return (
+            <div
+              key={node.kind === 'run' ? `run-${node.id}` : node.id}
+              className="gnode"
+              data-testid={node.kind === 'run' ? 'graph.run' : 'graph.node'}
+              data-entry-id={node.kind === 'run' ? undefined : node.id}
+              data-kind={node.kind === 'run' ? 'run' : facts.kind}
+              data-active={facts.active || undefined}
+              data-leaf={facts.leaf || undefined}
+              data-selected={index === selectedNode || undefined}
+              data-match={isMatch || undefined}
+              title={
+                node.kind === 'run'
+                  ? `${facts.ids.length} entries in a straight line: click to expand`
+                  : facts.text
+              }
+              style={
+                {
+                  left: 0,
+                  top: 0,
+                  width: layout.nodeWidth,
+                  height: layout.nodeHeight,
+                  transform: `translate(${sx}px, ${sy}px) scale(${transform.k})`,
+                  '--kind': facts.error ? 'var(--error)' : KIND_COLOR_VAR[facts.kind],
+                } as React.CSSProperties
+              }
+              onPointerDown={(e) => e.stopPropagation()}
+              onClick={(e) => {
+                e.stopPropagation();
+                activate(index, false);
+              }}
+              onDoubleClick={(e) => {
+                e.stopPropagation();
+                if (node.kind !== 'run') activate(index, true);
+              }}
+            >
+              {facts.label && <span className="glabel">[{facts.label}]</span>}
+              <span className="gtext">
+                {tokens.length > 0 && isMatch ? <mark>{facts.text}</mark> : facts.text}
+              </span>
+            </div>
+          );
+        })
+      : null;
+
+  return (
+    <div
+      ref={containerRef}
+      className="graph-view"
+      data-testid="tree.graph"
+      tabIndex={-1}
+      aria-label="Session tree (graph)"
+      onPointerDown={(e) => {
+        if (e.button !== 0) return;
+        (e.currentTarget as HTMLElement).setPointerCapture(e.pointerId);
+        drag.current = { x: e.clientX, y: e.clientY, moved: false };
+      }}
+      onPointerMove={(e) => {
+        const d = drag.current;
+        if (!d) return;
+        const dx = e.clientX - d.x;
+        const dy = e.clientY - d.y;
+        if (!d.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+        d.moved = true;
+        d.x = e.clientX;
+        d.y = e.clientY;
+        setTransform((t) => panBy(t, dx, dy));
+      }}
+      onPointerUp={(e) => {
+        const d = drag.current;
+        drag.current = null;
+        if (d && !d.moved) {
+          const index = hitTest(e.clientX, e.clientY);
+          if (index !== undefined) activate(index, false);
+        }
+      }}
+      onDoubleClick={(e) => {
+        const index = hitTest(e.clientX, e.clientY);
+        if (index !== undefined) activate(index, true);
+      }}
+    >
+      <canvas ref={canvasRef} className="graph-canvas" style={{ width: size.width, height: size.height }} />
+      <div className="graph-overlay">{cards}</div>
+      <div className="graph-controls" onPointerDown={(e) => e.stopPropagation()}>
+        <button type="button" data-testid="graph.fit" title="Fit the whole tree" onClick={fit}>
+          Fit
+        </button>
+        <button type="button" data-testid="graph.zoom-in" title="Zoom in" onClick={() => zoomBy(1.25)}>
+          +
+        </button>
+        <button type="button" data-testid="graph.zoom-out" title="Zoom out" onClick={() => zoomBy(0.8)}>
+          −
+        </button>
+        <button
+          type="button"
+          data-testid="graph.follow-leaf"
+          aria-pressed={followLeaf}
+          title="Keep the leaf in view when it moves"
+          onClick={() => {
+            store.getState().setFollowLeaf(!followLeaf);
+            if (!followLeaf) centerOnNode(leafNode, false);
+          }}
+        >
+          Follow leaf
+        </button>
+        <button
+          type="button"
+          data-testid="graph.center"
+          title="Centre on the selection"
+          onClick={() => centerOnNode(selectedNode, false)}
+        >
+          Selection
+        </button>
+        {expandedRuns.size > 0 && (
+          <button
+            type="button"
+            data-testid="graph.collapse-runs"
+            title="Compress the expanded runs again"
+            onClick={() => store.setState({ expandedRuns: new Set() })}
+          >
+            Collapse runs
+          </button>
+        )}
+      </div>
+      {layout && layout.nodes.length > 0 && palette && (
+        <Minimap
+          layout={layout}
+          transform={transform}
+          width={size.width}
+          height={size.height}
+          palette={palette}
+          onCenter={(x, y) => setTransform((t) => centerOn(x, y, size.width, size.height, t.k))}
+        />
+      )}
+    </div>
+  );
+}

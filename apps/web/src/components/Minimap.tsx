@@ -1,0 +1,102 @@
+// The minimap: every node as a dot, drawn once per layout; the viewport rectangle is drawn over it.
+// Click or drag to move the view.
+
+import { useEffect, useRef } from 'react';
+import type { GraphLayout } from '../layout/graphLayout';
+import { visibleRect, type Transform } from '../layout/viewport';
+
+const MAP_WIDTH = 180;
+const MAP_HEIGHT = 130;
+
+export function Minimap({
+  layout,
+  transform,
+  width,
+  height,
+  palette,
+  onCenter,
+}: {
+  layout: GraphLayout;
+  transform: Transform;
+  width: number;
+  height: number;
+  palette: { link: string; accent: string; panel: string };
+  onCenter: (x: number, y: number) => void;
+}) {
+  const baseRef = useRef<HTMLCanvasElement>(null);
+  const frameRef = useRef<HTMLCanvasElement>(null);
+  const b = layout.bounds;
+  const bw = Math.max(1, b.maxX - b.minX);
+  const bh = Math.max(1, b.maxY - b.minY);
+  const scale = Math.min(MAP_WIDTH / bw, MAP_HEIGHT / bh);
+  const offsetX = (MAP_WIDTH - bw * scale) / 2;
+  const offsetY = (MAP_HEIGHT - bh * scale) / 2;
+
+  useEffect(() => {
+    const canvas = baseRef.current;
+    const ctx = canvas?.getContext('2d');
+    if (!canvas || !ctx) return;
+    const dpr = globalThis.devicePixelRatio || 1;
+    canvas.width = MAP_WIDTH * dpr;
+    canvas.height = MAP_HEIGHT * dpr;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, MAP_WIDTH, MAP_HEIGHT);
+    ctx.fillStyle = palette.link;
+    const dot = Math.max(1, Math.min(4, layout.nodeWidth * scale));
+    for (let i = 0; i < layout.nodes.length; i++) {
+      ctx.fillRect(
+        offsetX + (layout.x[i]! - b.minX) * scale - dot / 2,
+        offsetY + (layout.y[i]! - b.minY) * scale,
+        dot,
+        Math.max(1, dot / 2),
+      );
+    }
+  }, [layout, scale, offsetX, offsetY, b.minX, b.minY, palette]);
+
+  useEffect(() => {
+    const canvas = frameRef.current;
+    const ctx = canvas?.getContext('2d');
+    if (!canvas || !ctx) return;
+    const dpr = globalThis.devicePixelRatio || 1;
+    canvas.width = MAP_WIDTH * dpr;
+    canvas.height = MAP_HEIGHT * dpr;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, MAP_WIDTH, MAP_HEIGHT);
+    const r = visibleRect(transform, width, height);
+    ctx.strokeStyle = palette.accent;
+    ctx.lineWidth = 1.5;
+    const x = offsetX + (r.minX - b.minX) * scale;
+    const y = offsetY + (r.minY - b.minY) * scale;
+    ctx.strokeRect(x, y, Math.max(3, (r.maxX - r.minX) * scale), Math.max(3, (r.maxY - r.minY) * scale));
+  }, [transform, width, height, scale, offsetX, offsetY, b.minX, b.minY, palette]);
+
+  const toLayout = (clientX: number, clientY: number, element: HTMLElement) => {
+    const box = element.getBoundingClientRect();
+    return [
+      (clientX - box.left - offsetX) / scale + b.minX,
+      (clientY - box.top - offsetY) / scale + b.minY,
+    ] as const;
+  };
+
+  return (
+    <div
+      className="minimap"
+      data-testid="graph.minimap"
+      style={{ width: MAP_WIDTH, height: MAP_HEIGHT }}
+      onPointerDown={(e) => {
+        e.stopPropagation();
+        e.currentTarget.setPointerCapture(e.pointerId);
+        onCenter(...toLayout(e.clientX, e.clientY, e.currentTarget));
+      }}
+      onPointerMove={(e) => {
+        if (e.buttons !== 1) return;
+        e.stopPropagation();
+        onCenter(...toLayout(e.clientX, e.clientY, e.currentTarget));
+      }}
+      onPointerUp={(e) => e.stopPropagation()}
+    >
+      <canvas ref={baseRef} style={{ position: 'absolute', width: MAP_WIDTH, height: MAP_HEIGHT }} />
+      <canvas ref={frameRef} style={{ position: 'absolute', width: MAP_WIDTH, height: MAP_HEIGHT }} />
+    </div>
+  );
+}

@@ -1,0 +1,163 @@
+// The outline: the terminal tree's rows in the browser, virtualised (fixed row height, only the
+// rows in view are in the DOM) with ARIA tree semantics. The row prefix and text come from
+// session-core, exactly as the terminal draws them.
+
+import { ViewFlags, rowPrefix, tokenizeQuery, type FlatRow } from '@canopy/session-core';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { entryKind } from '../lib/entryKind';
+import { rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
+import { useApp, useAppStore } from '../store/context';
+import { Highlighted } from './Highlighted';
+import { LabelEditor } from './LabelEditor';
+
+export const ROW_HEIGHT = 22;
+
+interface RowProps {
+  row: FlatRow;
+  index: number;
+  selected: boolean;
+  editing: boolean;
+  tokens: readonly string[];
+}
+
+const OutlineRow = memo(function OutlineRow({ row, index, selected, editing, tokens }: RowProps) {
+  const store = useAppStore();
+  const entry = row.entry;
+  const kind = entryKind(entry.type, entry.role);
+  const error = (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0;
+  return (
+    <div
+      id={`row-${row.id}`}
+      className="row"
+      role="treeitem"
+      aria-level={row.displayIndent + 1}
+      aria-selected={selected}
+      aria-current={row.isLeaf ? 'location' : undefined}
+      data-testid="tree.node"
+      data-entry-id={row.id}
+      data-active={row.onActivePath || undefined}
+      data-leaf={row.isLeaf || undefined}
+      data-kind={kind}
+      data-error={error || undefined}
+      style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }}
+      onMouseDown={(e) => {
+        // Keep keyboard focus on the tree while clicking rows.
+        if (!editing) e.preventDefault();
+      }}
+      onClick={() => {
+        store.getState().select(row.id, false);
+        document.getElementById('tree-outline')?.focus({ preventScroll: true });
+      }}
+      onDoubleClick={() => void store.getState().jump(row.id)}
+    >
+      <span className="row-cursor">{selected ? '›' : ''}</span>
+      <span className="row-prefix">{rowPrefix(row)}</span>
+      {row.onActivePath && <span className="row-bullet">• </span>}
+      {entry.label && (
+        <span className="row-label" data-testid="tree.label">
+          [<Highlighted text={entry.label} tokens={tokens} />]
+        </span>
+      )}
+      {editing ? (
+        <LabelEditor
+          initial={entry.label ?? ''}
+          onSave={(label) => void store.getState().saveLabel(row.id, label)}
+          onCancel={() => store.getState().cancelLabelEdit()}
+        />
+      ) : (
+        <span className="row-text">
+          <Highlighted text={entry.text} tokens={tokens} />
+        </span>
+      )}
+      {row.isLeaf && (
+        <span className="row-leaf" title="The current leaf: the next message continues here">
+          leaf
+        </span>
+      )}
+    </div>
+  );
+});
+
+export function OutlineView() {
+  const store = useAppStore();
+  const rows = useApp((s) => s.selector?.rows);
+  const selectedIndex = useApp((s) => s.selector?.selectedIndex ?? -1);
+  const query = useApp((s) => s.selector?.query ?? '');
+  const editingId = useApp((s) => s.labelEditingId);
+  const revealTick = useApp((s) => s.revealTick);
+  const containerRef = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [height, setHeight] = useState(600);
+  const tokens = useMemo(() => tokenizeQuery(query), [query]);
+  const total = rows?.length ?? 0;
+
+  useLayoutEffect(() => {
+    const element = containerRef.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => {
+      setHeight(element.clientHeight);
+      store
+        .getState()
+        .dispatch({ type: 'setPageSize', pageSize: rowsPerPage(element.clientHeight, ROW_HEIGHT) }, false);
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [store]);
+
+  // Bring the selection into view after keyboard moves, jumps and filter changes.
+  useEffect(() => {
+    const element = containerRef.current;
+    if (!element || selectedIndex < 0) return;
+    const next = scrollToReveal(selectedIndex, element.scrollTop, element.clientHeight, ROW_HEIGHT);
+    if (next !== element.scrollTop) element.scrollTop = next;
+  }, [revealTick, selectedIndex]);
+
+  const slice = visibleRows(scrollTop, height, ROW_HEIGHT, total);
+  const items = [];
+  if (rows) {
+    for (let i = slice.start; i < slice.end; i++) {
+      const row = rows[i]!;
+      items.push(
+        <OutlineRow
+          key={row.id}
+          row={row}
+          index={i}
+          selected={i === selectedIndex}
+          editing={editingId === row.id}
+          tokens={tokens}
+        />,
+      );
+    }
+  }
+  const selectedRowId = rows && selectedIndex >= 0 ? rows[selectedIndex]?.id : undefined;
+
+  return (
+    <div
+      id="tree-outline"
+      ref={containerRef}
+      className="outline"
+      role="tree"
+      aria-label="Session tree (outline)"
+      aria-activedescendant={
+        selectedRowId && selectedIndex >= slice.start && selectedIndex < slice.end
+          ? `row-${selectedRowId}`
+          : undefined
+      }
+      tabIndex={0}
+      data-testid="tree.outline"
+      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+    >
+      {total === 0 ? (
+        <div className="empty-note" data-testid="tree.empty">
+          {query
+            ? `No entries match “${query}”. Backspace or Esc to clear the search.`
+            : 'No entries in this view. Alt+A shows all, Alt+D the default view.'}
+        </div>
+      ) : (
+        <div className="outline-inner" style={{ height: total * ROW_HEIGHT }}>
+          {items}
+        </div>
+      )}
+    </div>
+  );
+}

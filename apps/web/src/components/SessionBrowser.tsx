@@ -1,0 +1,88 @@
+// The session browser (/resume): every session under the roots, searchable, lineage nested.
+
+import { useMemo } from 'react';
+import { formatBytes, formatRelativeTime } from '../lib/format';
+import { sessionRows, sessionTitle } from '../lib/sessionList';
+import { useApp, useAppStore } from '../store/context';
+
+export function SessionBrowser() {
+  const store = useAppStore();
+  const sessions = useApp((s) => s.sessions);
+  const loaded = useApp((s) => s.sessionsLoaded);
+  const query = useApp((s) => s.sessionQuery);
+  const openId = useApp((s) => s.session?.id ?? null);
+  const rows = useMemo(() => sessionRows(sessions, query), [sessions, query]);
+  const titles = useMemo(() => new Map(sessions.map((s) => [s.id, sessionTitle(s)])), [sessions]);
+
+  return (
+    <nav className="sidebar" aria-label="Sessions">
+      <div className="sidebar-head">
+        <input
+          type="search"
+          data-testid="session.search"
+          placeholder={`Search ${sessions.length} sessions…`}
+          aria-label="Search sessions"
+          value={query}
+          onChange={(e) => store.getState().setSessionQuery(e.target.value)}
+          onKeyDown={(e) => {
+            e.stopPropagation();
+            if (e.key === 'Escape') store.getState().setSessionQuery('');
+            if (e.key === 'Enter' && rows[0]) void store.getState().openSession(rows[0].session.id);
+          }}
+        />
+        <button
+          type="button"
+          className="ghost"
+          title="Reload the list"
+          data-testid="session.refresh"
+          onClick={() => void store.getState().loadSessions()}
+        >
+          ⟳
+        </button>
+      </div>
+      <ul className="session-list" data-testid="session.list">
+        {!loaded && <li className="help">Loading sessions…</li>}
+        {loaded && rows.length === 0 && (
+          <li className="help">{query ? 'No session matches.' : 'No sessions under the roots.'}</li>
+        )}
+        {rows.map(({ session, depth }) => (
+          <li key={session.id} style={{ paddingLeft: depth * 14 }}>
+            <button
+              type="button"
+              className={`session-item${session.invalid ? ' invalid' : ''}`}
+              data-testid="session.item"
+              data-session-id={session.id}
+              aria-current={session.id === openId}
+              disabled={session.invalid === true}
+              title={`${session.root}/${session.path}`}
+              onClick={() => void store.getState().openSession(session.id)}
+            >
+              <div className="s-title">
+                {depth > 0 && <span className="s-lineage">↳ </span>}
+                {sessionTitle(session)}
+              </div>
+              <div className="s-cwd mono">{session.cwd}</div>
+              <div className="s-meta">
+                <span>{formatRelativeTime(session.mtime)}</span>
+                <span>{session.entryCount.toLocaleString()} entries</span>
+                <span>{formatBytes(session.size)}</span>
+                {session.writerActive && <span className="writer-badge">writing</span>}
+                {session.issueCount > 0 && (
+                  <span style={{ color: 'var(--warning)' }}>{session.issueCount} issues</span>
+                )}
+              </div>
+              {session.parentSession && (
+                <div className="s-meta s-lineage" data-testid="session.lineage">
+                  from{' '}
+                  {session.parentId
+                    ? (titles.get(session.parentId) ?? session.parentSession)
+                    : session.parentSession}
+                </div>
+              )}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

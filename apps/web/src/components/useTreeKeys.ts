@@ -1,0 +1,57 @@
+import { useEffect } from 'react';
+import type { StoreApi } from 'zustand/vanilla';
+import { keyCommand } from '../lib/keymap';
+import { selectedIdOf, type AppStore } from '../store/appStore';
+
+function isEditable(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return (
+    target.isContentEditable ||
+    target.tagName === 'INPUT' ||
+    target.tagName === 'TEXTAREA' ||
+    target.tagName === 'SELECT'
+  );
+}
+
+function isButtonLike(target: EventTarget | null): boolean {
+  return (
+    target instanceof HTMLElement &&
+    (target.tagName === 'BUTTON' || target.tagName === 'A' || target.tagName === 'SUMMARY')
+  );
+}
+
+/** The tree's keys, page-wide while no text field has focus; the browser's defaults are prevented. */
+export function useTreeKeys(store: StoreApi<AppStore>): void {
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      const state = store.getState();
+      if (!state.selector || state.branchPickerOpen || state.labelEditingId) return;
+      if (event.isComposing || isEditable(event.target)) return;
+      const command = keyCommand(event);
+      if (!command) return;
+      if (isButtonLike(event.target) && (event.key === 'Enter' || event.key === ' ')) return;
+      event.preventDefault();
+      switch (command.kind) {
+        case 'selector':
+          state.dispatch(command.action);
+          return;
+        case 'jump': {
+          const id = selectedIdOf(state);
+          if (id && state.selector.rows.length > 0) void state.jump(id);
+          return;
+        }
+        case 'label':
+          state.startLabelEdit();
+          return;
+        case 'focusSearch':
+          document.getElementById('tree-search')?.focus();
+          return;
+        case 'stepMatch':
+          state.stepMatch(command.direction);
+          return;
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [store]);
+}

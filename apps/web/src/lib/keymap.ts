@@ -1,0 +1,72 @@
+// The tree's keyboard map (oh-my-pi's keys, reference-semantics §7.4) as a pure function from a key
+// event to a command, so it can be tested without a browser. `code` is used for the Alt shortcuts
+// because Alt changes `key` on macOS (Alt+D types "∂").
+
+import type { FilterMode, TreeSelectorAction } from '@canopy/session-core';
+
+export interface KeyInput {
+  key: string;
+  code: string;
+  ctrlKey: boolean;
+  shiftKey: boolean;
+  altKey: boolean;
+  metaKey: boolean;
+}
+
+export type KeyCommand =
+  | { kind: 'selector'; action: TreeSelectorAction }
+  | { kind: 'jump' }
+  | { kind: 'label' }
+  | { kind: 'focusSearch' }
+  | { kind: 'stepMatch'; direction: 1 | -1 };
+
+const ALT_FILTERS: Record<string, FilterMode> = {
+  KeyD: 'default',
+  KeyT: 'no-tools',
+  KeyU: 'user-only',
+  KeyL: 'labeled-only',
+  KeyA: 'all',
+};
+
+export function keyCommand(e: KeyInput): KeyCommand | null {
+  const ctrl = e.ctrlKey || e.metaKey;
+  if (ctrl && !e.altKey && (e.key === 'o' || e.key === 'O' || e.code === 'KeyO')) {
+    return { kind: 'selector', action: { type: 'cycleFilter', direction: e.shiftKey ? -1 : 1 } };
+  }
+  if (e.altKey && !ctrl && !e.shiftKey) {
+    const mode = ALT_FILTERS[e.code];
+    if (mode) return { kind: 'selector', action: { type: 'setFilter', mode } };
+    return null;
+  }
+  if (ctrl && !e.altKey && !e.shiftKey && (e.key === 'f' || e.key === 'F')) return { kind: 'focusSearch' };
+  if (e.key === 'F3') return { kind: 'stepMatch', direction: e.shiftKey ? -1 : 1 };
+  if (ctrl || e.altKey) return null;
+  switch (e.key) {
+    case 'ArrowUp':
+      return { kind: 'selector', action: { type: 'move', delta: -1 } };
+    case 'ArrowDown':
+      return { kind: 'selector', action: { type: 'move', delta: 1 } };
+    case 'ArrowLeft':
+    case 'PageUp':
+      return { kind: 'selector', action: { type: 'page', delta: -1 } };
+    case 'ArrowRight':
+    case 'PageDown':
+      return { kind: 'selector', action: { type: 'page', delta: 1 } };
+    case 'Home':
+      return { kind: 'selector', action: { type: 'home' } };
+    case 'End':
+      return { kind: 'selector', action: { type: 'end' } };
+    case 'Enter':
+      return { kind: 'jump' };
+    case 'Escape':
+      return { kind: 'selector', action: { type: 'escape' } };
+    case 'Backspace':
+      return { kind: 'selector', action: { type: 'backspace' } };
+    default:
+      break;
+  }
+  if (e.key === 'L' && e.shiftKey) return { kind: 'label' };
+  // Any other printable character goes into the search.
+  if ([...e.key].length === 1) return { kind: 'selector', action: { type: 'typeQuery', text: e.key } };
+  return null;
+}

@@ -1,0 +1,45 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { formatDeepLink } from './lib/deepLink';
+import { createAppStore } from './store/appStore';
+import { StoreProvider } from './store/context';
+import './styles.css';
+
+// The server set its cookie when it served this page with ?token=…; drop the token from the
+// address bar so it does not end up in bookmarks or shared links.
+if (new URLSearchParams(window.location.search).has('token')) {
+  const current = new URLSearchParams(window.location.search);
+  history.replaceState(
+    null,
+    '',
+    window.location.pathname +
+      formatDeepLink(window.location.search, {
+        sessionId: current.get('session'),
+        entryId: current.get('entry'),
+      }),
+  );
+}
+
+let lastLink = '';
+const store = createAppStore({
+  onLocationChange(sessionId, entryId) {
+    const search = formatDeepLink(window.location.search, { sessionId, entryId });
+    if (search === lastLink) return;
+    const sessionChanged = new URLSearchParams(lastLink).get('session') !== sessionId;
+    lastLink = search;
+    const url = window.location.pathname + search;
+    // A new session is a history step; moving the selection inside one only replaces the entry.
+    if (sessionChanged) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  },
+});
+lastLink = window.location.search;
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>
+  </StrictMode>,
+);

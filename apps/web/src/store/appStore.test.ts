@@ -1,0 +1,232 @@
+import type { NavigateResult, SessionSnapshot, SkeletonNode } from '@canopy/protocol';
+import { describe, expect, it, vi } from 'vitest';
+import type { Api } from '../net/api';
+import { createAppStore, selectedIdOf } from './appStore';
+
+function node(
+  id: string,
+  parentId: string | null,
+  type: string,
+  role: string | undefined,
+  text: string,
+  extra: Partial<SkeletonNode> = {},
+): SkeletonNode {
+  return {
+    id,
+    parentId,
+    type,
+    ...(role ? { role } : {}),
+    timestamp: `2026-01-01T00:00:${String(Number.parseInt(id.replace(/\D/g, '') || '0', 10) % 60).padStart(2, '0')}.000Z`,
+    text,
+    search: `${role ?? type} ${text}`.toLowerCase(),
+    flags: {},
+    ...extra,
+  };
+}
+
+// u1 → a2 → { u3 → a4 (leaf) , u5 → a6 → m7 (model_change) }
+const nodes: SkeletonNode[] = [
+  node('u1', null, 'message', 'user', 'user: start'),
+  node('a2', 'u1', 'message', 'assistant', 'assistant: plan', {
+    usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: 0.01 },
+  }),
+  node('u3', 'a2', 'message', 'user', 'user: approach a'),
+  node('a4', 'u3', 'message', 'assistant', 'assistant: result a'),
+  node('u5', 'a2', 'message', 'user', 'user: approach b'),
+  node('a6', 'u5', 'message', 'assistant', 'assistant: result b'),
+  node('m7', 'a6', 'model_change', undefined, '[model: x]'),
+];
+
+function snapshot(leafId: string | null): SessionSnapshot {
+  return {
+    session: {
+      id: 's1',
+      headerId: 'h1',
+      root: 'demo',
+      path: 's1.jsonl',
+      firstMessage: 'start',
+      cwd: '/tmp',
+      entryCount: nodes.length,
+      messageCount: 6,
+      size: 1,
+      mtime: 0,
+      created: '2026-01-01T00:00:00.000Z',
+      version: 3,
+      parentId: null,
+      issueCount: 0,
+      writerActive: false,
+    },
+    header: { type: 'session', id: 'h1' },
+    version: 3,
+    dialect: 'pi',
+    leafId,
+    nodes,
+    issues: [],
+    writerActive: false,
+    needsMigration: false,
+    pendingBytes: 0,
+  };
+}
+
+function fakeApi(overrides: Partial<Api> = {}): Api {
+  const reject = () => Promise.reject(new Error('not used'));
+  return {
+    info: reject,
+    listSessions: () => Promise.resolve({ sessions: [] }),
+    getSession: () => Promise.resolve(snapshot('a4')),
+    getEntry: reject,
+    getContext: reject,
+    navigate: reject,
+    setLabel: reject,
+    clearLabel: reject,
+    branch: reject,
+    fork: reject,
+    appendMessage: reject,
+    getSettings: reject,
+    putSettings: reject,
+    ...overrides,
+  } as Api;
+}
+
+function rowsOf(store: ReturnType<typeof createAppStore>) {
+  return (store.getState().selector?.rows ?? []).map((r) => r.id);
+}
+const selected = (store: ReturnType<typeof createAppStore>) => selectedIdOf(store.getState());
+
+describe('app store', () => {
+  it('opens a session at its leaf, or at the deep-linked entry when it exists', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    expect(store.getState().leafId).toBe('a4');
+    expect(selected(store)).toBe('a4');
+    await store.getState().openSession('s1', 'u5');
+    expect(selected(store)).toBe('u5');
+    await store.getState().openSession('s1', 'nope');
+    expect(selected(store)).toBe('a4');
+  });
+
+  it('moves the selection to the nearest visible ancestor when a filter hides it, and keeps it there', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().setFilter('user-only');
+    expect(selected(store)).toBe('u3');
+    store.getState().setFilter('default');
+    expect(selected(store)).toBe('u3');
+  });
+
+  it('keeps the selection through a filter that shows nothing', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().setFilter('labeled-only');
+    expect(rowsOf(store)).toEqual([]);
+    expect(selected(store)).toBe('a4');
+    store.getState().setFilter('default');
+    expect(selected(store)).toBe('a4');
+  });
+
+  it('cycles filters forward and backward with wrap-around', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().dispatch({ type: 'cycleFilter', direction: -1 });
+    expect(store.getState().selector?.mode).toBe('all');
+    expect(rowsOf(store)).toContain('m7');
+    store.getState().dispatch({ type: 'cycleFilter', direction: 1 });
+    expect(store.getState().selector?.mode).toBe('default');
+  });
+
+  it('moves up and down with wrapping and pages without wrapping', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    // Active branch first: u1 a2 u3 a4 u5 a6 (m7 hidden in default mode)
+    expect(rowsOf(store)).toEqual(['u1', 'a2', 'u3', 'a4', 'u5', 'a6']);
+    store.getState().select('a6');
+    store.getState().dispatch({ type: 'move', delta: 1 });
+    expect(selected(store)).toBe('u1');
+    store.getState().dispatch({ type: 'move', delta: -1 });
+    expect(selected(store)).toBe('a6');
+    store.getState().dispatch({ type: 'setPageSize', pageSize: 100 });
+    store.getState().dispatch({ type: 'page', delta: -1 });
+    expect(selected(store)).toBe('u1');
+  });
+
+  it('says "Already at this point" and does not call navigate when jumping to the leaf', async () => {
+    const navigate = vi.fn();
+    const store = createAppStore({ api: fakeApi({ navigate }), storage: null });
+    await store.getState().openSession('s1');
+    await store.getState().jump('a4');
+    expect(navigate).not.toHaveBeenCalled();
+    expect(store.getState().toasts.map((t) => t.text)).toEqual(['Already at this point']);
+  });
+
+  it('applies a navigation: new leaf and composer prefilled with the editor text', async () => {
+    const result: NavigateResult = {
+      alreadyAtTarget: false,
+      cancelled: false,
+      editorText: 'approach b',
+      oldLeafId: 'a4',
+      newLeafId: 'a2',
+      nodes: [],
+    };
+    const navigate = vi.fn(() => Promise.resolve(result));
+    const store = createAppStore({ api: fakeApi({ navigate }), storage: null });
+    await store.getState().openSession('s1');
+    await store.getState().jump('u5');
+    expect(navigate).toHaveBeenCalledWith('s1', { targetId: 'u5' });
+    expect(store.getState().leafId).toBe('a2');
+    expect(store.getState().composerText).toBe('approach b');
+  });
+
+  it('applies live events: appended entries, a moved leaf and a label change', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().handleEvent({
+      type: 'entries_appended',
+      sessionId: 's1',
+      nodes: [node('u8', 'a4', 'message', 'user', 'user: more')],
+      leafId: 'u8',
+      source: 'external',
+    });
+    expect(store.getState().tree?.has('u8')).toBe(true);
+    expect(store.getState().leafId).toBe('u8');
+    expect(rowsOf(store)).toContain('u8');
+    store.getState().handleEvent({ type: 'session_tree', sessionId: 's1', newLeafId: 'a6', oldLeafId: 'u8' });
+    expect(store.getState().leafId).toBe('a6');
+    store.getState().handleEvent({
+      type: 'label_changed',
+      sessionId: 's1',
+      targetId: 'u3',
+      label: 'milestone',
+      labelEntryId: 'l9',
+    });
+    expect(store.getState().tree?.get('u3')?.label).toBe('milestone');
+    store.getState().setFilter('labeled-only');
+    expect(rowsOf(store)).toEqual(['u3']);
+    store.getState().handleEvent({
+      type: 'entries_appended',
+      sessionId: 'other',
+      nodes: [node('x', null, 'message', 'user', 'x')],
+      leafId: 'x',
+      source: 'external',
+    });
+    expect(store.getState().tree?.has('x')).toBe(false);
+  });
+
+  it('closes the session on Escape once the search is empty', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().setQuery('approach');
+    store.getState().dispatch({ type: 'escape' });
+    expect(store.getState().selector?.query).toBe('');
+    expect(store.getState().session?.id).toBe('s1');
+    store.getState().dispatch({ type: 'escape' });
+    expect(store.getState().session).toBeNull();
+  });
+
+  it('filters rows by every search token', async () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().setQuery('APPROACH b');
+    expect(rowsOf(store)).toEqual(['u5']);
+    expect(selected(store)).toBe('u5');
+  });
+});
