@@ -1,0 +1,780 @@
+// SessionManager: one session file as an append-only tree with a movable leaf, with the reference's
+// method names and semantics (reference-semantics §3), plus what Canopy needs on top: issues instead
+// of silent skipping, a live tail (`ingest`), and persistence through a storage interface.
+
+import { buildSessionContext } from './context';
+import { generateEntryId, generateSessionId } from './ids';
+import { getSessionVersion, migrateV1Line, migrateV2Line } from './migrate';
+import type { V1ChainState } from './migrate';
+import { SessionLineParser } from './parse';
+import type { ParseBatch, TitleSlot } from './parse';
+import type { SessionStorage, SessionStorageProvider } from './storage';
+import { TreeIndex } from './tree-index';
+import { CURRENT_SESSION_VERSION } from './types';
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  CustomEntry,
+  CustomMessageEntry,
+  Dialect,
+  FileLine,
+  LabelEntry,
+  MessageEntry,
+  ModeChangeEntry,
+  ModelChangeEntry,
+  ParseIssue,
+  SessionContext,
+  SessionEntry,
+  SessionHeader,
+  SessionInfoEntry,
+  SessionTreeNode,
+  StoredMessage,
+  ThinkingLevelChangeEntry,
+  TtsrInjectionEntry,
+  UserContentBlock,
+} from './types';
+
+export interface SessionManagerOptions {
+  /** Where appends go. Without one the session lives in memory only. */
+  storage?: SessionStorage;
+  /** Creates the files of new sessions (createBranchedSession, forkSession, newSession). */
+  storageProvider?: SessionStorageProvider;
+}
+
+export interface InMemoryOptions extends SessionManagerOptions {
+  /** Shape of new model_change entries and of the extension flag; default 'pi'. */
+  dialect?: Dialect;
+  /** Session id; random by default. */
+  id?: string;
+}
+
+export interface FromJsonlOptions extends SessionManagerOptions {
+  /** Overrides the dialect detected from the file. */
+  dialect?: Dialect;
+  /** The working directory for a file without a header (an empty file). */
+  cwd?: string;
+}
+
+export interface NewSessionOptions {
+  id?: string;
+  parentSession?: string;
+  cwd?: string;
+}
+
+export interface IngestResult {
+  /** Entries indexed from the lines this chunk completed, in file order. */
+  entries: SessionEntry[];
+  /** Issues of those lines: parse problems, duplicate ids, and their parent-link problems. */
+  issues: ParseIssue[];
+}
+
+export type SessionWriteRefusal = 'incomplete-last-line' | 'missing-header';
+
+/** Thrown instead of writing when a write would damage the file. Nothing has changed when it is thrown. */
+export class SessionWriteError extends Error {
+  constructor(
+    readonly reason: SessionWriteRefusal,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SessionWriteError';
+  }
+}
+
+function serialize(line: FileLine | TitleSlot): string {
+  return JSON.stringify(line);
+}
+
+function buildHeader(id: string, cwd: string, parentSession?: string): SessionHeader {
+  const header: SessionHeader = {
+    type: 'session',
+    version: CURRENT_SESSION_VERSION,
+    id,
+    timestamp: new Date().toISOString(),
+    cwd,
+  };
+  // An absent parent is an absent key, as JSON.stringify writes the reference's undefined.
+  if (parentSession !== undefined) header.parentSession = parentSession;
+  return header;
+}
+
+/** Whether an entry shows that the file was written by oh-my-pi. */
+function isOmpEntry(entry: SessionEntry): boolean {
+  switch (entry.type) {
+    case 'model_change':
+      return entry.model !== undefined;
+    case 'compaction':
+    case 'branch_summary':
+      return entry.fromExtension !== undefined;
+    case 'ttsr_injection':
+    case 'mode_change':
+      return true;
+    default:
+      return false;
+  }
+}
+
+export class SessionManager {
+  private header: SessionHeader | undefined;
+  private titleSlot: TitleSlot | undefined;
+  /** False while the header exists only in memory (a session loaded from an empty file). */
+  private headerOnDisk: boolean;
+  private index = new TreeIndex();
+  private leafId: string | null = null;
+  private parser = new SessionLineParser();
+  /** Parse problems of lines read so far (structural ones live in the index). */
+  private parseIssues: ParseIssue[] = [];
+  private storage: SessionStorage | undefined;
+  private readonly storageProvider: SessionStorageProvider | undefined;
+  private cwdFallback: string;
+  private currentDialect: Dialect;
+  private dialectFixed: boolean;
+  private loadedVersion: number | undefined;
+  private rewriteNeeded = false;
+  /** While the file is still a legacy one, lines read from it are migrated as they arrive. */
+  private legacy: { version: number; v1: V1ChainState; v1Lines: Map<number, FileLine> } | undefined;
+  private sessionName: string | undefined;
+
+  private constructor(options: {
+    header: SessionHeader | undefined;
+    headerOnDisk: boolean;
+    storage?: SessionStorage;
+    storageProvider?: SessionStorageProvider;
+    cwd: string;
+    dialect?: Dialect;
+  }) {
+    this.header = options.header;
+    this.headerOnDisk = options.headerOnDisk;
+    this.storage = options.storage;
+    this.storageProvider = options.storageProvider;
+    this.cwdFallback = options.cwd;
+    this.currentDialect = options.dialect ?? 'pi';
+    this.dialectFixed = options.dialect !== undefined;
+    this.loadedVersion = options.header ? getSessionVersion(options.header) : undefined;
+  }
+
+  // ------------------------------------------------------------------ construction
+
+  /**
+   * A new, empty session (header with version 3, a random id, the current time, `cwd`). With a storage,
+   * the header line is written to it at once.
+   */
+  static inMemory(cwd = '', options: InMemoryOptions = {}): SessionManager {
+    const header = buildHeader(options.id ?? generateSessionId(), cwd);
+    const manager = new SessionManager({
+      header,
+      headerOnDisk: true,
+      cwd,
+      dialect: options.dialect ?? 'pi',
+      ...(options.storage ? { storage: options.storage } : {}),
+      ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
+    });
+    const text = `${serialize(header)}\n`;
+    options.storage?.rewrite(text);
+    manager.parser.restart(text, header);
+    return manager;
+  }
+
+  /**
+   * Loads a session file's content: parses it (reporting every unusable line in `issues`), migrates a
+   * legacy file in memory (then `needsRewrite` is true), indexes it, and puts the leaf on the last entry
+   * of the file. A partial last line stays buffered: `ingest` completes it when the rest arrives.
+   */
+  static fromJsonl(text: string | Uint8Array, options: FromJsonlOptions = {}): SessionManager {
+    const manager = new SessionManager({
+      header: undefined,
+      headerOnDisk: false,
+      cwd: options.cwd ?? '',
+      ...(options.dialect ? { dialect: options.dialect } : {}),
+      ...(options.storage ? { storage: options.storage } : {}),
+      ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
+    });
+    manager.absorb(manager.parser.push(text));
+    manager.leafId = manager.index.last()?.id ?? null;
+    const blank =
+      manager.header === undefined &&
+      manager.parser.expectingHeader &&
+      manager.parseIssues.length === 0 &&
+      manager.titleSlot === undefined;
+    if (blank) {
+      // An empty (or blank) file: it gets a header in memory, written just before the first entry. If
+      // another writer puts content there first, `absorb` adopts its header or drops this one.
+      manager.header = buildHeader(generateSessionId(), manager.cwdFallback);
+      manager.loadedVersion = CURRENT_SESSION_VERSION;
+    }
+    return manager;
+  }
+
+  /** `fromJsonl(storage.read(), { storage, ... })`. */
+  static fromStorage(
+    storage: SessionStorage,
+    options: Omit<FromJsonlOptions, 'storage'> = {},
+  ): SessionManager {
+    return SessionManager.fromJsonl(storage.read(), { ...options, storage });
+  }
+
+  // ------------------------------------------------------------------ state
+
+  /** Problems found in the file: unusable lines, duplicate ids, parent-link problems, a cut-off end. */
+  get issues(): readonly ParseIssue[] {
+    const all = [...this.parseIssues, ...this.index.getIssues()];
+    const remainder = this.parser.remainderIssue();
+    if (remainder) all.push(remainder);
+    return all.sort((a, b) => a.line - b.line);
+  }
+
+  /** True when a legacy file was migrated in memory: the first write rewrites the whole file first. */
+  get needsRewrite(): boolean {
+    return this.rewriteNeeded;
+  }
+
+  /** The format version of the file as it was read (before migration); undefined without a header. */
+  get version(): number | undefined {
+    return this.loadedVersion;
+  }
+
+  get dialect(): Dialect {
+    return this.currentDialect;
+  }
+
+  /** Fixes the dialect (the shape of new model_change entries and of the extension flag). */
+  set dialect(dialect: Dialect) {
+    this.currentDialect = dialect;
+    this.dialectFixed = true;
+  }
+
+  /** Bytes of a partial last line buffered until its newline arrives (0 when the file ends cleanly). */
+  get pendingBytes(): number {
+    return this.parser.pendingBytes;
+  }
+
+  /** Byte offset just after the last complete line read or written: where to resume tailing the file. */
+  get consumedBytes(): number {
+    return this.parser.consumedBytes;
+  }
+
+  /** Complete lines of the file read or written so far. */
+  get lineCount(): number {
+    return this.parser.lineCount;
+  }
+
+  // ------------------------------------------------------------------ reading
+
+  getLeafId(): string | null {
+    return this.leafId;
+  }
+
+  getLeafEntry(): SessionEntry | undefined {
+    return this.leafId === null ? undefined : this.index.get(this.leafId);
+  }
+
+  getEntry(id: string): SessionEntry | undefined {
+    return this.index.get(id);
+  }
+
+  /** Every entry in file order (headers excluded); a copy. */
+  getEntries(): SessionEntry[] {
+    return this.index.entries.slice();
+  }
+
+  getHeader(): SessionHeader | null {
+    return this.header ?? null;
+  }
+
+  /** Entries whose parentId is `parentId`, in insertion order (not sorted by time). */
+  getChildren(parentId: string | null): SessionEntry[] {
+    return this.index.getChildren(parentId);
+  }
+
+  getLabel(id: string): string | undefined {
+    return this.index.getLabel(id);
+  }
+
+  /** The path root → `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
+  getBranch(fromId?: string): SessionEntry[] {
+    return this.index.getBranch(fromId ?? this.leafId);
+  }
+
+  getTree(): SessionTreeNode[] {
+    return this.index.getTree();
+  }
+
+  /** The 1-based line of the file an entry is on. */
+  getLine(id: string): number | undefined {
+    return this.index.lineOf(id);
+  }
+
+  getSessionId(): string {
+    return this.header?.id ?? '';
+  }
+
+  getCwd(): string {
+    const cwd = this.header?.cwd;
+    return typeof cwd === 'string' ? cwd : this.cwdFallback;
+  }
+
+  getSessionFile(): string | undefined {
+    return this.storage?.path;
+  }
+
+  /** The latest session_info name; for oh-my-pi files the header title is the fallback. */
+  getSessionName(): string | undefined {
+    if (this.sessionName !== undefined) return this.sessionName;
+    const title = this.header?.title ?? this.titleSlot?.title;
+    return typeof title === 'string' && title.length > 0 ? title : undefined;
+  }
+
+  /** What the model sees at the leaf (delegates to buildSessionContext). */
+  buildSessionContext(): SessionContext {
+    return buildSessionContext(this.index.entries, this.leafId, this.index.byId);
+  }
+
+  /** The whole file: title slot (if any), header, then every entry, one JSON line each. */
+  toJsonl(): string {
+    const lines: string[] = [];
+    if (this.titleSlot) lines.push(serialize(this.titleSlot));
+    if (this.header) lines.push(serialize(this.header));
+    for (const entry of this.index.entries) lines.push(serialize(entry));
+    return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+  }
+
+  // ------------------------------------------------------------------ leaf moves
+
+  /** Moves the leaf onto an existing entry; nothing is written. */
+  branch(branchFromId: string): void {
+    if (!this.index.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
+    this.leafId = branchFromId;
+  }
+
+  /** Leaf = null: the next append starts a new root. */
+  resetLeaf(): void {
+    this.leafId = null;
+  }
+
+  /**
+   * Moves the leaf to `branchFromId` (null: before the first entry) and appends a branch_summary there,
+   * which becomes the leaf. Its `fromId` is the branch-from id, or "root".
+   */
+  branchWithSummary(
+    branchFromId: string | null,
+    summary: string,
+    details?: unknown,
+    fromExtension?: boolean,
+  ): string {
+    if (branchFromId !== null && !this.index.has(branchFromId)) {
+      throw new Error(`Entry ${branchFromId} not found`);
+    }
+    return this.appendEntry(branchFromId, (id, parentId, timestamp) => {
+      const entry: BranchSummaryEntry = {
+        type: 'branch_summary',
+        id,
+        parentId,
+        timestamp,
+        fromId: branchFromId ?? 'root',
+        summary,
+      };
+      if (details !== undefined) entry.details = details;
+      if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
+      return entry;
+    });
+  }
+
+  // ------------------------------------------------------------------ appends
+
+  appendMessage(message: StoredMessage): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp): MessageEntry => ({
+      type: 'message',
+      id,
+      parentId,
+      timestamp,
+      message,
+    }));
+  }
+
+  appendThinkingLevelChange(thinkingLevel: string): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp): ThinkingLevelChangeEntry => ({
+      type: 'thinking_level_change',
+      id,
+      parentId,
+      timestamp,
+      thinkingLevel,
+    }));
+  }
+
+  /**
+   * pi: `appendModelChange(provider, modelId)` writes `{provider, modelId}`.
+   * oh-my-pi: `appendModelChange("provider/id", role?)` writes `{model, role?}`.
+   * A pi session given a single "provider/id" splits it at the first "/".
+   */
+  appendModelChange(providerOrModel: string, modelIdOrRole?: string): string {
+    let fields: { provider: string; modelId: string } | { model: string; role?: string };
+    if (this.currentDialect === 'omp') {
+      fields =
+        modelIdOrRole === undefined
+          ? { model: providerOrModel }
+          : { model: providerOrModel, role: modelIdOrRole };
+    } else if (modelIdOrRole !== undefined) {
+      fields = { provider: providerOrModel, modelId: modelIdOrRole };
+    } else {
+      const slash = providerOrModel.indexOf('/');
+      if (slash <= 0)
+        throw new Error(`Model "${providerOrModel}" needs a model id (or the form "provider/id")`);
+      fields = { provider: providerOrModel.slice(0, slash), modelId: providerOrModel.slice(slash + 1) };
+    }
+    return this.appendEntry(this.leafId, (id, parentId, timestamp): ModelChangeEntry => ({
+      type: 'model_change',
+      id,
+      parentId,
+      timestamp,
+      ...fields,
+    }));
+  }
+
+  appendCompaction(
+    summary: string,
+    firstKeptEntryId: string,
+    tokensBefore: number,
+    details?: unknown,
+    fromExtension?: boolean,
+  ): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
+      const entry: CompactionEntry = {
+        type: 'compaction',
+        id,
+        parentId,
+        timestamp,
+        summary,
+        firstKeptEntryId,
+        tokensBefore,
+      };
+      if (details !== undefined) entry.details = details;
+      if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
+      return entry;
+    });
+  }
+
+  /** Extension state; never enters the model's context. */
+  appendCustomEntry(customType: string, data?: unknown): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
+      // The reference writes the custom fields before the base fields for these two entry types.
+      const entry = { type: 'custom', customType } as CustomEntry;
+      if (data !== undefined) entry.data = data;
+      return Object.assign(entry, { id, parentId, timestamp });
+    });
+  }
+
+  /** An extension message that enters the model's context as a user message. */
+  appendCustomMessageEntry(
+    customType: string,
+    content: string | UserContentBlock[],
+    display: boolean,
+    details?: unknown,
+  ): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
+      const entry = { type: 'custom_message', customType, content, display } as CustomMessageEntry;
+      if (details !== undefined) entry.details = details;
+      return Object.assign(entry, { id, parentId, timestamp });
+    });
+  }
+
+  /** Sets the session's display name (trimmed). */
+  appendSessionInfo(name: string): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp): SessionInfoEntry => ({
+      type: 'session_info',
+      id,
+      parentId,
+      timestamp,
+      name: name.trim(),
+    }));
+  }
+
+  /**
+   * Sets (or, with undefined or "", clears) the label of an existing entry. The label entry is appended
+   * under the current leaf, so the leaf moves onto it. A cleared label writes no `label` key.
+   */
+  appendLabelChange(targetId: string, label?: string): string {
+    if (!this.index.has(targetId)) throw new Error(`Entry ${targetId} not found`);
+    return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
+      const entry: LabelEntry = { type: 'label', id, parentId, timestamp, targetId };
+      if (label !== undefined && label !== '') entry.label = label;
+      return entry;
+    });
+  }
+
+  /** [OMP] Names of the time-traveling stream rules injected so far. */
+  appendTtsrInjection(injectedRules: readonly string[]): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp): TtsrInjectionEntry => ({
+      type: 'ttsr_injection',
+      id,
+      parentId,
+      timestamp,
+      injectedRules: [...injectedRules],
+    }));
+  }
+
+  /** [OMP] A mode switch ("plan", …, "none"). */
+  appendModeChange(mode: string, data?: Record<string, unknown>): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
+      const entry: ModeChangeEntry = { type: 'mode_change', id, parentId, timestamp, mode };
+      if (data !== undefined) entry.data = data;
+      return entry;
+    });
+  }
+
+  // ------------------------------------------------------------------ new sessions
+
+  /**
+   * Extracts the path root → `leafId` into a new session (reference-semantics §3.4): label entries are
+   * dropped from the path, and fresh label entries, chained after the last kept entry, recreate the
+   * labels that resolve on kept entries. The leaf becomes the last entry. With a storage provider the new
+   * file is written at once (header `parentSession` = this file's path) and becomes the current one;
+   * its path is returned. Without one the switch happens in memory and undefined is returned.
+   * The original file is never touched.
+   */
+  createBranchedSession(leafId: string): string | undefined {
+    const path = this.index.getBranch(leafId);
+    if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
+    // Entries are copied verbatim, as the reference does: an entry that followed a dropped label entry
+    // keeps that label's id as its parent (and so becomes a root of the new file).
+    const kept = path.filter((entry) => entry.type !== 'label');
+    const taken = new Set(kept.map((entry) => entry.id));
+    const labelEntries: LabelEntry[] = [];
+    let parentId: string | null = kept[kept.length - 1]?.id ?? null;
+    const now = new Date().toISOString();
+    for (const [targetId, label] of this.index.labels) {
+      if (!taken.has(targetId)) continue;
+      const id = generateEntryId(taken);
+      taken.add(id);
+      labelEntries.push({
+        type: 'label',
+        id,
+        parentId,
+        // The reference keeps the time the label was set.
+        timestamp: this.index.getLabelTimestamp(targetId) ?? now,
+        targetId,
+        label,
+      });
+      parentId = id;
+    }
+    const entries = [...kept, ...labelEntries];
+    const parentSession = this.storageProvider ? this.storage?.path : undefined;
+    const header = buildHeader(generateSessionId(), this.getCwd(), parentSession);
+    return this.switchTo(header, entries, entries[entries.length - 1]?.id ?? null);
+  }
+
+  /**
+   * Starts a new, empty session (reference-semantics §3.5). With a storage provider its file is created
+   * with the header line at once and its path returned; otherwise it lives in memory.
+   */
+  newSession(options: NewSessionOptions = {}): string | undefined {
+    const header = buildHeader(
+      options.id ?? generateSessionId(),
+      options.cwd ?? this.getCwd(),
+      options.parentSession,
+    );
+    return this.switchTo(header, [], null);
+  }
+
+  /**
+   * Copies the whole session (every entry verbatim, same ids, same leaf) into a new session whose header
+   * `parentSession` is this file's path. With a storage provider it is written at once and its path
+   * returned; otherwise it lives in memory.
+   */
+  forkSession(): string | undefined {
+    const header = buildHeader(generateSessionId(), this.getCwd(), this.storage?.path);
+    return this.switchTo(header, this.index.entries.slice(), this.leafId);
+  }
+
+  // ------------------------------------------------------------------ live tail
+
+  /**
+   * Feeds bytes that another writer appended to the file. Only complete lines are indexed; a partial
+   * last line waits for the rest (`pendingBytes`). The leaf does not move: the caller decides.
+   */
+  ingest(chunk: string | Uint8Array): IngestResult {
+    return this.absorb(this.parser.push(chunk));
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private extensionFlag(): 'fromHook' | 'fromExtension' {
+    return this.currentDialect === 'omp' ? 'fromExtension' : 'fromHook';
+  }
+
+  /** Takes what the parser produced into the session: header, migration of legacy lines, index. */
+  private absorb(batch: ParseBatch): IngestResult {
+    const issues = [...batch.issues];
+    this.parseIssues.push(...batch.issues);
+    if (batch.titleSlot) {
+      this.titleSlot = batch.titleSlot.slot;
+      this.noteDialectEvidence(typeof batch.titleSlot.slot.title === 'string');
+    }
+    if (batch.header) {
+      this.adoptHeader(batch.header.header, batch.header.line);
+    } else if (!this.headerOnDisk && this.header && !this.parser.expectingHeader) {
+      // Someone else started the file without a header: ours can no longer go on its first line.
+      this.header = undefined;
+      this.loadedVersion = undefined;
+    }
+
+    const added: SessionEntry[] = [];
+    for (const { line, entry } of batch.entries) {
+      if (this.legacy) {
+        if (this.legacy.version < 2) {
+          this.legacy.v1Lines.set(line, entry);
+          migrateV1Line(entry, this.legacy.v1);
+        }
+        migrateV2Line(entry);
+      }
+      const duplicate = this.index.add(entry, line);
+      if (duplicate) {
+        issues.push(duplicate);
+        continue;
+      }
+      added.push(entry);
+      this.noteEntry(entry);
+    }
+    if (added.length > 0) issues.push(...this.index.structuralIssuesOf(added.map((entry) => entry.id)));
+    issues.sort((a, b) => a.line - b.line);
+    return { entries: added, issues };
+  }
+
+  /** The file's header has been read: a legacy one is migrated in memory, and its lines as they come. */
+  private adoptHeader(header: SessionHeader, line: number): void {
+    this.header = header;
+    this.headerOnDisk = true;
+    this.loadedVersion = getSessionVersion(header);
+    this.noteDialectEvidence(header.title !== undefined);
+    if (this.loadedVersion >= CURRENT_SESSION_VERSION) return;
+
+    const v1Lines = new Map<number, FileLine>([[line, header]]);
+    const index = this.index;
+    this.legacy = {
+      version: this.loadedVersion,
+      v1Lines,
+      v1: {
+        previousId: this.index.last()?.id ?? null,
+        taken: {
+          has: (id: string) => index.has(id),
+          // The index records the id when the migrated entry is added right after.
+          add: () => undefined,
+        },
+        migrated: new Set(),
+        // firstKeptEntryIndex is the 0-based position in the file with the header at 0; count it from
+        // the header's physical line, so skipped damaged lines cannot shift the target.
+        lineAt: (position: number) => v1Lines.get(line + position),
+      },
+    };
+    header.version = CURRENT_SESSION_VERSION;
+    this.rewriteNeeded = true;
+  }
+
+  private noteEntry(entry: SessionEntry): void {
+    if (entry.type === 'session_info') {
+      const name = entry.name;
+      if (typeof name === 'string' && name.trim().length > 0) this.sessionName = name.trim();
+    }
+    this.noteDialectEvidence(isOmpEntry(entry));
+  }
+
+  private noteDialectEvidence(isOmp: boolean): void {
+    if (isOmp && !this.dialectFixed) this.currentDialect = 'omp';
+  }
+
+  /** Refuses, before anything changes, a write that would damage the file. */
+  private assertWritable(): void {
+    if (!this.storage) return;
+    if (this.parser.pendingBytes > 0) {
+      throw new SessionWriteError(
+        'incomplete-last-line',
+        'The session file ends with an incomplete line (another writer may be mid-write); nothing was written',
+      );
+    }
+    if (!this.header) {
+      throw new SessionWriteError(
+        'missing-header',
+        'The session file has no valid session header; nothing was written to it',
+      );
+    }
+  }
+
+  /**
+   * Builds one entry under `parentId`, writes it, then indexes it and moves the leaf onto it. The write
+   * comes first so that a failed write leaves the session exactly as it was.
+   */
+  private appendEntry(
+    parentId: string | null,
+    build: (id: string, parentId: string | null, timestamp: string) => SessionEntry,
+  ): string {
+    this.assertWritable();
+    const entry = build(generateEntryId(this.index), parentId, new Date().toISOString());
+    const line = serialize(entry);
+    if (this.storage && this.rewriteNeeded) this.rewriteMigratedFile();
+    const written: string[] = [];
+    let writtenHeader: SessionHeader | undefined;
+    if (!this.headerOnDisk && this.header) {
+      writtenHeader = this.header;
+      written.push(serialize(this.header));
+    }
+    written.push(line);
+    this.storage?.appendLines(written);
+    this.headerOnDisk = true;
+    this.parser.noteWritten(written.map((text) => `${text}\n`).join(''), writtenHeader);
+    this.index.add(entry, this.parser.lineCount);
+    this.noteEntry(entry);
+    this.leafId = entry.id;
+    return entry.id;
+  }
+
+  /**
+   * The first write to a migrated legacy file replaces it with its v3 form (the storage makes the
+   * backup). The file's lines are renumbered, so the index is rebuilt over the same entry objects;
+   * lines that could not be used are not part of the new file, so their issues go too.
+   */
+  private rewriteMigratedFile(): void {
+    const text = this.toJsonl();
+    (this.storage as SessionStorage).rewrite(text);
+    this.rewriteNeeded = false;
+    this.legacy = undefined;
+    this.loadedVersion = CURRENT_SESSION_VERSION;
+    this.reindex(this.index.entries.slice(), text);
+  }
+
+  /** Replaces the whole state with `header` + `entries`, written to a new file when there is a provider. */
+  private switchTo(
+    header: SessionHeader,
+    entries: SessionEntry[],
+    leafId: string | null,
+  ): string | undefined {
+    const lines = [serialize(header), ...entries.map(serialize)];
+    const text = `${lines.join('\n')}\n`;
+    let storage: SessionStorage | undefined;
+    if (this.storageProvider) {
+      storage = this.storageProvider.create(header);
+      storage.rewrite(text);
+    }
+    this.storage = storage;
+    this.header = header;
+    this.headerOnDisk = true;
+    this.titleSlot = undefined;
+    this.loadedVersion = CURRENT_SESSION_VERSION;
+    this.rewriteNeeded = false;
+    this.legacy = undefined;
+    this.reindex(entries, text);
+    this.leafId = leafId;
+    return storage?.path;
+  }
+
+  /** Rebuilds the index and the line accounting for a file that now holds exactly `text`. */
+  private reindex(entries: readonly SessionEntry[], text: string): void {
+    this.parseIssues = [];
+    this.sessionName = undefined;
+    this.index = new TreeIndex();
+    this.parser.restart(text, this.header, this.titleSlot);
+    const firstEntryLine = (this.titleSlot ? 1 : 0) + (this.header ? 1 : 0) + 1;
+    entries.forEach((entry, offset) => {
+      this.index.add(entry, firstEntryLine + offset);
+      this.noteEntry(entry);
+    });
+  }
+}
