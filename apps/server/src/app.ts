@@ -152,5 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await sessionStore.close();
     state.close();
   });
+  // Ready before returning, so injectWS (which does not wait for boot) works on a fresh instance.
+  await app.ready();
   return app;
 }

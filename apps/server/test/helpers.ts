@@ -23,7 +23,7 @@ export interface TestEnv {
   stateDir: string;
   app: FastifyInstance;
   /** Boots a new app over the same folders (after closing the old one). */
-  restart(options?: Partial<AppOptions>): Promise<FastifyInstance>;
+  restart(options?: Partial<AppOptions>, whileStopped?: () => void): Promise<FastifyInstance>;
   close(): Promise<void>;
   file(name: string): string;
 }
@@ -56,8 +56,9 @@ export async function setup(fixtures: string[], options: Partial<AppOptions> = {
     root,
     stateDir,
     app: await make({}),
-    async restart(extra = {}) {
+    async restart(extra = {}, whileStopped) {
       await env.app.close();
+      whileStopped?.();
       env.app = await make(extra);
       return env.app;
     },
