@@ -177,7 +177,7 @@ export function App() {
       <div className={`app-body${sidebarOpen ? '' : ' no-sidebar'}`}>
         <SessionBrowser />
         <TreeArea />
-        <div style={{ display: 'flex', flexDirection: 'column', minHeight: 0, minWidth: 0 }}>
+        <div className="detail-column">
           <DetailPanel />
           {sessionId && <Composer />}
         </div>

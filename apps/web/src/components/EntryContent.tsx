@@ -73,6 +73,14 @@ function ToolCallBlock({ call }: { call: Json }) {
   );
 }
 
+/** Some writers leave totalTokens at 0; the sum of the parts is the total then. */
+function totalTokens(usage: Json): number {
+  const total = num(usage.totalTokens);
+  return total > 0
+    ? total
+    : num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite);
+}
+
 export function UsageTable({ usage }: { usage: Json }) {
   const cost = isObject(usage.cost) ? usage.cost : {};
   const rows: [string, unknown, unknown][] = [
@@ -100,7 +108,7 @@ export function UsageTable({ usage }: { usage: Json }) {
         ))}
         <tr>
           <th>total</th>
-          <th className="num">{formatTokens(num(usage.totalTokens))}</th>
+          <th className="num">{formatTokens(totalTokens(usage))}</th>
           <th className="num">{formatCost(num(cost.total))}</th>
         </tr>
       </tbody>

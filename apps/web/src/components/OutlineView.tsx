@@ -7,6 +7,7 @@ import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'rea
 import { entryKind } from '../lib/entryKind';
 import { rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
 import { useApp, useAppStore } from '../store/context';
+import { compactPrefix } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
 import { LabelEditor } from './LabelEditor';
 
@@ -18,9 +19,18 @@ interface RowProps {
   selected: boolean;
   editing: boolean;
   tokens: readonly string[];
+  /** Columns the tree prefix may use before its outer levels collapse into "…". */
+  prefixBudget: number;
 }
 
-const OutlineRow = memo(function OutlineRow({ row, index, selected, editing, tokens }: RowProps) {
+const OutlineRow = memo(function OutlineRow({
+  row,
+  index,
+  selected,
+  editing,
+  tokens,
+  prefixBudget,
+}: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
   const kind = entryKind(entry.type, entry.role);
@@ -51,7 +61,7 @@ const OutlineRow = memo(function OutlineRow({ row, index, selected, editing, tok
       onDoubleClick={() => void store.getState().jump(row.id)}
     >
       <span className="row-cursor">{selected ? '›' : ''}</span>
-      <span className="row-prefix">{rowPrefix(row)}</span>
+      <span className="row-prefix">{compactPrefix(rowPrefix(row), prefixBudget)}</span>
       {row.onActivePath && <span className="row-bullet">• </span>}
       {entry.label && (
         <span className="row-label" data-testid="tree.label">
@@ -88,6 +98,7 @@ export function OutlineView() {
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
+  const [width, setWidth] = useState(600);
   const tokens = useMemo(() => tokenizeQuery(query), [query]);
   const total = rows?.length ?? 0;
 
@@ -96,6 +107,7 @@ export function OutlineView() {
     if (!element) return;
     const observer = new ResizeObserver(() => {
       setHeight(element.clientHeight);
+      setWidth(element.clientWidth);
       store
         .getState()
         .dispatch({ type: 'setPageSize', pageSize: rowsPerPage(element.clientHeight, ROW_HEIGHT) }, false);
@@ -112,6 +124,8 @@ export function OutlineView() {
     if (next !== element.scrollTop) element.scrollTop = next;
   }, [revealTick, selectedIndex]);
 
+  // About 7.5 px per monospace column; the prefix may take up to 45% of the row.
+  const prefixBudget = Math.max(7, Math.floor((width * 0.45) / 7.5));
   const slice = visibleRows(scrollTop, height, ROW_HEIGHT, total);
   const items = [];
   if (rows) {
@@ -125,6 +139,7 @@ export function OutlineView() {
           selected={i === selectedIndex}
           editing={editingId === row.id}
           tokens={tokens}
+          prefixBudget={prefixBudget}
         />,
       );
     }
