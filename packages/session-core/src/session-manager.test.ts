@@ -708,6 +708,19 @@ describe('loading files (reference-semantics §8.5, restated)', () => {
   });
 });
 
+describe('getHeaderLine', () => {
+  it('is the header line in the file, and undefined while a provisional header is not written yet', () => {
+    expect(SessionManager.fromJsonl(`garbage\n${HEADER_V3}\n`).getHeaderLine()).toBe(2);
+    expect(SessionManager.inMemory().getHeaderLine()).toBe(1);
+    const storage = new MemoryStorage('\n');
+    const session = SessionManager.fromStorage(storage);
+    expect(session.getHeaderLine()).toBeUndefined();
+    session.appendMessage(userMsg('1'));
+    expect(session.getHeaderLine()).toBe(2);
+    expect(storage.read().split('\n')[1]).toBe(JSON.stringify(session.getHeader()));
+  });
+});
+
 describe('migration on load (reference-semantics §8.3, restated)', () => {
   const v1 = [
     '{"type":"session","id":"old","timestamp":"2025-12-01T00:00:00.000Z","cwd":"/w"}',

@@ -134,6 +134,7 @@ export class SessionManager {
   /** While the file is still a legacy one, lines read from it are migrated as they arrive. */
   private legacy: { version: number; v1: V1ChainState; v1Lines: Map<number, FileLine> } | undefined;
   private sessionName: string | undefined;
+  private headerLine: number | undefined;
 
   private constructor(options: {
     header: SessionHeader | undefined;
@@ -172,6 +173,7 @@ export class SessionManager {
     const text = `${serialize(header)}\n`;
     options.storage?.rewrite(text);
     manager.parser.restart(text, header);
+    manager.headerLine = 1;
     return manager;
   }
 
@@ -302,6 +304,11 @@ export class SessionManager {
   /** The 1-based line of the file an entry is on. */
   getLine(id: string): number | undefined {
     return this.index.lineOf(id);
+  }
+
+  /** The 1-based line of the header in the file; undefined while the header is not in the file. */
+  getHeaderLine(): number | undefined {
+    return this.headerOnDisk ? this.headerLine : undefined;
   }
 
   getSessionId(): string {
@@ -643,6 +650,7 @@ export class SessionManager {
   private adoptHeader(header: SessionHeader, line: number): void {
     this.header = header;
     this.headerOnDisk = true;
+    this.headerLine = line;
     this.loadedVersion = getSessionVersion(header);
     this.noteDialectEvidence(header.title !== undefined);
     if (this.loadedVersion >= CURRENT_SESSION_VERSION) return;
@@ -718,6 +726,7 @@ export class SessionManager {
     }
     written.push(line);
     this.storage?.appendLines(written);
+    if (writtenHeader) this.headerLine = this.parser.lineCount + 1;
     this.headerOnDisk = true;
     this.parser.noteWritten(written.map((text) => `${text}\n`).join(''), writtenHeader);
     this.index.add(entry, this.parser.lineCount);
@@ -771,6 +780,7 @@ export class SessionManager {
     this.sessionName = undefined;
     this.index = new TreeIndex();
     this.parser.restart(text, this.header, this.titleSlot);
+    this.headerLine = this.header ? (this.titleSlot ? 2 : 1) : undefined;
     const firstEntryLine = (this.titleSlot ? 1 : 0) + (this.header ? 1 : 0) + 1;
     entries.forEach((entry, offset) => {
       this.index.add(entry, firstEntryLine + offset);
