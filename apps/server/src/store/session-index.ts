@@ -255,6 +255,7 @@ function relativeDisplayPath(root: Root, file: string): string {
 /** Resolves configured root paths to real paths; missing ones are dropped. */
 export async function resolveRoots(paths: string[], home: string): Promise<Root[]> {
   const roots: Root[] = [];
+  home = (await realpathOrUndefined(home)) ?? home;
   for (const p of paths) {
     const real = await realpathOrUndefined(p);
     if (!real || roots.some((root) => root.path === real)) continue;

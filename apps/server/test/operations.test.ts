@@ -1,0 +1,192 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as reference from '@mariozechner/pi-coding-agent';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, type TestEnv } from './helpers';
+
+const SEED = 'seed-example.jsonl';
+const ALL = 'all-entry-types.jsonl';
+
+type Json = Record<string, unknown>;
+
+describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`, () => {
+  let env: TestEnv;
+  beforeEach(async () => {
+    env = await setup([SEED, ALL]);
+  });
+  afterEach(async () => env.close());
+
+  const get = async (url: string) => env.app.inject({ method: 'GET', url, headers: AUTH });
+  const post = async (url: string, payload?: Json) =>
+    env.app.inject({ method: 'POST', url, headers: AUTH, ...(payload ? { payload } : {}) });
+
+  it('an entry detail of a toolResult includes its tool call, of an assistant its usage', async () => {
+    const id = await sessionIdOf(env.app, ALL);
+    const result = (await get(`/api/sessions/${id}/entries/80e549b9`)).json() as {
+      entry: Json;
+      toolCall: Json;
+      childIds: string[];
+    };
+    expect(result.entry.id).toBe('80e549b9');
+    expect(result.toolCall).toMatchObject({ id: 'toolu_000001', entryId: '48391bf4' });
+    expect(result.childIds).toEqual(['2016ac74']);
+    const assistant = (await get(`/api/sessions/${id}/entries/48391bf4`)).json() as {
+      usage: Json;
+      childIds: string[];
+    };
+    expect(assistant.usage).toHaveProperty('totalTokens');
+    // A fork: the assistant has the toolResult and the branch summary as children, oldest first.
+    expect(assistant.childIds).toEqual(['80e549b9', '090b1baf']);
+    const missing = await get(`/api/sessions/${id}/entries/nope`);
+    expect(missing.statusCode).toBe(404);
+    expect((missing.json() as { error: Json }).error.code).toBe('ENTRY_NOT_FOUND');
+  });
+
+  it('the context at the leaf matches the reference figures; at another node it is that path', async () => {
+    const id = await sessionIdOf(env.app, ALL);
+    const atLeaf = (await get(`/api/sessions/${id}/context`)).json() as {
+      at: string;
+      messages: Json[];
+      llm: Json[];
+      thinkingLevel: string;
+      tokens: number;
+      model: Json;
+    };
+    expect(atLeaf.at).toBe('26cbcded');
+    expect(atLeaf.messages).toHaveLength(5);
+    expect(atLeaf.thinkingLevel).toBe('high');
+    expect(atLeaf.model).toEqual({ provider: 'anthropic', modelId: 'claude-sonnet-4-5' });
+    expect(atLeaf.llm.length).toBeGreaterThan(0);
+    expect(atLeaf.tokens).toBeGreaterThan(0);
+    const atUser = (await get(`/api/sessions/${id}/context?at=3d994d86`)).json() as {
+      at: string;
+      messages: Json[];
+    };
+    expect(atUser.at).toBe('3d994d86');
+    expect(atUser.messages).toHaveLength(1);
+    const bad = await get(`/api/sessions/${id}/context?at=nope`);
+    expect((bad.json() as { error: Json }).error.code).toBe('ENTRY_NOT_FOUND');
+  });
+
+  it('the composer appends a user message under the leaf; an empty or missing text is refused', async () => {
+    const id = await sessionIdOf(env.app, SEED);
+    const before = fs.readFileSync(env.file(SEED), 'utf8');
+    const response = (await post(`/api/sessions/${id}/messages`, { text: 'next step' })).json() as {
+      entryId: string;
+      leafId: string;
+      node: Json;
+    };
+    expect(response.leafId).toBe(response.entryId);
+    expect(response.node).toMatchObject({
+      type: 'message',
+      role: 'user',
+      text: 'user: next step',
+      parentId: '1890bfab',
+    });
+    const after = fs.readFileSync(env.file(SEED), 'utf8');
+    const line = JSON.parse(after.slice(before.length)) as { message: Json };
+    expect(line.message).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'next step' }] });
+    const empty = await post(`/api/sessions/${id}/messages`, { text: '   ' });
+    expect(empty.statusCode).toBe(400);
+    const missing = await post(`/api/sessions/${id}/messages`, {});
+    expect(missing.statusCode).toBe(400);
+    expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(after);
+  });
+
+  it('/branch from a non-root user message writes the root→parent path to a new file; the original is untouched', async () => {
+    const id = await sessionIdOf(env.app, SEED);
+    const original = fs.readFileSync(env.file(SEED));
+    const response = (await post(`/api/sessions/${id}/branch`, { entryId: 'bf9e008c' })).json() as {
+      sessionId: string;
+      editorText: string;
+      session: Json;
+      cancelled: boolean;
+    };
+    expect(response.cancelled).toBe(false);
+    expect(response.editorText).toBe('Try approach B');
+    expect(fs.readFileSync(env.file(SEED)).equals(original)).toBe(true);
+    const newFile = path.join(env.root, String(response.session.path));
+    const opened = reference.SessionManager.open(newFile);
+    expect(opened.getEntries().map((entry) => entry.id)).toEqual(['4bfd19d5', '132d1404']);
+    expect(opened.getHeader()?.parentSession).toBe(fs.realpathSync(env.file(SEED)));
+    expect(response.session.parentId).toBe(id);
+  });
+
+  it('/branch from a root user message starts an empty session whose parent is this file', async () => {
+    const id = await sessionIdOf(env.app, SEED);
+    const response = (await post(`/api/sessions/${id}/branch`, { entryId: '4bfd19d5' })).json() as {
+      session: Json;
+      editorText: string;
+    };
+    expect(response.editorText).toBe('Start task');
+    const text = fs.readFileSync(path.join(env.root, String(response.session.path)), 'utf8');
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      type: 'session',
+      version: 3,
+      parentSession: fs.realpathSync(env.file(SEED)),
+    });
+  });
+
+  it('/branch from an assistant message is INVALID_TARGET and creates no file', async () => {
+    const id = await sessionIdOf(env.app, SEED);
+    const response = await post(`/api/sessions/${id}/branch`, { entryId: '132d1404' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      error: { code: 'INVALID_TARGET', message: 'Only a user message can be branched from.' },
+    });
+    expect(fs.readdirSync(env.root).sort()).toEqual([ALL, SEED]);
+  });
+
+  it('/fork copies every entry into a new file', async () => {
+    const id = await sessionIdOf(env.app, ALL);
+    const response = (await post(`/api/sessions/${id}/fork`)).json() as { sessionId: string; session: Json };
+    expect(response.sessionId).not.toBe(id);
+    const opened = reference.SessionManager.open(path.join(env.root, String(response.session.path)));
+    expect(opened.getEntries()).toHaveLength(31);
+  });
+
+  it('settings default as the reference, persist, and refuse bad values', async () => {
+    expect((await get('/api/settings')).json()).toEqual({
+      branchSummary: { enabled: false },
+      doubleEscapeAction: 'tree',
+      defaultFilter: 'default',
+    });
+    const put = await env.app.inject({
+      method: 'PUT',
+      url: '/api/settings',
+      headers: AUTH,
+      payload: { branchSummary: { enabled: true }, defaultFilter: 'no-tools' },
+    });
+    expect(put.json()).toEqual({
+      branchSummary: { enabled: true },
+      doubleEscapeAction: 'tree',
+      defaultFilter: 'no-tools',
+    });
+    const bad = await env.app.inject({
+      method: 'PUT',
+      url: '/api/settings',
+      headers: AUTH,
+      payload: { doubleEscapeAction: 'fork' },
+    });
+    expect(bad.statusCode).toBe(400);
+    await env.restart();
+    expect((await get('/api/settings')).json()).toEqual({
+      branchSummary: { enabled: true },
+      doubleEscapeAction: 'tree',
+      defaultFilter: 'no-tools',
+    });
+  });
+
+  it('info names the roots and says there is no summariser', async () => {
+    const info = (await get('/api/info')).json() as {
+      protocolVersion: number;
+      roots: Json[];
+      summarizer: boolean;
+    };
+    expect(info.protocolVersion).toBe(1);
+    expect(info.roots).toEqual([{ name: '~/sessions', path: fs.realpathSync(env.root) }]);
+    expect(info.summarizer).toBe(false);
+  });
+});
