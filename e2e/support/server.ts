@@ -33,6 +33,8 @@ export interface StartOptions {
   args?: string[];
   /** Reuse a port (for restart tests). */
   port?: number;
+  /** Runs after the fixtures are copied and before the server starts (to write generated sessions). */
+  prepare?: (sessionsDir: string) => void;
 }
 
 export function copyFixtures(names: string[], into: string): void {
@@ -53,7 +55,9 @@ function launch(sessionsDir: string, stateDir: string, port: number, args: strin
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`canopy exited with ${code} before it was ready:\n${output}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`canopy exited with ${code} before it was ready:\n${output}`)),
+    );
     setTimeout(() => reject(new Error(`canopy did not print its URL within 20 s:\n${output}`)), 20_000);
   });
   return { child, ready, output: () => output };
@@ -79,6 +83,7 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
   mkdirSync(sessionsDir, { recursive: true });
   mkdirSync(stateDir, { recursive: true });
   copyFixtures(options.fixtures ?? [], sessionsDir);
+  options.prepare?.(sessionsDir);
   const port = options.port ?? 0;
   let current = launch(sessionsDir, stateDir, port, options.args ?? []);
   let url = await current.ready;

@@ -1,0 +1,133 @@
+// Reading and writing the temporary session files behind the browser's back: what a test checks on
+// disk after a UI action, and what "another process" appends while the page is open.
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { SessionManager } from '@canopy/session-core';
+
+export interface FileLine {
+  type: string;
+  id?: string;
+  parentId?: string | null;
+  [key: string]: unknown;
+}
+
+/** Every complete line of a session file, parsed. */
+export function readLines(path: string): FileLine[] {
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  // A trailing "" after the final newline is not a line.
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((line) => JSON.parse(line) as FileLine);
+}
+
+export function fileBytes(path: string): Buffer {
+  return readFileSync(path);
+}
+
+export function fileSize(path: string): number {
+  return statSync(path).size;
+}
+
+/** Appends one JSON line in `pieces` separate writes with a pause between them, as a slow writer would. */
+export async function appendInPieces(
+  path: string,
+  line: object,
+  pieces: number,
+  pauseMs: number,
+): Promise<void> {
+  const text = `${JSON.stringify(line)}\n`;
+  const size = Math.ceil(text.length / pieces);
+  for (let start = 0; start < text.length; start += size) {
+    appendFileSync(path, text.slice(start, start + size));
+    if (start + size < text.length) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+}
+
+/** A user message line as an agent writes it. */
+export function userMessageLine(id: string, parentId: string | null, text: string, at: Date): FileLine {
+  return {
+    type: 'message',
+    id,
+    parentId,
+    timestamp: at.toISOString(),
+    message: { role: 'user', content: [{ type: 'text', text }], timestamp: at.getTime() },
+  };
+}
+
+/** An assistant reply line as an agent writes it. */
+export function assistantMessageLine(id: string, parentId: string, text: string, at: Date): FileLine {
+  return {
+    type: 'message',
+    id,
+    parentId,
+    timestamp: at.toISOString(),
+    message: {
+      role: 'assistant',
+      content: [{ type: 'text', text }],
+      api: 'anthropic-messages',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      usage: {
+        input: 10,
+        output: 5,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 15,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      },
+      stopReason: 'stop',
+      timestamp: at.getTime(),
+    },
+  };
+}
+
+/**
+ * Writes a session of `turns` user/assistant pairs (2 × turns entries) through session-core's
+ * SessionManager: a main line that forks every `branchEvery` turns into a short side branch, so
+ * the tree is both long and branched.
+ */
+export function writeLargeSession(
+  path: string,
+  turns: number,
+  branchEvery = 50,
+): { leafId: string; entries: number } {
+  const manager = SessionManager.inMemory('/home/dev/projects/large');
+  const reply = (text: string) => ({
+    role: 'assistant' as const,
+    content: [{ type: 'text' as const, text }],
+    api: 'anthropic-messages',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    usage: {
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 15,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: 'stop' as const,
+    timestamp: Date.now(),
+  });
+  let entries = 0;
+  for (let turn = 0; turn < turns; turn++) {
+    const forkPoint = manager.getLeafId();
+    manager.appendMessage({ role: 'user', content: `request number ${turn}`, timestamp: Date.now() });
+    manager.appendMessage(reply(`answer number ${turn}`));
+    entries += 2;
+    if (forkPoint !== null && turn % branchEvery === branchEvery - 1 && turns - turn > 1) {
+      // A side branch from the fork point, then back to the main line.
+      const mainLeaf = manager.getLeafId()!;
+      manager.branch(forkPoint);
+      manager.appendMessage({ role: 'user', content: `side request ${turn}`, timestamp: Date.now() });
+      manager.appendMessage(reply(`side answer ${turn}`));
+      entries += 2;
+      manager.branch(mainLeaf);
+      turn++;
+      manager.appendMessage({ role: 'user', content: `request number ${turn}`, timestamp: Date.now() });
+      manager.appendMessage(reply(`answer number ${turn}`));
+      entries += 2;
+    }
+  }
+  writeFileSync(path, manager.toJsonl());
+  return { leafId: manager.getLeafId()!, entries };
+}

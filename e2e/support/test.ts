@@ -1,0 +1,96 @@
+// The Playwright `test` of this suite: each test gets a Canopy server over temporary copies of the
+// session files it names (`test.use({ sessionFiles: [...] })`), and a page object already on the
+// printed URL. A file whose tests never write (no jump, label, append, branch, settings) sets
+// `sharedServer: true` and reuses one server per set of files for the whole worker, because
+// starting the server is most of a test's time on a loaded two-core machine.
+import { test as base, expect } from '@playwright/test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CanopyApp } from '../pages/CanopyApp';
+import { cleanup, hasSharedFixtures, startCanopy, type RunningCanopy } from './server';
+
+export interface CanopyOptions {
+  /** Fixture file names copied from ../shared/fixtures/sessions into the server's sessions folder. */
+  sessionFiles: string[];
+  /** Sessions written by the test before the server starts: file name → JSONL text (made on demand). */
+  generatedSessions: Record<string, () => string>;
+  /** Reuse one server per `sessionFiles` for the worker (only for tests that change nothing on the server). */
+  sharedServer: boolean;
+}
+
+export interface CanopyFixtures {
+  canopy: RunningCanopy;
+  app: CanopyApp;
+}
+
+interface WorkerFixtures {
+  serverPool: Map<string, Promise<RunningCanopy>>;
+}
+
+function launchFor(sessionFiles: string[], generated: Record<string, () => string>): Promise<RunningCanopy> {
+  return startCanopy({
+    fixtures: sessionFiles,
+    prepare: (dir) => {
+      for (const [name, make] of Object.entries(generated)) writeFileSync(join(dir, name), make());
+    },
+  });
+}
+
+export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>({
+  sessionFiles: [['seed-example.jsonl'], { option: true }],
+  generatedSessions: [{}, { option: true }],
+  sharedServer: [false, { option: true }],
+  serverPool: [
+    // Playwright reads a fixture's dependencies from its destructuring pattern, so it must be one.
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const pool = new Map<string, Promise<RunningCanopy>>();
+      await use(pool);
+      for (const pending of pool.values()) {
+        const running = await pending.catch(() => undefined);
+        if (!running) continue;
+        await running.stop();
+        cleanup(running);
+      }
+    },
+    { scope: 'worker' },
+  ],
+  canopy: async ({ sessionFiles, generatedSessions, sharedServer, serverPool }, use) => {
+    if (sharedServer && Object.keys(generatedSessions).length === 0) {
+      const key = sessionFiles.join('\n');
+      let pending = serverPool.get(key);
+      if (!pending) {
+        pending = launchFor(sessionFiles, {});
+        serverPool.set(key, pending);
+      }
+      await use(await pending);
+      return;
+    }
+    const running = await launchFor(sessionFiles, generatedSessions);
+    try {
+      await use(running);
+    } finally {
+      await running.stop();
+      cleanup(running);
+    }
+  },
+  app: async ({ page, canopy }, use) => {
+    const app = new CanopyApp(page, canopy);
+    await app.goto();
+    await use(app);
+  },
+});
+
+export { expect };
+
+export const SKIP_WITHOUT_FIXTURES =
+  'needs ../shared/fixtures/sessions (the shared session fixtures are absent)';
+
+/** Skips every test of the file (or describe block) when the shared fixtures are not there. */
+export function requireSharedFixtures(): void {
+  test.skip(!hasSharedFixtures(), SKIP_WITHOUT_FIXTURES);
+}
+
+export function sessionPath(canopy: RunningCanopy, fileName: string): string {
+  return join(canopy.sessionsDir, fileName);
+}

@@ -1,0 +1,115 @@
+// The detail panel of the selected entry on all-entry-types.jsonl: text, image, thinking, tool
+// calls and results, usage and cost, the context the model sees and the branch totals.
+import { SessionManager } from '@canopy/session-core';
+import { expect, requireSharedFixtures, test } from '../support/test';
+
+test.describe('with a written session holding thinking', () => {
+  test.use({
+    sessionFiles: [],
+    generatedSessions: {
+      'thinking.jsonl': () => {
+        const manager = SessionManager.inMemory('/home/dev/projects/thinking');
+        manager.appendMessage({ role: 'user', content: 'Why is the build slow?', timestamp: Date.now() });
+        manager.appendMessage({
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'The bundler probably re-parses every file.' },
+            { type: 'text', text: 'The bundler re-parses every file; cache the AST.' },
+          ],
+          api: 'anthropic-messages',
+          provider: 'anthropic',
+          model: 'claude-sonnet-4-5',
+          usage: {
+            input: 1200,
+            output: 300,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 1500,
+            cost: { input: 0.0036, output: 0.0045, cacheRead: 0, cacheWrite: 0, total: 0.0081 },
+          },
+          stopReason: 'stop',
+          timestamp: Date.now(),
+        });
+        return manager.toJsonl();
+      },
+    },
+  });
+
+  test('thinking is collapsed until opened, below the reply text', async ({ app }) => {
+    await app.openSession('thinking.jsonl');
+    await app.rows.nth(1).click();
+    const content = app.detail.getByTestId('detail.content');
+    await expect(content).toContainText('The bundler re-parses every file; cache the AST.');
+    const thinking = content.getByTestId('detail.thinking');
+    await expect(thinking).toHaveCount(1);
+    await expect(thinking).not.toHaveAttribute('open', '');
+    await expect(thinking.getByText('The bundler probably re-parses every file.')).toBeHidden();
+    await thinking.locator('summary').click();
+    await expect(thinking.getByText('The bundler probably re-parses every file.')).toBeVisible();
+    await expect(content.getByTestId('detail.usage')).toContainText('$0.0081');
+  });
+});
+
+test.describe('on all-entry-types.jsonl', () => {
+  requireSharedFixtures();
+  test.use({ sessionFiles: ['all-entry-types.jsonl'], sharedServer: true });
+
+  test.beforeEach(async ({ app }) => {
+    await app.openSession('all-entry-types.jsonl');
+  });
+
+  test('a user message shows its text and its image', async ({ app }) => {
+    await app.row('3d994d86').click();
+    await expect(app.detail.getByTestId('detail.id')).toHaveText('3d994d86');
+    await expect(app.detail.getByTestId('detail.content')).toContainText(
+      'Refactor src/parser.ts to stream lines; here is a screenshot',
+    );
+    const image = app.detail.getByTestId('detail.image');
+    await expect(image).toBeVisible();
+    expect(
+      await image.evaluate(
+        (element) => element.querySelector('img')?.naturalWidth ?? (element as HTMLImageElement).naturalWidth,
+      ),
+    ).toBe(1);
+  });
+
+  test('an assistant message shows its tool call with arguments, its usage and its cost', async ({ app }) => {
+    await app.row('2016ac74').click();
+    const content = app.detail.getByTestId('detail.content');
+    await expect(content).toContainText("I'll make the split tolerant of CRLF.");
+    const call = content.getByTestId('detail.toolcall');
+    await expect(call).toContainText('edit');
+    await expect(call).toContainText('src/parser.ts');
+    await expect(call).toContainText('oldText');
+    await expect(content.getByTestId('detail.usage')).toBeVisible();
+    await expect(content.getByTestId('detail.usage')).toContainText('$');
+  });
+
+  test('a failed tool result is shown as an error with the call that produced it', async ({ app }) => {
+    await app.row('f963ba0e').click();
+    const result = app.detail.getByTestId('detail.toolresult');
+    await expect(result).toContainText('Edit failed: oldText not found');
+    await expect(result).toHaveClass(/error/);
+  });
+
+  test('"What the model sees here" lists the context at the entry with a token estimate', async ({ app }) => {
+    await app.row('b603dd1c').click();
+    await app.detail.getByTestId('detail.context-show').click();
+    const context = app.detail.getByTestId('detail.context');
+    // At b603dd1c the model sees: the first user message, the thinking/tool-call reply, the branch
+    // summary (as a user-role message) and this message.
+    await expect(context.locator('details')).toHaveCount(4);
+    await expect(context.locator('details').nth(2)).toContainText('Explored streaming the parser');
+    await expect(context.locator('details').nth(3)).toContainText('keep the old parser and add a fast path');
+    await expect(app.detail.getByTestId('detail.context-tokens')).toHaveText(/^≈ \d[\d,.]*k? tokens$/);
+  });
+
+  test('branch totals count the entries and replies on the path from the root', async ({ app }) => {
+    await app.row('26cbcded').click();
+    const totals = app.detail.getByTestId('detail.totals');
+    // root → 26cbcded: model, thinking, session_info, user, assistant(48391bf4), branch summary, user, assistant.
+    await expect(totals.locator('tbody tr').first().locator('td').nth(1)).toHaveText('8');
+    await expect(totals.locator('tbody tr').first().locator('td').nth(2)).toHaveText('2');
+    await expect(totals.locator('tbody tr').nth(2).locator('td').nth(1)).toHaveText('31');
+  });
+});

@@ -1,0 +1,116 @@
+// Jumping (navigateTree from the browser) and the composer, on seed-example.jsonl: the leaf moves,
+// the session file is not written by a jump, the leaf persists, and the composer appends under it.
+import { expect, requireSharedFixtures, sessionPath, test } from '../support/test';
+import { fileBytes, readLines } from '../support/sessionFile';
+
+requireSharedFixtures();
+test.use({ sessionFiles: ['seed-example.jsonl'] });
+
+test.beforeEach(async ({ app }) => {
+  await app.openSession('seed-example.jsonl');
+});
+
+test('jumping to a user message moves the leaf to its parent, prefills the composer, writes nothing and survives a reload', async ({
+  app,
+  canopy,
+}) => {
+  const file = sessionPath(canopy, 'seed-example.jsonl');
+  const before = fileBytes(file);
+  await app.row('bf9e008c').click();
+  await app.detail.getByTestId('detail.jump').click();
+
+  await expect(app.row('132d1404')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.composer).toHaveValue('Try approach B');
+  await expect(app.toast('Navigated to selected point')).toBeVisible();
+  const active = (await app.outlineLines()).filter((row) => row.active).map((row) => row.id);
+  expect(active).toEqual(['4bfd19d5', '132d1404']);
+  // The jump lives in Canopy's state folder, never in the session file.
+  expect(fileBytes(file).equals(before)).toBe(true);
+
+  await app.page.reload();
+  await expect(app.row('132d1404')).toHaveAttribute('data-leaf', 'true', { timeout: 30_000 });
+  expect((await app.outlineLines()).filter((row) => row.leaf).map((row) => row.id)).toEqual(['132d1404']);
+  expect(fileBytes(file).equals(before)).toBe(true);
+});
+
+test('Enter on an assistant message makes it the leaf without prefilling the composer', async ({
+  app,
+  canopy,
+}) => {
+  const file = sessionPath(canopy, 'seed-example.jsonl');
+  const before = fileBytes(file);
+  await app.row('bfb570e3').click();
+  await app.page.keyboard.press('Enter');
+
+  await expect(app.row('bfb570e3')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.composer).toHaveValue('');
+  const lines = await app.outlineLines();
+  expect(lines.filter((row) => row.active).map((row) => row.id)).toEqual([
+    '4bfd19d5',
+    '132d1404',
+    'bf9e008c',
+    'bfb570e3',
+  ]);
+  // The active branch is drawn first at the fork.
+  expect(lines.map((row) => row.line)).toEqual([
+    '• user: Start task',
+    '• assistant: Plan',
+    '├─ • user: Try approach B',
+    '│     • assistant: B result',
+    '└─ user: Try approach A',
+    '      assistant: A result',
+    '      [milestone] user: Continue A',
+  ]);
+  expect(fileBytes(file).equals(before)).toBe(true);
+});
+
+test('double-clicking the current leaf says "Already at this point" and changes nothing', async ({
+  app,
+  canopy,
+}) => {
+  const file = sessionPath(canopy, 'seed-example.jsonl');
+  const before = fileBytes(file);
+  await app.filterButton('all').click();
+  const linesBefore = await app.outlineLines();
+  await app.row('1890bfab').dblclick();
+
+  await expect(app.toast('Already at this point')).toBeVisible();
+  await expect(app.row('1890bfab')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.composer).toHaveValue('');
+  expect(
+    (await app.outlineLines()).map(({ id, line, active, leaf }) => ({ id, line, active, leaf })),
+  ).toEqual(linesBefore.map(({ id, line, active, leaf }) => ({ id, line, active, leaf })));
+  expect(fileBytes(file).equals(before)).toBe(true);
+});
+
+test('the composer appends the prefilled text as a new user message whose parent is the leaf', async ({
+  app,
+  canopy,
+}) => {
+  const file = sessionPath(canopy, 'seed-example.jsonl');
+  const before = fileBytes(file);
+  await app.row('bf9e008c').click();
+  await app.detail.getByTestId('detail.jump').click();
+  await expect(app.composer).toHaveValue('Try approach B');
+  await app.composer.fill('Try approach B, but faster');
+  await app.composerSend.click();
+
+  await expect(app.composer).toHaveValue('');
+  await expect.poll(() => readLines(file).length).toBe(10);
+  const after = fileBytes(file);
+  // Appended only: the old bytes are untouched and the new line is complete.
+  expect(after.subarray(0, before.length).equals(before)).toBe(true);
+  expect(after.at(-1)).toBe(0x0a);
+  const added = readLines(file)[9]!;
+  expect(added.type).toBe('message');
+  expect(added.parentId).toBe('132d1404');
+  expect(added.message).toMatchObject({
+    role: 'user',
+    content: [{ type: 'text', text: 'Try approach B, but faster' }],
+  });
+
+  const row = app.row(added.id!);
+  await expect(row).toHaveAttribute('data-leaf', 'true');
+  await expect(row).toHaveAttribute('aria-selected', 'true');
+  await expect(row.locator('.row-text')).toHaveText('user: Try approach B, but faster');
+});
