@@ -21,6 +21,8 @@ interface RowProps {
   tokens: readonly string[];
   /** Columns the tree prefix may use before its outer levels collapse into "…". */
   prefixBudget: number;
+  /** The leaf is hidden by the filter (a label, a model change…) somewhere below this row. */
+  leafBelow: boolean;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -30,6 +32,7 @@ const OutlineRow = memo(function OutlineRow({
   editing,
   tokens,
   prefixBudget,
+  leafBelow,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
@@ -80,8 +83,21 @@ const OutlineRow = memo(function OutlineRow({
         </span>
       )}
       {row.isLeaf && (
-        <span className="row-leaf" title="The current leaf: the next message continues here">
+        <span
+          className="row-leaf"
+          data-testid="tree.leaf"
+          title="The current leaf: the next message continues here"
+        >
           leaf
+        </span>
+      )}
+      {leafBelow && (
+        <span
+          className="row-leaf hidden-leaf"
+          data-testid="tree.leaf-hidden"
+          title="The current leaf is an entry hidden by this filter, just below this row (Alt+A shows all)"
+        >
+          leaf ↓
         </span>
       )}
     </div>
@@ -100,6 +116,18 @@ export function OutlineView() {
   const [height, setHeight] = useState(600);
   const [width, setWidth] = useState(600);
   const tokens = useMemo(() => tokenizeQuery(query), [query]);
+  const tree = useApp((s) => s.tree);
+  const leafId = useApp((s) => s.leafId);
+  const indexById = useApp((s) => s.selector?.indexById);
+  const hiddenLeafRow = useMemo(() => {
+    if (!tree || !indexById || leafId === null || indexById.has(leafId) || !tree.has(leafId)) return -1;
+    // Walk up to the nearest visible ancestor (findNearestVisible would fall back to the last row).
+    for (let id = tree.parentOf(leafId); id !== null; id = tree.parentOf(id)) {
+      const row = indexById.get(id);
+      if (row !== undefined) return row;
+    }
+    return -1;
+  }, [tree, indexById, leafId]);
   const total = rows?.length ?? 0;
 
   useLayoutEffect(() => {
@@ -140,6 +168,7 @@ export function OutlineView() {
           editing={editingId === row.id}
           tokens={tokens}
           prefixBudget={prefixBudget}
+          leafBelow={i === hiddenLeafRow}
         />,
       );
     }
