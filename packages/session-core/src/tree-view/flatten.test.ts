@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeRows, type ComputeRowsOptions } from './flatten';
 import { FILTER_MODES } from './filter';
@@ -386,6 +387,84 @@ describe('re-selection', () => {
     const result = computeRows(tree, { leafId: 'u2', query: 'zzz' });
     expect(result.rows).toEqual([]);
     expect(result.selectedIndex).toBe(-1);
+  });
+});
+
+describe('reuse of rows between calls', () => {
+  function project(tree: ViewTree, options: ComputeRowsOptions) {
+    const result = computeRows(tree, options);
+    return {
+      selectedIndex: result.selectedIndex,
+      multipleRoots: result.multipleRoots,
+      rows: result.rows.map((r) => [
+        r.id,
+        r.entry.label,
+        r.indent,
+        r.displayIndent,
+        r.showConnector,
+        r.isLast,
+        r.gutters,
+        r.isVirtualRootChild,
+        r.onActivePath,
+        r.isLeaf,
+        r.visibleParentId,
+        r.visibleChildCount,
+      ]),
+    };
+  }
+
+  it('keeps the row objects of unchanged entries after an append and replaces the changed one', () => {
+    const b = workedExample();
+    const tree = treeOf(b);
+    const before = computeRows(tree, { leafId: 'a2a' }).rows;
+    tree.append(toViewEntries([b.user('u3', 'a2b', 'u3')], new Map()));
+    const after = computeRows(tree, { leafId: 'a2a' }).rows;
+    expect(after.map((r) => r.id)).toEqual(['u1', 'a1', 'u2a', 'a2a', 'u2b', 'a2b', 'u3']);
+    // a2b gained a child; every other row is the same object as before.
+    for (let i = 0; i < 5; i++) expect(after[i]).toBe(before[i]);
+    expect(after[5]).not.toBe(before[5]);
+    expect(after[5]!.visibleChildCount).toBe(1);
+  });
+
+  it('gives the same rows on a tree that computed other views before as on a fresh tree', () => {
+    const b = mixedSession();
+    b.user('u3', 'a1', 'other branch');
+    b.assistant('a3', 'u3', 'reply');
+    // A fork nested in a branch: its rows carry two gutters, and the outer one flips when the
+    // leaf moves between branches.
+    b.user('x1', 'a3', 'nested one');
+    b.assistant('x1a', 'x1', 'nested reply');
+    b.user('x2', 'a3', 'nested two');
+    b.assistant('x2a', 'x2', 'other reply');
+    b.user('u4', null, 'second root');
+    const views = toViewEntries(b.entries, resolveLabels(b.entries));
+    const ids = views.map((v) => v.id);
+    const view = fc.record({
+      leafId: fc.constantFrom(...ids, null),
+      mode: fc.constantFrom(...FILTER_MODES),
+      query: fc.constantFrom('', 'user', 'a', 'reply root', 'toolresult'),
+      label: fc.option(
+        fc.tuple(fc.constantFrom(...ids), fc.option(fc.constantFrom('x', 'y'), { nil: undefined })),
+        { nil: undefined },
+      ),
+    });
+    fc.assert(
+      fc.property(fc.array(view, { minLength: 1, maxLength: 12 }), (steps) => {
+        const reused = new ViewTree(views);
+        const labels: [string, string | undefined][] = [];
+        for (const step of steps) {
+          if (step.label) {
+            reused.setLabel(...step.label);
+            labels.push(step.label);
+          }
+          const fresh = new ViewTree(views);
+          for (const label of labels) fresh.setLabel(...label);
+          const options = { leafId: step.leafId, mode: step.mode, query: step.query };
+          expect(project(reused, options)).toEqual(project(fresh, options));
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

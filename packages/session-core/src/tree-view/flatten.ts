@@ -84,8 +84,10 @@ class Row implements FlatRow {
   constructor(
     readonly entry: ViewEntry,
     readonly indent: number,
-    private readonly bits: number,
-    private readonly gutterChain: GutterLink | null,
+    /** Internal: the layout bits, compared when a later call reuses the row. */
+    readonly bits: number,
+    /** Internal: the shared gutter list, compared by identity when a later call reuses the row. */
+    readonly gutterChain: GutterLink | null,
     readonly visibleParentId: string | null,
     readonly visibleChildCount: number,
   ) {}
@@ -186,6 +188,20 @@ function traverse(tree: ViewTree, leaf: number): TraversalCache {
 // Per-node layout bits of pass 2; the row bits above add the ones only a row needs.
 const NODE_JUST_BRANCHED = 64;
 
+interface ReuseCache {
+  /** The last row built for each node. */
+  rows: (Row | undefined)[];
+  /** The gutter list each node passes to its children, from the last call that showed it with children. */
+  chains: (GutterLink | null | undefined)[];
+}
+
+// Rows and gutter links whose layout did not change are reused from the previous call on the same
+// tree: a live append or a label change then allocates a handful of rows instead of one per visible
+// entry, and unchanged rows keep their identity, which lets a UI skip re-rendering them. Gutter
+// links are reused when their position, their `show` and their (already reused) outer link match,
+// so identity comparison of a row's gutter list is exact.
+const reuseCache = new WeakMap<ViewTree, ReuseCache>();
+
 /** The display rows of a tree for a leaf, a filter mode, a search query and a selection. */
 export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsResult {
   const count = tree.size;
@@ -226,7 +242,14 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   const indent = new Int32Array(count);
   const bits = new Uint8Array(count);
   const rowOfNode = new Int32Array(count).fill(-1);
-  const childChains = new Map<number, GutterLink | null>();
+  let reuse = reuseCache.get(tree);
+  if (reuse === undefined) {
+    reuse = { rows: [], chains: [] };
+    reuseCache.set(tree, reuse);
+  }
+  const rowCache = reuse.rows;
+  // Written for a node before any of its visible children reads it (parents come first).
+  const childChains = reuse.chains;
   const rows: FlatRow[] = new Array<FlatRow>(visibleCount);
   for (let r = 0; r < visibleCount; r++) {
     const node = visible[r]!;
@@ -251,7 +274,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
         level = (bits[parent]! & NODE_JUST_BRANCHED) !== 0 && parentLevel > 0 ? parentLevel + 1 : parentLevel;
       }
       if (siblingPosition[node] === siblings - 1) flags |= ROW_LAST;
-      chain = childChains.get(parent) ?? null;
+      chain = childChains[parent] ?? null;
     }
     indent[node] = level;
     bits[node] = flags;
@@ -261,27 +284,38 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
       const connectorDrawn = (flags & ROW_SHOW_CONNECTOR) !== 0 && (flags & ROW_VIRTUAL_ROOT_CHILD) === 0;
       if (connectorDrawn) {
         const displayIndent = multipleRoots ? Math.max(0, level - 1) : level;
-        const depth = (chain === null ? 0 : chain.depth) + 1;
-        childChains.set(node, {
-          position: Math.max(0, displayIndent - 1),
-          show: (flags & ROW_LAST) === 0,
-          outer: chain,
-          depth,
-        });
-      } else if (chain !== null) {
-        childChains.set(node, chain);
+        const position = Math.max(0, displayIndent - 1);
+        const show = (flags & ROW_LAST) === 0;
+        const previous = childChains[node];
+        childChains[node] =
+          previous != null &&
+          previous.position === position &&
+          previous.show === show &&
+          previous.outer === chain
+            ? previous
+            : { position, show, outer: chain, depth: (chain === null ? 0 : chain.depth) + 1 };
+      } else {
+        childChains[node] = chain;
       }
     }
     if (onActive[node] === 1) flags |= ROW_ACTIVE;
     if (node === leaf) flags |= ROW_LEAF;
-    rows[r] = new Row(
-      tree.entryAt(node),
-      level,
-      flags,
-      chain,
-      parent < 0 ? null : tree.entryAt(parent).id,
-      children,
-    );
+    const entry = tree.entryAt(node);
+    const parentId = parent < 0 ? null : tree.entryAt(parent).id;
+    let row = rowCache[node];
+    if (
+      row === undefined ||
+      row.entry !== entry ||
+      row.indent !== level ||
+      row.bits !== flags ||
+      row.gutterChain !== chain ||
+      row.visibleParentId !== parentId ||
+      row.visibleChildCount !== children
+    ) {
+      row = new Row(entry, level, flags, chain, parentId, children);
+      rowCache[node] = row;
+    }
+    rows[r] = row;
     rowOfNode[node] = r;
   }
 
