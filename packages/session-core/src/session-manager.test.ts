@@ -1141,3 +1141,37 @@ describe('ingest in arbitrary chunks equals loading at once', () => {
     });
   });
 });
+
+describe('SessionManager at 200,000 entries', () => {
+  const size = 200_000;
+
+  function sessionText(parentOf: (i: number) => string | null): string {
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    const lines = [HEADER_V3];
+    for (let i = 0; i < size; i++) {
+      lines.push(msgLine(`e${i}`, parentOf(i), `m${i}`, new Date(base + i * 1000).toISOString()));
+    }
+    return `${lines.join('\n')}\n`;
+  }
+
+  it('loads a linear chain and walks it for the tree, the branch, the context and a branched session', () => {
+    const session = SessionManager.fromJsonl(sessionText((i) => (i === 0 ? null : `e${i - 1}`)));
+    expect(session.getLeafId()).toBe(`e${size - 1}`);
+    const [root] = session.getTree();
+    let depth = 0;
+    for (let node: SessionTreeNode | undefined = root; node; node = node.children[0]) depth++;
+    expect(depth).toBe(size);
+    expect(session.getBranch()).toHaveLength(size);
+    expect(session.buildSessionContext().messages).toHaveLength(size);
+    session.createBranchedSession(`e${size - 2}`);
+    expect(session.getEntries()).toHaveLength(size - 1);
+  });
+
+  it('loads a fan-out under one root and builds its tree', () => {
+    const session = SessionManager.fromJsonl(sessionText((i) => (i === 0 ? null : 'e0')));
+    const [root] = session.getTree();
+    expect(root?.children).toHaveLength(size - 1);
+    expect(session.getChildren('e0')).toHaveLength(size - 1);
+    expect(ids(session.getBranch())).toEqual(['e0', `e${size - 1}`]);
+  });
+});
