@@ -11,6 +11,25 @@ export const repoRoot = resolve(here, '..', '..');
 export const serverBundle = join(repoRoot, 'apps', 'server', 'dist', 'canopy.mjs');
 export const sharedFixturesDir = resolve(repoRoot, '..', 'shared', 'fixtures', 'sessions');
 
+export const webDist = join(repoRoot, 'apps', 'web', 'dist');
+
+let webDistCopy: string | undefined;
+
+/**
+ * The built web app, copied once per test process: the server serves the copy, so a rebuild of
+ * apps/web while the suite runs (it empties dist/ first) cannot turn a page load into a 404.
+ */
+function snapshotWebDist(): string {
+  if (webDistCopy) return webDistCopy;
+  if (!existsSync(join(webDist, 'index.html')))
+    throw new Error(`the web app is not built: ${webDist} is missing`);
+  const copy = mkdtempSync(join(tmpdir(), 'canopy-e2e-web-'));
+  cpSync(webDist, copy, { recursive: true });
+  process.once('exit', () => rmSync(copy, { recursive: true, force: true }));
+  webDistCopy = copy;
+  return copy;
+}
+
 export function hasSharedFixtures(): boolean {
   return existsSync(sharedFixturesDir);
 }
@@ -43,7 +62,7 @@ export function copyFixtures(names: string[], into: string): void {
 
 function launch(sessionsDir: string, stateDir: string, port: number, args: string[]) {
   const child = spawn(process.execPath, [serverBundle, sessionsDir, '--port', String(port), ...args], {
-    env: { ...process.env, CANOPY_STATE_DIR: stateDir, HOME: stateDir },
+    env: { ...process.env, CANOPY_STATE_DIR: stateDir, HOME: stateDir, CANOPY_WEB_DIST: snapshotWebDist() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -52,13 +52,17 @@ test('the "all" filter shows the label entry that is the leaf, marked as the lea
   await expect(app.row('1890bfab').locator('.row-leaf')).toHaveText('leaf');
 });
 
-test('when the filter hides the leaf, its nearest visible ancestor carries the leaf mark', async ({
+test('when the filter hides the leaf, its nearest visible ancestor carries the hidden-leaf mark', async ({
   app,
 }) => {
   // The leaf of seed-example.jsonl is a label entry, hidden by the default filter (as it is after
   // every label set in Canopy). The user must still see where the next message goes.
-  const marked = (await app.outlineLines()).filter((row) => row.leaf).map((row) => row.id);
-  expect(marked).toEqual(['e352b96f']);
+  await expect(app.outline.getByTestId('tree.leaf-hidden')).toHaveCount(1);
+  await expect(app.row('e352b96f').getByTestId('tree.leaf-hidden')).toBeVisible();
+  // No visible row claims to be the leaf itself.
+  expect((await app.outlineLines()).filter((row) => row.leaf)).toEqual([]);
+  await app.filterButton('all').click();
+  await expect(app.outline.getByTestId('tree.leaf-hidden')).toHaveCount(0);
 });
 
 test('the outline is an ARIA tree of treeitems with levels, selection and the leaf as current location', async ({

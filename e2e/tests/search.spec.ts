@@ -1,0 +1,82 @@
+// Search by typing on all-entry-types.jsonl: AND tokens, case-insensitive, highlighted, stepped
+// through with next / previous (wrapping); Esc clears the search, then closes the session.
+import { expect, requireSharedFixtures, test } from '../support/test';
+
+requireSharedFixtures();
+test.use({ sessionFiles: ['all-entry-types.jsonl'], sharedServer: true });
+
+// Rows whose searchable text holds both "parser" and "stream" (default filter), in outline order.
+const MATCHES = ['3d994d86', '090b1baf', 'eeb58c86', 'ef581bfb'];
+
+test.beforeEach(async ({ app }) => {
+  await app.openSession('all-entry-types.jsonl');
+  await app.focusTree();
+});
+
+test('typing two tokens keeps only the rows that contain both, in any case, with the tokens highlighted', async ({
+  app,
+  page,
+}) => {
+  await page.keyboard.type('PARSER Stream');
+  await expect(app.search).toHaveValue('PARSER Stream');
+  await expect(app.searchCount).toHaveText('4 matches');
+  expect(await app.outlineIds()).toEqual(MATCHES);
+  for (const id of MATCHES) {
+    const marked = await app
+      .row(id)
+      .locator('mark')
+      .evaluateAll((marks) => [...new Set(marks.map((m) => (m.textContent ?? '').toLowerCase()))].sort());
+    expect(marked, `highlights in ${id}`).toEqual(['parser', 'stream']);
+  }
+  // The graph marks the same entries; two of them sit in a compressed straight run, which is marked
+  // as a whole until it is expanded.
+  await page.getByTestId('graph.fit').click();
+  const run = app.graph.locator('[data-testid="graph.run"][data-match]');
+  await expect(run).toHaveCount(1);
+  await run.click();
+  await page.getByTestId('graph.fit').click();
+  const graphMatches = await app.graph
+    .locator('[data-testid="graph.node"][data-match]')
+    .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-entry-id')).sort());
+  expect(graphMatches).toEqual([...MATCHES].sort());
+});
+
+test('next and previous step through the matches and wrap around', async ({ app, page }) => {
+  await page.keyboard.type('parser stream');
+  await expect(app.searchCount).toHaveText('4 matches');
+  // The selection starts on the nearest match above the leaf 26cbcded: the branch summary.
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', '090b1baf');
+  await app.searchNext.click();
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'eeb58c86');
+  await app.searchNext.click();
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'ef581bfb');
+  await app.searchNext.click();
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', '3d994d86');
+  await app.searchPrev.click();
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'ef581bfb');
+  await app.searchPrev.click();
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'eeb58c86');
+});
+
+test('a search that matches nothing says so, and Backspace widens it again', async ({ app, page }) => {
+  await page.keyboard.type('bench zebra');
+  await expect(app.rows).toHaveCount(0);
+  await expect(page.getByTestId('tree.empty')).toContainText('No entries match');
+  for (let i = 0; i < ' zebra'.length; i++) await page.keyboard.press('Backspace');
+  await expect(app.search).toHaveValue('bench');
+  // The label "bench" on 99319d9a and the text "Added bench/parse.bench.ts." of 9e858485.
+  await expect(app.rows).toHaveCount(2);
+  expect(await app.outlineIds()).toEqual(['99319d9a', '9e858485']);
+});
+
+test('Esc clears the search first, then closes the session', async ({ app, page }) => {
+  await page.keyboard.type('parser stream');
+  await expect(app.rows).toHaveCount(4);
+  await page.keyboard.press('Escape');
+  await expect(app.search).toHaveValue('');
+  await expect(app.rows).toHaveCount(21);
+  await expect(app.outline).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('tree.none')).toBeVisible();
+  await expect(page).not.toHaveURL(/session=/);
+});
