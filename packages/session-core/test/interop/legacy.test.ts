@@ -1,0 +1,110 @@
+// Interop on the legacy (v1, v2) fixtures. Both implementations migrate them on load; v1 ids are
+// random on both sides, so the two migrations are compared by position (same entries in the same
+// order, same parent structure, firstKeptEntryId pointing at the same position, same contexts), and
+// then each side must read the other's migrated file exactly.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { canonicalJson } from './support/canonical';
+import { asApi, openReference, SessionManager } from './support/drivers';
+import { expectSameSession } from './support/expect-same';
+import {
+  copyFixture,
+  FIXTURES_MISSING,
+  fixturesDir,
+  LEGACY_FIXTURES,
+  makeTempDir,
+  removeTempDir,
+} from './support/fixtures';
+import { leavesToCheck, positionalIds, snapshot, viewsAt } from './support/projection';
+
+const available = fixturesDir() !== null;
+if (!available) console.warn(FIXTURES_MISSING);
+
+/** Contexts of these linear 1,000-entry sessions are long: compare them at every 250th entry. */
+const STRIDE = 250;
+
+/** The reference's figures for the leaf context (fixtures README), so the comparison is not vacuous. */
+const README_FIGURES: Record<(typeof LEGACY_FIXTURES)[number], { entries: number; messages: number }> = {
+  'legacy-v1-before-compaction.jsonl': { entries: 1002, messages: 446 },
+  'legacy-v1-large-session.jsonl': { entries: 1018, messages: 914 },
+  'legacy-v2-hookmessage.jsonl': { entries: 5, messages: 3 },
+};
+
+let tempDir: string;
+
+beforeAll(() => {
+  tempDir = makeTempDir('interop-legacy');
+});
+
+afterAll(() => {
+  removeTempDir(tempDir);
+});
+
+describe.skipIf(!available)('legacy fixtures migrated by both implementations', () => {
+  describe.each(LEGACY_FIXTURES)('%s', (name) => {
+    test('both migrations give the same entries, parents, compaction targets, tree and contexts by position', () => {
+      const dir = makeTempDir('interop-legacy-run');
+      const path = copyFixture(name, dir);
+      const original = readFileSync(path, 'utf8');
+      // The reference migrates and rewrites the copy in place.
+      const ref = openReference(path, dir);
+      const core = SessionManager.fromJsonl(original);
+      const refApi = asApi(ref);
+      const coreApi = asApi(core);
+
+      expect(core.getEntries()).toHaveLength(README_FIGURES[name].entries);
+      expect(core.buildSessionContext().messages).toHaveLength(README_FIGURES[name].messages);
+      expect(canonicalJson(core.getHeader())).toBe(canonicalJson(ref.getHeader()));
+
+      const refIds = positionalIds(refApi);
+      const coreIds = positionalIds(coreApi);
+      const expected = snapshot(refApi, refIds);
+      const actual = snapshot(coreApi, coreIds);
+      expect(actual.entries).toEqual(expected.entries);
+      expect(actual.tree).toEqual(expected.tree);
+      expect(actual.leafId).toBe(expected.leafId);
+      expect(actual.labels).toEqual(expected.labels);
+
+      // Every migrated compaction points at an entry (v1 line indexes become ids).
+      const compactions = core.getEntries().filter((entry) => entry.type === 'compaction');
+      for (const compaction of compactions) {
+        expect(core.getEntry(compaction.firstKeptEntryId as string)).toBeDefined();
+        expect(compaction).not.toHaveProperty('firstKeptEntryIndex');
+      }
+
+      const refEntries = refApi.getEntries();
+      const coreEntries = coreApi.getEntries();
+      const positions = leavesToCheck(refApi, refApi.getLeafId(), STRIDE).map((id) =>
+        id === null ? null : refEntries.findIndex((entry) => entry.id === id),
+      );
+      const at = (entries: typeof refEntries) =>
+        positions.map((p) => (p === null ? null : (entries[p]?.id ?? null)));
+      expect(viewsAt(coreApi, at(coreEntries), coreIds)).toEqual(viewsAt(refApi, at(refEntries), refIds));
+      removeTempDir(dir);
+    });
+
+    test("session-core reads the reference's migrated file exactly, and the reference reads session-core's", () => {
+      const dir = makeTempDir('interop-legacy-run');
+      const path = copyFixture(name, dir);
+      const original = readFileSync(path, 'utf8');
+      const ref = openReference(path, dir);
+      const migratedByRef = readFileSync(path, 'utf8');
+      expect(migratedByRef).not.toBe(original);
+
+      const core = SessionManager.fromJsonl(migratedByRef);
+      expect(core.issues).toEqual([]);
+      expectSameSession(asApi(ref), asApi(core), { stride: STRIDE });
+
+      const migratedByCore = SessionManager.fromJsonl(original);
+      const written = migratedByCore.toJsonl();
+      const corePath = join(dir, 'migrated-by-core.jsonl');
+      writeFileSync(corePath, written);
+      const refOfCore = openReference(corePath, dir);
+      // Already v3: the reference has nothing to migrate and leaves the file alone.
+      expect(readFileSync(corePath, 'utf8')).toBe(written);
+      expectSameSession(asApi(migratedByCore), asApi(refOfCore), { stride: STRIDE });
+      removeTempDir(dir);
+    });
+  });
+});
