@@ -1,0 +1,98 @@
+// /branch and /fork from the browser on seed-example.jsonl: a new session file next to the
+// original, its header naming its parent, the original untouched, and the lineage shown.
+import { expect, requireSharedFixtures, sessionPath, test } from '../support/test';
+import { fileBytes, readLines } from '../support/sessionFile';
+import { listSessionFiles } from '../support/server';
+
+requireSharedFixtures();
+test.use({ sessionFiles: ['seed-example.jsonl'] });
+
+test.beforeEach(async ({ app }) => {
+  await app.openSession('seed-example.jsonl');
+});
+
+test('/branch from a selected user message writes a new file with the path to its parent and opens it', async ({
+  app,
+  canopy,
+}) => {
+  const original = sessionPath(canopy, 'seed-example.jsonl');
+  const before = fileBytes(original);
+  const firstId = await app.sessionIdFromUrl();
+  await app.row('bf9e008c').click();
+  // doubleEscapeAction is "tree" by default: Branch… works on the selection in the tree.
+  await app.page.getByTestId('action.branch').click();
+
+  await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);
+  const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
+  const lines = readLines(sessionPath(canopy, created));
+  expect(lines[0]).toMatchObject({ type: 'session', version: 3, parentSession: original });
+  expect(lines.slice(1).map((line) => line.id)).toEqual(['4bfd19d5', '132d1404']);
+  expect(fileBytes(original).equals(before)).toBe(true);
+
+  // The new session is open, the message text is in the composer, and the lineage is shown.
+  await expect(app.sessionItem(created)).toHaveAttribute('aria-current', 'true');
+  await expect.poll(() => app.sessionIdFromUrl()).not.toBe(firstId);
+  await expect(app.rows).toHaveCount(2);
+  await expect(app.composer).toHaveValue('Try approach B');
+  await expect(app.page.getByTestId('session.lineage-chain')).toContainText('Start task');
+  await expect(app.sessionItem(created).getByTestId('session.lineage')).toHaveText('from Start task');
+});
+
+test('/branch from the user-message list branches from the chosen message', async ({ app, canopy, page }) => {
+  await page.getByTestId('action.branch-list').click();
+  const dialog = page.getByTestId('dialog.branch');
+  await expect(dialog).toBeVisible();
+  // Every user message in file order, the most recent selected.
+  await expect(dialog.getByTestId('branch.item')).toHaveText([
+    'Start task',
+    'Try approach A',
+    'Try approach B',
+    'Continue A',
+  ]);
+  await expect(dialog.locator('[aria-selected="true"]')).toHaveText('Continue A');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  await expect(dialog.locator('[aria-selected="true"]')).toHaveText('Try approach A');
+  await page.keyboard.press('Enter');
+
+  await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);
+  const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
+  const lines = readLines(sessionPath(canopy, created));
+  expect(lines[0]?.parentSession).toBe(sessionPath(canopy, 'seed-example.jsonl'));
+  expect(lines.slice(1).map((line) => line.id)).toEqual(['4bfd19d5', '132d1404']);
+  await expect(app.composer).toHaveValue('Try approach A');
+});
+
+test('/branch from a root user message starts an empty session whose header names the parent', async ({
+  app,
+  canopy,
+}) => {
+  await app.row('4bfd19d5').click();
+  await app.page.getByTestId('action.branch').click();
+  await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);
+  const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
+  const lines = readLines(sessionPath(canopy, created));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatchObject({
+    type: 'session',
+    parentSession: sessionPath(canopy, 'seed-example.jsonl'),
+  });
+  await expect(app.composer).toHaveValue('Start task');
+});
+
+test('fork copies the whole session into a new file and opens it', async ({ app, canopy }) => {
+  const original = sessionPath(canopy, 'seed-example.jsonl');
+  const before = fileBytes(original);
+  await app.page.getByTestId('action.fork').click();
+
+  await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);
+  const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
+  const lines = readLines(sessionPath(canopy, created));
+  const originalLines = readLines(original);
+  expect(lines[0]?.type).toBe('session');
+  expect(lines[0]?.id).not.toBe(originalLines[0]?.id);
+  expect(lines.slice(1)).toEqual(originalLines.slice(1));
+  expect(fileBytes(original).equals(before)).toBe(true);
+  await expect(app.sessionItem(created)).toHaveAttribute('aria-current', 'true');
+  await expect(app.rows).toHaveCount(7);
+});
