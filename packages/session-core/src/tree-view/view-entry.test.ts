@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { contentText, normalizeRowText } from '../text';
 import type { SessionEntry } from '../types';
 import { EntryBuilder } from './testing';
 import {
@@ -13,6 +15,9 @@ import {
   viewFlagsFromRecord,
   viewFlagsToRecord,
 } from './view-entry';
+
+// eslint-disable-next-line no-control-regex -- control characters are what the row text replaces
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 const noCalls = new Map<string, { name: string; arguments: unknown }>();
 
@@ -49,6 +54,22 @@ describe('row text of messages', () => {
   it('cuts user text at 200 characters before trimming', () => {
     const text = 'x'.repeat(250);
     expect(row(b.user('u', null, text))).toBe(`user: ${'x'.repeat(200)}`);
+  });
+
+  it('previews any mix of text blocks exactly as the 200-character content text', () => {
+    const block = fc.oneof(
+      fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 150 }) }),
+      fc.record({ type: fc.constant('image'), data: fc.constant(''), mimeType: fc.constant('image/png') }),
+    );
+    fc.assert(
+      fc.property(fc.array(block, { maxLength: 6 }), (content) => {
+        const expected = normalizeRowText(contentText(content, { maxLength: 200 })).replace(CONTROL, ' ');
+        expect(row(b.user('u', null, content))).toBe(`user: ${expected.trim()}`);
+        expect(searchText(b.user('u', null, content))).toBe(
+          `user ${contentText(content, { maxLength: 200 })}`.toLowerCase(),
+        );
+      }),
+    );
   });
 
   it('turns newlines, carriage returns and tabs into spaces and trims', () => {

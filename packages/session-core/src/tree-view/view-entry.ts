@@ -104,6 +104,25 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * The first 200 characters of a content's text (text blocks joined with no separator), exactly
+ * `contentText(content, { maxLength: 200 })`, but cutting each block before joining: a tool result
+ * of megabytes is not copied just to keep 200 characters of it.
+ */
+function preview(content: unknown): string {
+  if (typeof content === 'string')
+    return content.length > PREVIEW_LENGTH ? content.slice(0, PREVIEW_LENGTH) : content;
+  if (!Array.isArray(content)) return '';
+  let result = '';
+  for (const block of content as unknown[]) {
+    if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') continue;
+    const room = PREVIEW_LENGTH - result.length;
+    result += block.text.length > room ? block.text.slice(0, room) : block.text;
+    if (result.length >= PREVIEW_LENGTH) break;
+  }
+  return result;
+}
+
 function messageOf(entry: SessionEntry): UnknownRecord | undefined {
   const message = (entry as { message?: unknown }).message;
   return isRecord(message) ? message : undefined;
@@ -267,7 +286,7 @@ function thinkingLevelText(entry: UnknownRecord): string {
 }
 
 function assistantRowText(message: UnknownRecord): string {
-  const text = normalize(contentText(message.content, { maxLength: PREVIEW_LENGTH }));
+  const text = normalize(preview(message.content));
   if (text) return `assistant: ${text}`;
   if (message.stopReason === 'aborted') return 'assistant: (aborted)';
   const error = str(message.errorMessage);
@@ -284,7 +303,7 @@ function messageRowText(
   const role = str(message.role);
   switch (role) {
     case 'user':
-      return `user: ${normalize(contentText(message.content, { maxLength: PREVIEW_LENGTH }))}`;
+      return `user: ${normalize(preview(message.content))}`;
     case 'assistant':
       return assistantRowText(message);
     case 'toolResult': {
@@ -297,7 +316,7 @@ function messageRowText(
       return `[bash]: ${normalize(str(message.command) ?? '')}`;
     case 'developer':
       // [OMP-N] developer messages carry text worth showing.
-      return `developer: ${normalize(contentText(message.content, { maxLength: PREVIEW_LENGTH }))}`;
+      return `developer: ${normalize(preview(message.content))}`;
     case undefined:
       return '[message]';
     default:
@@ -360,7 +379,7 @@ export function searchText(entry: SessionEntry): string {
       if (message === undefined) break;
       const role = str(message.role);
       if (role !== undefined) parts.push(role);
-      if (message.content) parts.push(contentText(message.content, { maxLength: PREVIEW_LENGTH }));
+      if (message.content) parts.push(preview(message.content));
       if (role === 'bashExecution') {
         const command = str(message.command);
         if (command) parts.push(command);
@@ -370,9 +389,7 @@ export function searchText(entry: SessionEntry): string {
     case 'custom_message':
       parts.push(str(e.customType) ?? '');
       // As in the reference: a string content is searched whole, text blocks by their preview.
-      parts.push(
-        typeof e.content === 'string' ? e.content : contentText(e.content, { maxLength: PREVIEW_LENGTH }),
-      );
+      parts.push(typeof e.content === 'string' ? e.content : preview(e.content));
       break;
     case 'compaction':
       parts.push('compaction');
