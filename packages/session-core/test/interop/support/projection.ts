@@ -99,15 +99,22 @@ export function projectEntry(entry: EntryLike, mapId: IdMapper): string {
   return canonicalJson(plain);
 }
 
-/** A context as the model would see it; a branch summary's fromId is an entry id and is mapped. */
-export function projectContext(context: ContextLike, mapId: IdMapper): string {
+/**
+ * A context as the model would see it; a branch summary's fromId is an entry id and is mapped. With
+ * `withModel` false the pi-shaped `model` is left out (the reference cannot read oh-my-pi model_change).
+ */
+export function projectContext(context: ContextLike, mapId: IdMapper, withModel = true): string {
   const messages = (context.messages as Record<string, unknown>[]).map((message) => {
     if (message.role === 'branchSummary' && message.fromId !== 'root') {
       return { ...message, fromId: mapOptionalId(message.fromId, mapId) };
     }
     return message;
   });
-  return canonicalJson({ messages, thinkingLevel: context.thinkingLevel, model: context.model });
+  return canonicalJson({
+    messages,
+    thinkingLevel: context.thinkingLevel,
+    ...(withModel ? { model: context.model } : {}),
+  });
 }
 
 export interface FlatNode {
@@ -177,14 +184,19 @@ export interface LeafView {
  * The path and the model context with the leaf at each of `leaves` (null = before the first entry).
  * This moves the session's leaf; callers snapshot first.
  */
-export function viewsAt(session: TreeSessionApi, leaves: (string | null)[], mapId: IdMapper): LeafView[] {
+export function viewsAt(
+  session: TreeSessionApi,
+  leaves: (string | null)[],
+  mapId: IdMapper,
+  withModel = true,
+): LeafView[] {
   return leaves.map((leaf) => {
     if (leaf === null) session.resetLeaf();
     else session.branch(leaf);
     return {
       leaf: leaf === null ? null : mapId(leaf),
       path: session.getBranch().map((entry) => mapId(entry.id)),
-      context: projectContext(session.buildSessionContext(), mapId),
+      context: projectContext(session.buildSessionContext(), mapId, withModel),
     };
   });
 }
