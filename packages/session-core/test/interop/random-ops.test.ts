@@ -17,6 +17,7 @@ import {
   fakeClock,
   interopRuns,
   interopSeed,
+  interopTimeout,
   openReference,
   restoreClock,
   SessionManager,
@@ -27,6 +28,8 @@ import { leavesToCheck, positionalIds, snapshot, viewsAt } from './support/proje
 
 const MAX_STEPS = 60;
 const RUNS = interopRuns(200);
+/** Each run takes a few milliseconds; leave room for a slow machine and for shrinking a failure. */
+const TIMEOUT = interopTimeout(RUNS, 60);
 
 let baseDir: string;
 let runCounter = 0;
@@ -80,85 +83,97 @@ function clearedLabelsAsAbsent(entries: readonly string[]): string[] {
 }
 
 describe('interop with the reference on random operation sequences', () => {
-  test('a file written by session-core opens in the reference with the same tree, leaf, paths and contexts', () => {
-    const seed = interopSeed('session-core → reference');
-    fc.assert(
-      fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
-        const dir = runDir();
-        const { core } = runCore(steps, clockStart(clockSeed), false);
-        const path = join(dir, 'written-by-core.jsonl');
-        const text = core.toJsonl();
-        writeFileSync(path, text);
+  test(
+    'a file written by session-core opens in the reference with the same tree, leaf, paths and contexts',
+    () => {
+      const seed = interopSeed('session-core → reference');
+      fc.assert(
+        fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
+          const dir = runDir();
+          const { core } = runCore(steps, clockStart(clockSeed), false);
+          const path = join(dir, 'written-by-core.jsonl');
+          const text = core.toJsonl();
+          writeFileSync(path, text);
 
-        const ref = openReference(path, dir);
-        expectSameSession(asApi(core), asApi(ref));
-        // v3 needs no migration: the reference must not have rewritten the file.
-        expect(readFileSync(path, 'utf8')).toBe(text);
+          const ref = openReference(path, dir);
+          expectSameSession(asApi(core), asApi(ref));
+          // v3 needs no migration: the reference must not have rewritten the file.
+          expect(readFileSync(path, 'utf8')).toBe(text);
 
-        // session-core reading its own file agrees as well.
-        const reread = SessionManager.fromJsonl(text);
-        expectOnlyOrphanIssues(reread.issues, asApi(core));
-        expectSameSession(asApi(core), asApi(reread));
-      }),
-      { seed, numRuns: RUNS },
-    );
-  });
+          // session-core reading its own file agrees as well.
+          const reread = SessionManager.fromJsonl(text);
+          expectOnlyOrphanIssues(reread.issues, asApi(core));
+          expectSameSession(asApi(core), asApi(reread));
+        }),
+        { seed, numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
 
-  test('a file written by the reference opens in session-core with the same tree, leaf, paths and contexts', () => {
-    const seed = interopSeed('reference → session-core');
-    fc.assert(
-      fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
-        const dir = runDir();
-        const { ref, file } = runReference(dir, steps, clockStart(clockSeed));
-        const text = readFileSync(file, 'utf8');
+  test(
+    'a file written by the reference opens in session-core with the same tree, leaf, paths and contexts',
+    () => {
+      const seed = interopSeed('reference → session-core');
+      fc.assert(
+        fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
+          const dir = runDir();
+          const { ref, file } = runReference(dir, steps, clockStart(clockSeed));
+          const text = readFileSync(file, 'utf8');
 
-        const core = SessionManager.fromJsonl(text);
-        expectOnlyOrphanIssues(core.issues, asApi(ref));
-        expectSameSession(asApi(ref), asApi(core));
-        // And what session-core writes back means the same, line for line.
-        expect(sameMeaningLines(core.toJsonl())).toEqual(sameMeaningLines(text));
-      }),
-      { seed, numRuns: RUNS },
-    );
-  });
+          const core = SessionManager.fromJsonl(text);
+          expectOnlyOrphanIssues(core.issues, asApi(ref));
+          expectSameSession(asApi(ref), asApi(core));
+          // And what session-core writes back means the same, line for line.
+          expect(sameMeaningLines(core.toJsonl())).toEqual(sameMeaningLines(text));
+        }),
+        { seed, numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
 
-  test('the same operations give the same session in both implementations, entry by entry', () => {
-    const seed = interopSeed('session-core ≡ reference (by position)');
-    fc.assert(
-      fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
-        const dir = runDir();
-        const start = clockStart(clockSeed);
-        const reference = runReference(dir, steps, start);
-        const { core, outcomes } = runCore(steps, start, !reference.flushed);
-        expect(outcomes).toEqual(reference.outcomes);
+  test(
+    'the same operations give the same session in both implementations, entry by entry',
+    () => {
+      const seed = interopSeed('session-core ≡ reference (by position)');
+      fc.assert(
+        fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
+          const dir = runDir();
+          const start = clockStart(clockSeed);
+          const reference = runReference(dir, steps, start);
+          const { core, outcomes } = runCore(steps, start, !reference.flushed);
+          expect(outcomes).toEqual(reference.outcomes);
 
-        const coreApi = asApi(core);
-        const refApi = asApi(reference.ref);
-        const coreIds = positionalIds(coreApi);
-        const refIds = positionalIds(refApi);
-        const expected = snapshot(refApi, refIds);
-        const actual = snapshot(coreApi, coreIds);
-        expect(clearedLabelsAsAbsent(actual.entries)).toEqual(clearedLabelsAsAbsent(expected.entries));
-        expect(actual.tree).toEqual(expected.tree);
-        expect(actual.leafId).toBe(expected.leafId);
-        expect(actual.labels).toEqual(expected.labels);
-        expect(actual.children).toEqual(expected.children);
+          const coreApi = asApi(core);
+          const refApi = asApi(reference.ref);
+          const coreIds = positionalIds(coreApi);
+          const refIds = positionalIds(refApi);
+          const expected = snapshot(refApi, refIds);
+          const actual = snapshot(coreApi, coreIds);
+          expect(clearedLabelsAsAbsent(actual.entries)).toEqual(clearedLabelsAsAbsent(expected.entries));
+          expect(actual.tree).toEqual(expected.tree);
+          expect(actual.leafId).toBe(expected.leafId);
+          expect(actual.labels).toEqual(expected.labels);
+          expect(actual.children).toEqual(expected.children);
 
-        const { type, version, cwd } = reference.ref.getHeader() ?? {};
-        expect(core.getHeader()).toMatchObject({ type, version, cwd });
+          const { type, version, cwd } = reference.ref.getHeader() ?? {};
+          expect(core.getHeader()).toMatchObject({ type, version, cwd });
 
-        // Compare the views at the same positions (ids differ: each session's own id at that position).
-        const refEntries = refApi.getEntries();
-        const coreEntries = coreApi.getEntries();
-        const leaf = refApi.getLeafId();
-        const positions = leavesToCheck(refApi, leaf).map((id) =>
-          id === null ? null : refEntries.findIndex((entry) => entry.id === id),
-        );
-        const at = (entries: typeof refEntries) =>
-          positions.map((p) => (p === null ? null : (entries[p]?.id ?? null)));
-        expect(viewsAt(coreApi, at(coreEntries), coreIds)).toEqual(viewsAt(refApi, at(refEntries), refIds));
-      }),
-      { seed, numRuns: RUNS },
-    );
-  });
+          // Compare the views at the same positions (ids differ: each session's own id at that position).
+          const refEntries = refApi.getEntries();
+          const coreEntries = coreApi.getEntries();
+          const leaf = refApi.getLeafId();
+          const positions = leavesToCheck(refApi, leaf).map((id) =>
+            id === null ? null : refEntries.findIndex((entry) => entry.id === id),
+          );
+          const at = (entries: typeof refEntries) =>
+            positions.map((p) => (p === null ? null : (entries[p]?.id ?? null)));
+          expect(viewsAt(coreApi, at(coreEntries), coreIds)).toEqual(viewsAt(refApi, at(refEntries), refIds));
+        }),
+        { seed, numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
 });

@@ -12,6 +12,7 @@ import {
   fakeClock,
   interopRuns,
   interopSeed,
+  interopTimeout,
   openReference,
   restoreClock,
   SessionManager,
@@ -92,58 +93,66 @@ describe.skipIf(!available)('v3 fixtures written by the reference', () => {
       expectSameSession(asApi(core), asApi(ref), { stride: strideOf(name) });
     });
 
-    test('continued by session-core with random operations, it opens in the reference as the same session', () => {
-      const seed = interopSeed(`${name}: session-core continues → reference`);
-      const { text } = freshCopy(name);
-      const fixtureIds = new Set(
-        SessionManager.fromJsonl(text)
-          .getEntries()
-          .map((entry) => entry.id),
-      );
-      fc.assert(
-        fc.property(stepsArb(25), fc.nat(), (steps, clockSeed) => {
-          const clock = fakeClock(clockStart(clockSeed));
-          const core = SessionManager.fromJsonl(text);
-          applySteps(asApi(core), steps, clock);
-          restoreClock();
-          const path = join(tempDir, `continued-${++fileCounter}.jsonl`);
-          writeFileSync(path, core.toJsonl());
-          const ref = openReference(path, tempDir);
-          expectSameSession(asApi(core), asApi(ref), {
-            stride: strideOf(name),
-            leaves: addedIds(core, fixtureIds),
-          });
-        }),
-        { seed, numRuns: runsOf(name) },
-      );
-    });
+    test(
+      'continued by session-core with random operations, it opens in the reference as the same session',
+      () => {
+        const seed = interopSeed(`${name}: session-core continues → reference`);
+        const { text } = freshCopy(name);
+        const fixtureIds = new Set(
+          SessionManager.fromJsonl(text)
+            .getEntries()
+            .map((entry) => entry.id),
+        );
+        fc.assert(
+          fc.property(stepsArb(25), fc.nat(), (steps, clockSeed) => {
+            const clock = fakeClock(clockStart(clockSeed));
+            const core = SessionManager.fromJsonl(text);
+            applySteps(asApi(core), steps, clock);
+            restoreClock();
+            const path = join(tempDir, `continued-${++fileCounter}.jsonl`);
+            writeFileSync(path, core.toJsonl());
+            const ref = openReference(path, tempDir);
+            expectSameSession(asApi(core), asApi(ref), {
+              stride: strideOf(name),
+              leaves: addedIds(core, fixtureIds),
+            });
+          }),
+          { seed, numRuns: runsOf(name) },
+        );
+      },
+      interopTimeout(runsOf(name), 1_500),
+    );
 
-    test('continued by the reference with random operations, it opens in session-core as the same session', () => {
-      const seed = interopSeed(`${name}: reference continues → session-core`);
-      const fixtureIds = new Set(
-        SessionManager.fromJsonl(freshCopy(name).text)
-          .getEntries()
-          .map((entry) => entry.id),
-      );
-      fc.assert(
-        fc.property(stepsArb(25), fc.nat(), (steps, clockSeed) => {
-          const { dir, path } = freshCopy(name);
-          const clock = fakeClock(clockStart(clockSeed));
-          // The fixture holds an assistant message, so the reference appends every entry at once.
-          const ref = openReference(path, dir);
-          applySteps(asApi(ref), steps, clock);
-          ensureReferenceFile(ref, clock);
-          restoreClock();
-          const written = readFileSync(ref.getSessionFile() as string, 'utf8');
-          const core = SessionManager.fromJsonl(written);
-          expectOnlyOrphanIssues(core.issues, asApi(ref));
-          expectSameSession(asApi(ref), asApi(core), {
-            stride: strideOf(name),
-            leaves: addedIds(ref, fixtureIds),
-          });
-        }),
-        { seed, numRuns: runsOf(name) },
-      );
-    });
+    test(
+      'continued by the reference with random operations, it opens in session-core as the same session',
+      () => {
+        const seed = interopSeed(`${name}: reference continues → session-core`);
+        const fixtureIds = new Set(
+          SessionManager.fromJsonl(freshCopy(name).text)
+            .getEntries()
+            .map((entry) => entry.id),
+        );
+        fc.assert(
+          fc.property(stepsArb(25), fc.nat(), (steps, clockSeed) => {
+            const { dir, path } = freshCopy(name);
+            const clock = fakeClock(clockStart(clockSeed));
+            // The fixture holds an assistant message, so the reference appends every entry at once.
+            const ref = openReference(path, dir);
+            applySteps(asApi(ref), steps, clock);
+            ensureReferenceFile(ref, clock);
+            restoreClock();
+            const written = readFileSync(ref.getSessionFile() as string, 'utf8');
+            const core = SessionManager.fromJsonl(written);
+            expectOnlyOrphanIssues(core.issues, asApi(ref));
+            expectSameSession(asApi(ref), asApi(core), {
+              stride: strideOf(name),
+              leaves: addedIds(ref, fixtureIds),
+            });
+          }),
+          { seed, numRuns: runsOf(name) },
+        );
+      },
+      interopTimeout(runsOf(name), 1_500),
+    );
   });
 });

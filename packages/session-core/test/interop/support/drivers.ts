@@ -57,6 +57,11 @@ export function interopRuns(defaultRuns: number): number {
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : defaultRuns;
 }
 
+/** A test timeout that grows with the number of runs asked for (the default is 60 s per test). */
+export function interopTimeout(runs: number, msPerRun: number): number {
+  return Math.max(60_000, 30_000 + runs * msPerRun);
+}
+
 /** The seed of a property run: CANOPY_INTEROP_SEED to replay one, otherwise random (and logged). */
 export function interopSeed(name: string): number {
   const fromEnv = Number(process.env.CANOPY_INTEROP_SEED);
