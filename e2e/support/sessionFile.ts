@@ -1,6 +1,6 @@
 // Reading and writing the temporary session files behind the browser's back: what a test checks on
 // disk after a UI action, and what "another process" appends while the page is open.
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { SessionManager } from '@canopy/session-core';
 
 export interface FileLine {
@@ -85,11 +85,10 @@ export function assistantMessageLine(id: string, parentId: string, text: string,
  * SessionManager: a main line that forks every `branchEvery` turns into a short side branch, so
  * the tree is both long and branched.
  */
-export function writeLargeSession(
-  path: string,
+export function largeSessionJsonl(
   turns: number,
   branchEvery = 50,
-): { leafId: string; entries: number } {
+): { text: string; leafId: string; entries: number } {
   const manager = SessionManager.inMemory('/home/dev/projects/large');
   const reply = (text: string) => ({
     role: 'assistant' as const,
@@ -128,6 +127,5 @@ export function writeLargeSession(
       entries += 2;
     }
   }
-  writeFileSync(path, manager.toJsonl());
-  return { leafId: manager.getLeafId()!, entries };
+  return { text: manager.toJsonl(), leafId: manager.getLeafId()!, entries };
 }
