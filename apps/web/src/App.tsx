@@ -66,7 +66,7 @@ function TreeArea() {
   const loadError = useApp((s) => s.loadError);
   const unauthorized = useApp((s) => s.unauthorized);
   const issues = session?.issues ?? [];
-  if (unauthorized) {
+  if (unauthorized && !session) {
     return (
       <main className="tree-area">
         <div className="empty-note notice error" data-testid="auth.required">
@@ -93,6 +93,12 @@ function TreeArea() {
   }
   return (
     <main className="tree-area" aria-busy={loading}>
+      {unauthorized && (
+        <div className="notice error" data-testid="auth.required">
+          The server no longer accepts this page’s access token (it was probably restarted). Open the new URL
+          it printed.
+        </div>
+      )}
       <TreeToolbar />
       {issues.length > 0 && (
         <details className="notice warn" data-testid="session.issues">
@@ -135,7 +141,12 @@ export function App() {
   useEffect(() => {
     const socket = new LiveSocket({
       onEvent: (event) => store.getState().handleEvent(event),
-      onState: (state, detail) => store.getState().setConnection(state, detail.retryInMs ?? null),
+      onState: (state, detail) => {
+        store.getState().setConnection(state, detail.retryInMs ?? null);
+        // A WebSocket refused for a wrong token looks like any other drop; ask the API which it is
+        // (a restarted server prints a new token, and the page cannot recover without it).
+        if (state === 'reconnecting' && detail.attempt === 2) void store.getState().checkAccess();
+      },
       onReady: (reconnected) => {
         if (!reconnected) return;
         // Events sent while we were away are lost: refetch what is on screen.

@@ -22,19 +22,27 @@ if (new URLSearchParams(window.location.search).has('token')) {
 }
 
 let lastLink = '';
+let pendingLink: ReturnType<typeof setTimeout> | null = null;
 const store = createAppStore({
   onLocationChange(sessionId, entryId) {
-    const search = formatDeepLink(window.location.search, { sessionId, entryId });
-    if (search === lastLink) return;
-    const sessionChanged = new URLSearchParams(lastLink).get('session') !== sessionId;
-    lastLink = search;
-    const url = window.location.pathname + search;
-    // A new session is a history step; moving the selection inside one only replaces the entry.
-    if (sessionChanged) history.pushState(null, '', url);
-    else history.replaceState(null, '', url);
+    // Holding a key down moves the selection many times a second; the URL only needs the last one
+    // (and browsers throttle frequent history calls).
+    if (pendingLink) clearTimeout(pendingLink);
+    pendingLink = setTimeout(() => updateLocation(sessionId, entryId), 120);
   },
 });
 lastLink = window.location.search;
+
+function updateLocation(sessionId: string | null, entryId: string | null): void {
+  const search = formatDeepLink(window.location.search, { sessionId, entryId });
+  if (search === lastLink) return;
+  const sessionChanged = new URLSearchParams(lastLink).get('session') !== sessionId;
+  lastLink = search;
+  const url = window.location.pathname + search;
+  // A new session is a history step; moving the selection inside one only replaces the entry.
+  if (sessionChanged) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

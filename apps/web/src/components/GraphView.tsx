@@ -3,8 +3,8 @@
 // screen become DOM cards (clickable, with test ids). Either way only what is inside the viewport
 // is touched, so a 100,000-entry tree pans and zooms smoothly.
 
-import { ViewFlags, tokenizeQuery, type RowsResult, type ViewTree } from '@canopy/session-core';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { ViewFlags, tokenizeQuery, type ViewTree } from '@canopy/session-core';
+import { useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { busesInRect, nodesInRect, type GraphLayout } from '../layout/graphLayout';
 import {
   centerOn,
@@ -16,7 +16,7 @@ import {
   type Transform,
 } from '../layout/viewport';
 import { entryKind, KIND_COLOR_VAR, type EntryKind } from '../lib/entryKind';
-import { graphLayoutFor, graphRows } from '../store/derived';
+import { graphLayoutFor, graphRows, type VisibleRows } from '../store/derived';
 import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
 import { Minimap } from './Minimap';
@@ -27,7 +27,7 @@ const MAX_DOM_NODES = 700;
 const MIN_DOM_SCALE = 0.45;
 
 type Palette = Record<
-  EntryKind | 'link' | 'linkActive' | 'select' | 'panel' | 'border' | 'accent' | 'match' | 'text',
+  EntryKind | 'link' | 'linkActive' | 'select' | 'panel' | 'border' | 'accent' | 'match' | 'text' | 'error',
   string
 >;
 
@@ -50,6 +50,7 @@ function readPalette(): Palette {
     accent: v('--accent'),
     match: v('--match'),
     text: v('--text'),
+    error: v('--error'),
   };
 }
 
@@ -67,7 +68,7 @@ function factsOf(
   layout: GraphLayout,
   index: number,
   tree: ViewTree,
-  rows: RowsResult,
+  rows: VisibleRows,
   leafId: string | null,
 ): NodeFacts {
   const node = layout.nodes[index]!;
@@ -91,7 +92,8 @@ function factsOf(
     kind: entryKind(entry.type, entry.role),
     active: row?.onActivePath ?? false,
     leaf: row?.isLeaf ?? false,
-    text: entry.text,
+    // Some rows have no text (pi's session_info); a card still needs something to show.
+    text: entry.text || `[${entry.type.replace(/_/g, ' ')}]`,
     ...(entry.label !== undefined ? { label: entry.label } : {}),
     error: (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0,
   };
@@ -102,7 +104,6 @@ export function GraphView() {
   const tree = useApp((s) => s.tree);
   const treeVersion = useApp((s) => s.treeVersion);
   const leafId = useApp((s) => s.leafId);
-  const mode = useApp((s) => s.selector?.mode ?? 'default');
   const query = useApp((s) => s.selector?.query ?? '');
   const searchRows = useApp((s) => s.selector?.indexById);
   const selectedId = useApp((s) => selectedIdOf(s));
@@ -112,7 +113,10 @@ export function GraphView() {
   const revealTick = useApp((s) => s.revealTick);
   const sessionId = useApp((s) => s.session?.id ?? null);
 
-  const rows = graphRows({ tree, treeVersion, leafId, mode, query: '' });
+  // The layout of a big tree takes a moment; deferring it lets the outline show a filter change or
+  // a search keystroke first, and the graph follows.
+  const selector = useDeferredValue(useApp((s) => s.selector));
+  const rows = graphRows(selector, tree, treeVersion, leafId);
   const layout = graphLayoutFor(tree, rows, expandedRuns);
 
   const containerRef = useRef<HTMLDivElement>(null);
@@ -255,29 +259,57 @@ export function GraphView() {
 
     if (domCards) return;
     const tiny = k * layout.nodeWidth < 24;
+    // Nodes are batched into one path per fill colour: tens of thousands of separate fillRect calls
+    // are what makes a zoomed-out canvas slow.
+    const fills = new Map<string, Path2D>();
+    const pathFor = (color: string) => {
+      let path = fills.get(color);
+      if (!path) fills.set(color, (path = new Path2D()));
+      return path;
+    };
+    const outlined: { x: number; y: number; color: string; width: number }[] = [];
+    const texts: { x: number; y: number; text: string }[] = [];
     for (const index of visible) {
       const facts = factsOf(layout, index, tree, rows, leafId);
       const x = layout.x[index]! - halfW;
       const y = layout.y[index]! - halfH;
       const isSelected = index === selectedNode;
       const isMatch = matches !== null && facts.ids.some((id) => matches.has(id));
-      ctx.fillStyle = isMatch ? palette.match : palette.panel;
-      ctx.fillRect(x, y, layout.nodeWidth, layout.nodeHeight);
-      ctx.fillStyle = facts.error ? '#d33' : palette[facts.kind];
-      ctx.fillRect(x, y, tiny ? layout.nodeWidth : 10, layout.nodeHeight);
-      if (isSelected || facts.leaf || facts.active) {
-        ctx.strokeStyle = isSelected ? palette.select : palette.linkActive;
-        ctx.lineWidth = lineWidth(isSelected ? 3 : facts.leaf ? 2.5 : 1);
-        ctx.strokeRect(x, y, layout.nodeWidth, layout.nodeHeight);
+      const kindColor = facts.error ? palette.error : palette[facts.kind];
+      if (tiny && !isMatch) pathFor(kindColor).rect(x, y, layout.nodeWidth, layout.nodeHeight);
+      else {
+        pathFor(isMatch ? palette.match : palette.panel).rect(x, y, layout.nodeWidth, layout.nodeHeight);
+        pathFor(kindColor).rect(x, y, tiny ? layout.nodeWidth / 3 : 10, layout.nodeHeight);
       }
-      if (!tiny && k > 0.25) {
-        ctx.fillStyle = palette.text;
-        ctx.font = '12px system-ui, sans-serif';
+      if (isSelected || facts.leaf || facts.active) {
+        outlined.push({
+          x,
+          y,
+          color: isSelected ? palette.select : palette.linkActive,
+          width: lineWidth(isSelected ? 3 : facts.leaf ? 2.5 : 1),
+        });
+      }
+      if (!tiny && k > 0.25)
+        texts.push({ x, y, text: facts.label ? `[${facts.label}] ${facts.text}` : facts.text });
+    }
+    for (const [color, path] of fills) {
+      ctx.fillStyle = color;
+      ctx.fill(path);
+    }
+    for (const box of outlined) {
+      ctx.strokeStyle = box.color;
+      ctx.lineWidth = box.width;
+      ctx.strokeRect(box.x, box.y, layout.nodeWidth, layout.nodeHeight);
+    }
+    if (texts.length > 0) {
+      ctx.fillStyle = palette.text;
+      ctx.font = '12px system-ui, sans-serif';
+      for (const t of texts) {
         ctx.save();
         ctx.beginPath();
-        ctx.rect(x + 14, y, layout.nodeWidth - 18, layout.nodeHeight);
+        ctx.rect(t.x + 14, t.y, layout.nodeWidth - 18, layout.nodeHeight);
         ctx.clip();
-        ctx.fillText(facts.label ? `[${facts.label}] ${facts.text}` : facts.text, x + 16, y + halfH + 4);
+        ctx.fillText(t.text, t.x + 16, t.y + halfH + 4);
         ctx.restore();
       }
     }
@@ -385,6 +417,9 @@ export function GraphView() {
       ref={containerRef}
       className="graph-view"
       data-testid="tree.graph"
+      data-node-count={layout?.nodes.length ?? 0}
+      data-visible-count={visible.length}
+      data-scale={transform.k.toFixed(3)}
       tabIndex={-1}
       aria-label="Session tree (graph)"
       onPointerDown={(e) => {

@@ -39,18 +39,34 @@ export function Minimap({
     const dpr = globalThis.devicePixelRatio || 1;
     canvas.width = MAP_WIDTH * dpr;
     canvas.height = MAP_HEIGHT * dpr;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, MAP_WIDTH, MAP_HEIGHT);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    // Pixels written straight into an image buffer: one fillRect per node costs far too much at
+    // 100,000 nodes, and the minimap is redrawn on every layout change.
+    const pw = canvas.width;
+    const ph = canvas.height;
+    const image = ctx.createImageData(pw, ph);
+    const pixels = new Uint32Array(image.data.buffer);
     ctx.fillStyle = palette.link;
-    const dot = Math.max(1, Math.min(4, layout.nodeWidth * scale));
+    const hex = String(ctx.fillStyle);
+    const rgb = /^#([0-9a-f]{6})$/i.test(hex) ? Number.parseInt(hex.slice(1), 16) : 0x888888;
+    // ImageData is RGBA in memory; on little-endian machines a Uint32 reads it as ABGR.
+    const color = ((0xff << 24) | ((rgb & 0xff) << 16) | (rgb & 0xff00) | ((rgb >> 16) & 0xff)) >>> 0;
+    const dot = Math.max(1, Math.min(4 * dpr, Math.round(layout.nodeWidth * scale * dpr)));
+    const dotH = Math.max(1, Math.round(dot / 2));
     for (let i = 0; i < layout.nodes.length; i++) {
-      ctx.fillRect(
-        offsetX + (layout.x[i]! - b.minX) * scale - dot / 2,
-        offsetY + (layout.y[i]! - b.minY) * scale,
-        dot,
-        Math.max(1, dot / 2),
-      );
+      const px = Math.round((offsetX + (layout.x[i]! - b.minX) * scale) * dpr - dot / 2);
+      const py = Math.round((offsetY + (layout.y[i]! - b.minY) * scale) * dpr);
+      for (let dy = 0; dy < dotH; dy++) {
+        const row = py + dy;
+        if (row < 0 || row >= ph) continue;
+        for (let dx = 0; dx < dot; dx++) {
+          const col = px + dx;
+          if (col >= 0 && col < pw) pixels[row * pw + col] = color;
+        }
+      }
     }
+    ctx.putImageData(image, 0, 0);
   }, [layout, scale, offsetX, offsetY, b.minX, b.minY, palette]);
 
   useEffect(() => {

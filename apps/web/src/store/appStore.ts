@@ -123,6 +123,8 @@ export interface AppActions {
   setConnection(state: ConnectionState, retryInMs: number | null): void;
   handleEvent(event: ServerEvent): void;
   updateSettings(patch: Partial<Settings>): Promise<void>;
+  /** Probes the API; marks the page unauthorized on a 401. */
+  checkAccess(): Promise<void>;
 }
 
 export type AppStore = AppState & AppActions;
@@ -648,6 +650,15 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
             return;
           case 'summary_progress':
             return;
+        }
+      },
+
+      async checkAccess() {
+        try {
+          await api.info();
+          if (get().unauthorized) set({ unauthorized: false });
+        } catch (error) {
+          if (error instanceof ApiError && error.status === 401) set({ unauthorized: true });
         }
       },
 

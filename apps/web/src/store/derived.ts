@@ -5,7 +5,9 @@ import {
   computeRows,
   findNearestVisible,
   type FilterMode,
+  type FlatRow,
   type RowsResult,
+  type TreeSelectorState,
   type ViewTree,
 } from '@canopy/session-core';
 import { layoutGraph, type GraphLayout, type GraphSource } from '../layout/graphLayout';
@@ -42,8 +44,35 @@ function memoRows() {
 
 /** Outline rows: filter mode and search query. */
 export const outlineRows = memoRows();
-/** Graph rows: the filter mode only; the search highlights matches in the graph instead of hiding the rest. */
-export const graphRows = memoRows();
+const graphRowsWithoutQuery = memoRows();
+
+/** The rows a view draws: the visible rows and their index. */
+export type VisibleRows = Pick<RowsResult, 'rows' | 'indexById'>;
+
+let lastShared: { selector: TreeSelectorState; result: VisibleRows } | null = null;
+
+/**
+ * Graph rows: the filter mode only; the search highlights matches in the graph instead of hiding
+ * the rest. Without a search they are exactly the selector's rows, so they are not computed twice.
+ */
+export function graphRows(
+  selector: TreeSelectorState | null,
+  tree: ViewTree | null,
+  treeVersion: number,
+  leafId: string | null,
+): VisibleRows {
+  if (!selector || !tree) return EMPTY_ROWS;
+  if (selector.query === '') {
+    if (lastShared && lastShared.selector.rows === selector.rows) return lastShared.result;
+    const result: VisibleRows = {
+      rows: selector.rows as FlatRow[],
+      indexById: selector.indexById as Map<string, number>,
+    };
+    lastShared = { selector, result };
+    return result;
+  }
+  return graphRowsWithoutQuery({ tree, treeVersion, leafId, mode: selector.mode, query: '' });
+}
 
 /** The row to show as selected: the selected entry or its nearest visible ancestor. */
 export function selectedRowIndex(tree: ViewTree | null, rows: RowsResult, selectedId: string | null): number {
@@ -52,7 +81,7 @@ export function selectedRowIndex(tree: ViewTree | null, rows: RowsResult, select
 }
 
 /** Children in file order (not active-first) so the graph does not reshuffle on every jump. */
-export function graphSourceFromRows(tree: ViewTree, rows: RowsResult): GraphSource {
+export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): GraphSource {
   const children = new Map<string, string[]>();
   const roots: string[] = [];
   for (const row of rows.rows) {
@@ -79,7 +108,7 @@ export function graphSourceFromRows(tree: ViewTree, rows: RowsResult): GraphSour
 }
 
 let lastLayout: {
-  rows: RowsResult;
+  rows: VisibleRows;
   expanded: ReadonlySet<string>;
   layout: GraphLayout;
   tree: ViewTree;
@@ -87,7 +116,7 @@ let lastLayout: {
 
 export function graphLayoutFor(
   tree: ViewTree | null,
-  rows: RowsResult,
+  rows: VisibleRows,
   expanded: ReadonlySet<string>,
 ): GraphLayout | null {
   if (!tree) return null;
