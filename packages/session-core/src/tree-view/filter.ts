@@ -46,11 +46,14 @@ export function filterTag(mode: FilterMode): string {
 }
 
 /**
- * Bookkeeping entry types hidden in the default and no-tools modes: pi's four plus the ones
- * oh-my-pi adds. pi shows session_info rows in default mode, so it is not listed.
+ * Bookkeeping entry types hidden in the default and no-tools modes: pi's four, session_info (hidden
+ * by the reference package 0.73.1, which users run; older pi showed it as a blank row, and since
+ * `/name` moves the leaf onto it, the current position would read as an empty line), and the ones
+ * oh-my-pi adds.
  */
 export const SETTINGS_ENTRY_TYPES: ReadonlySet<string> = new Set([
   'label',
+  'session_info',
   'custom',
   'model_change',
   'thinking_level_change',

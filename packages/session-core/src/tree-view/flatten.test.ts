@@ -182,7 +182,6 @@ describe('filter modes (§7.2)', () => {
 
   it('default hides the settings entries and tool-only assistants', () => {
     expect(ids(tree, { leafId, mode: 'default' })).toEqual([
-      'info',
       'u1',
       'result',
       'a1',
@@ -200,7 +199,6 @@ describe('filter modes (§7.2)', () => {
 
   it('no-tools also hides tool results', () => {
     expect(ids(tree, { leafId, mode: 'no-tools' })).toEqual([
-      'info',
       'u1',
       'a1',
       'note',

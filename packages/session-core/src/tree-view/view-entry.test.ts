@@ -321,8 +321,9 @@ describe('row text of other entry types', () => {
     expect(row(b.label('z', null, 't', ''))).toBe('[label: (cleared)]');
   });
 
-  it('shows a session_info entry as an empty row, as pi does', () => {
-    expect(row(b.add('session_info', 'x', null, { name: 'My session' }))).toBe('');
+  it('shows a session_info entry as [title: name], or [title: empty], as the reference package 0.73.1 does', () => {
+    expect(row(b.add('session_info', 'x', null, { name: 'My session' }))).toBe('[title: My session]');
+    expect(row(b.add('session_info', 'y', null, {}))).toBe('[title: empty]');
   });
 
   it('shows an unknown entry type as its name with spaces instead of underscores, never a blank row', () => {
@@ -389,7 +390,7 @@ describe('searchable text', () => {
     expect(searchText(b.add('custom', 'x', null, { customType: 'Todo' }))).toBe('custom todo');
     expect(searchText(b.label('x', null, 't', 'Milestone'))).toBe('label milestone');
     expect(searchText(b.label('y', null, 't'))).toBe('label ');
-    expect(searchText(b.add('session_info', 'x', null, { name: 'n' }))).toBe('');
+    expect(searchText(b.add('session_info', 'x', null, { name: 'N' }))).toBe('title n');
     expect(searchText(b.add('mode_change', 'x', null, { mode: 'Plan' }))).toBe('mode plan');
     expect(searchText(b.add('ttsr_injection', 'x', null, { injectedRules: ['Rule-A', 'rule-b'] }))).toBe(
       'ttsr injection rule-a rule-b',

@@ -349,9 +349,11 @@ export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?
       const label = str(e.label);
       return capRow(`[label: ${label ? normalize(label) : '(cleared)'}]`);
     }
-    case 'session_info':
-      // pi shows session_info rows with empty text (§7.3).
-      return '';
+    case 'session_info': {
+      // As the reference package 0.73.1 shows it; never a blank row.
+      const name = str(e.name);
+      return capRow(`[title: ${name ? normalize(name) : 'empty'}]`);
+    }
     case 'mode_change':
       return capRow(`[mode: ${str(e.mode) ?? ''}]`);
     case 'title_change':
@@ -410,6 +412,7 @@ export function searchText(entry: SessionEntry): string {
       parts.push('label', str(e.label) ?? '');
       break;
     case 'session_info':
+      parts.push('title', str(e.name) ?? '');
       break;
     case 'mode_change':
       parts.push('mode', str(e.mode) ?? '');
