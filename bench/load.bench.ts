@@ -1,0 +1,351 @@
+// The load benchmark (product.md §9): on the same files, in one run, time JSON.parse of every line,
+// the reference package's SessionManager.open (+ getTree + buildSessionContext), session-core's
+// SessionManager.fromJsonl (+ getTree + buildSessionContext) and the tree-view pipeline (toViewEntries,
+// ViewTree, computeRows in every filter mode); report medians, ratios and heap after load.
+//
+//   pnpm exec tsx bench/load.bench.ts [--entries 50000] [--runs 5] [--seed 1] [--stress] [--no-fixtures]
+//
+// --stress adds a 200,000-entry linear chain and a 200,000-entry fan-out (small entries).
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { SessionManager as RefSessionManager } from '@mariozechner/pi-coding-agent';
+import {
+  computeRows,
+  FILTER_MODES,
+  SessionManager,
+  toViewEntries,
+  ViewTree,
+  type FilterMode,
+} from '../packages/session-core/src/index';
+import { writeSyntheticSession, type SyntheticShape } from './synthetic';
+
+// ---------------------------------------------------------------- options
+
+interface Options {
+  entries: number;
+  runs: number;
+  seed: number;
+  stress: boolean;
+  fixtures: boolean;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const options: Options = { entries: 50_000, runs: 5, seed: 1, stress: false, fixtures: true };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const next = () => {
+      const value = Number(argv[++i]);
+      if (!Number.isInteger(value) || value <= 0) throw new Error(`${arg} needs a positive integer`);
+      return value;
+    };
+    if (arg === '--entries') options.entries = next();
+    else if (arg === '--runs') options.runs = next();
+    else if (arg === '--seed') options.seed = next();
+    else if (arg === '--stress') options.stress = true;
+    else if (arg === '--no-fixtures') options.fixtures = false;
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------- measuring
+
+// Collecting garbage before each timed step keeps one step's garbage from being paid by the next.
+setFlagsFromString('--expose_gc');
+const gc = runInNewContext('gc') as () => void;
+
+function time<T>(run: () => T): { ms: number; value: T } {
+  gc();
+  const start = performance.now();
+  const value = run();
+  return { ms: performance.now() - start, value };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Heap still used by what `load` returns, after collection (the value is kept alive until measured). */
+function retainedHeap(load: () => unknown): number {
+  gc();
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const kept = load();
+  gc();
+  gc();
+  const after = process.memoryUsage().heapUsed;
+  // Reading the value after the measurement keeps it reachable during it.
+  if (kept === Symbol.for('never')) console.log(kept);
+  return after - before;
+}
+
+// ---------------------------------------------------------------- the contenders
+
+function jsonParseLines(path: string): unknown[] {
+  const text = readFileSync(path, 'utf8');
+  const values: unknown[] = [];
+  for (const line of text.split('\n')) if (line.length > 0) values.push(JSON.parse(line));
+  return values;
+}
+
+/** The reference migrates and rewrites legacy files on open: each run gets a fresh copy (not timed). */
+function freshReferenceCopy(file: BenchFile, workDir: string): string {
+  if (!file.legacy) return file.path;
+  const copy = join(workDir, `ref-copy-${basename(file.path)}`);
+  copyFileSync(file.path, copy);
+  return copy;
+}
+
+function referenceLoad(path: string, workDir: string) {
+  const sm = RefSessionManager.open(path, workDir);
+  const tree = sm.getTree();
+  const context = sm.buildSessionContext();
+  return { sm, tree, context };
+}
+
+function coreLoad(path: string) {
+  const sm = SessionManager.fromJsonl(readFileSync(path));
+  const tree = sm.getTree();
+  const context = sm.buildSessionContext();
+  return { sm, tree, context };
+}
+
+function viewEntriesOf(sm: SessionManager) {
+  return toViewEntries(sm.getEntries(), (id) => sm.getLabel(id));
+}
+
+// ---------------------------------------------------------------- files
+
+interface BenchFile {
+  name: string;
+  path: string;
+  bytes: number;
+  legacy: boolean;
+  note: string;
+}
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const fixturesDir = resolve(repoRoot, '../shared/fixtures/sessions');
+
+async function prepareFiles(options: Options, workDir: string): Promise<BenchFile[]> {
+  const files: BenchFile[] = [];
+  const synthetic = async (shape: SyntheticShape, entries: number, note: string) => {
+    const path = join(workDir, `synthetic-${shape}-${entries}.jsonl`);
+    const stats = await writeSyntheticSession(path, { entries, seed: options.seed, shape });
+    files.push({ name: basename(path), path, bytes: stats.bytes, legacy: false, note });
+  };
+  await synthetic(
+    'realistic',
+    options.entries,
+    'synthetic coding session: tools, branches, summaries, compactions',
+  );
+  if (options.fixtures && existsSync(fixturesDir)) {
+    for (const [name, legacy, note] of [
+      ['many-branches.jsonl', false, 'fixture, written by the reference: 2,720 entries, random tree'],
+      [
+        'legacy-v1-before-compaction.jsonl',
+        true,
+        'fixture, v1 (migrated on load; the reference also rewrites it)',
+      ],
+      [
+        'legacy-v1-large-session.jsonl',
+        true,
+        'fixture, v1 (migrated on load; the reference also rewrites it)',
+      ],
+    ] as const) {
+      const path = join(workDir, name);
+      copyFileSync(join(fixturesDir, name), path);
+      files.push({ name, path, bytes: statSync(path).size, legacy, note });
+    }
+  } else if (options.fixtures) {
+    console.log(`(fixtures not found at ${fixturesDir}: benchmarking the synthetic files only)`);
+  }
+  if (options.stress) {
+    await synthetic('chain', 200_000, 'stress: one linear path of small messages');
+    await synthetic('fanout', 200_000, 'stress: every entry a child of the first');
+  }
+  return files;
+}
+
+// ---------------------------------------------------------------- one file
+
+interface Row {
+  step: string;
+  samples: number[];
+}
+
+interface FileResult {
+  file: BenchFile;
+  entries: number;
+  rows: Row[];
+  heap: { json: number; reference: number; core: number; views: number };
+  check: string;
+}
+
+function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
+  const rows = new Map<string, number[]>();
+  const record = (step: string, ms: number) => {
+    const samples = rows.get(step) ?? [];
+    samples.push(ms);
+    rows.set(step, samples);
+  };
+
+  let entries = 0;
+  let check = '';
+  // Runs interleave the contenders, so that drift on a busy machine hits them alike.
+  for (let run = 0; run < runs; run++) {
+    record('JSON.parse every line', time(() => jsonParseLines(file.path)).ms);
+
+    const refPath = freshReferenceCopy(file, workDir);
+    const ref = time(() => RefSessionManager.open(refPath, workDir));
+    const refTree = time(() => ref.value.getTree());
+    const refContext = time(() => ref.value.buildSessionContext());
+    record('reference open', ref.ms);
+    record('reference open + getTree + context', ref.ms + refTree.ms + refContext.ms);
+
+    const core = time(() => SessionManager.fromJsonl(readFileSync(file.path)));
+    const coreTree = time(() => core.value.getTree());
+    const coreContext = time(() => core.value.buildSessionContext());
+    record('session-core fromJsonl', core.ms);
+    record('session-core fromJsonl + getTree + context', core.ms + coreTree.ms + coreContext.ms);
+
+    const sm = core.value;
+    const views = time(() => viewEntriesOf(sm));
+    const tree = time(() => new ViewTree(views.value));
+    record('tree-view toViewEntries', views.ms);
+    record('tree-view ViewTree', tree.ms);
+    let rowsTotal = 0;
+    for (const mode of FILTER_MODES as readonly FilterMode[]) {
+      const rowsResult = time(() => computeRows(tree.value, { leafId: sm.getLeafId(), mode }));
+      record(`tree-view computeRows ${mode}`, rowsResult.ms);
+      rowsTotal += rowsResult.ms;
+    }
+    record('tree-view total (entries + tree + 5 modes)', views.ms + tree.ms + rowsTotal);
+
+    entries = sm.getEntries().length;
+    // The two implementations must agree, or the timings compare different work.
+    const refMessages = refContext.value.messages.length;
+    const coreMessages = coreContext.value.messages.length;
+    check =
+      refMessages === coreMessages && ref.value.getEntries().length === entries
+        ? `agree: ${entries} entries, ${coreMessages} context messages`
+        : `DISAGREE: reference ${ref.value.getEntries().length} entries / ${refMessages} messages, session-core ${entries} / ${coreMessages}`;
+  }
+
+  const heap = {
+    json: retainedHeap(() => jsonParseLines(file.path)),
+    reference: retainedHeap(() => referenceLoad(freshReferenceCopy(file, workDir), workDir)),
+    core: retainedHeap(() => coreLoad(file.path)),
+    views: 0,
+  };
+  const loaded = coreLoad(file.path);
+  heap.views = retainedHeap(() => {
+    const views = viewEntriesOf(loaded.sm);
+    return { views, tree: new ViewTree(views) };
+  });
+
+  return { file, entries, rows: [...rows].map(([step, samples]) => ({ step, samples })), heap, check };
+}
+
+// ---------------------------------------------------------------- printing
+
+const ms = (value: number) =>
+  value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : '');
+const pad = (text: string, width: number) => text.padEnd(width);
+const padLeft = (text: string, width: number) => text.padStart(width);
+
+/** Which rows get a ratio, and against what. */
+const COMPARISONS: Record<string, { vsJson: boolean; vsReference?: string }> = {
+  'reference open': { vsJson: true },
+  'reference open + getTree + context': { vsJson: true },
+  'session-core fromJsonl': { vsJson: true, vsReference: 'reference open' },
+  'session-core fromJsonl + getTree + context': {
+    vsJson: true,
+    vsReference: 'reference open + getTree + context',
+  },
+  'tree-view total (entries + tree + 5 modes)': { vsJson: true },
+};
+
+function printFile(result: FileResult, runs: number): void {
+  const { file } = result;
+  console.log(
+    `\n== ${file.name}  ${mb(file.bytes)}, ${result.entries.toLocaleString('en')} entries — ${file.note}`,
+  );
+  console.log(`   ${result.check}`);
+  const medianOf = (step: string) => {
+    const row = result.rows.find((candidate) => candidate.step === step);
+    return row ? median(row.samples) : undefined;
+  };
+  const json = medianOf('JSON.parse every line');
+  console.log(
+    `   ${pad('step', 46)}${padLeft('median ms', 10)}${padLeft('min', 9)}${padLeft('max', 9)}${padLeft('÷ JSON.parse', 14)}${padLeft('÷ reference', 13)}`,
+  );
+  for (const row of result.rows) {
+    const m = median(row.samples);
+    const comparison = COMPARISONS[row.step];
+    const vsJson = comparison?.vsJson ? ratio(m, json) : '';
+    const vsReference = comparison?.vsReference ? ratio(m, medianOf(comparison.vsReference)) : '';
+    console.log(
+      `   ${pad(row.step, 46)}${padLeft(ms(m), 10)}${padLeft(ms(Math.min(...row.samples)), 9)}${padLeft(ms(Math.max(...row.samples)), 9)}${padLeft(vsJson, 14)}${padLeft(vsReference, 13)}`,
+    );
+  }
+  const heap = result.heap;
+  const perFile = (bytes: number) => `${mb(bytes)} (${(bytes / file.bytes).toFixed(2)}× file)`;
+  console.log(
+    `   heap after load: JSON.parse ${perFile(heap.json)}, reference ${perFile(heap.reference)}, session-core ${perFile(heap.core)}, + tree-view ${perFile(heap.views)}`,
+  );
+  console.log(`   (${runs} runs; medians)`);
+}
+
+function printSummary(results: readonly FileResult[]): void {
+  console.log('\n== summary (medians; load = open/fromJsonl + getTree + buildSessionContext)');
+  console.log(
+    `   ${pad('file', 40)}${padLeft('size', 10)}${padLeft('JSON.parse', 12)}${padLeft('reference', 11)}${padLeft('session-core', 14)}${padLeft('core÷ref', 10)}${padLeft('core÷JSON', 11)}${padLeft('views+rows', 12)}${padLeft('core heap', 11)}`,
+  );
+  for (const result of results) {
+    const get = (step: string) =>
+      median(result.rows.find((row) => row.step === step)?.samples ?? [Number.NaN]);
+    const json = get('JSON.parse every line');
+    const reference = get('reference open + getTree + context');
+    const core = get('session-core fromJsonl + getTree + context');
+    const views = get('tree-view total (entries + tree + 5 modes)');
+    console.log(
+      `   ${pad(result.file.name, 40)}${padLeft(mb(result.file.bytes), 10)}${padLeft(ms(json), 12)}${padLeft(ms(reference), 11)}${padLeft(ms(core), 14)}${padLeft(ratio(core, reference), 10)}${padLeft(ratio(core, json), 11)}${padLeft(ms(views), 12)}${padLeft(`${(result.heap.core / result.file.bytes).toFixed(2)}×`, 11)}`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const workDir = mkdtempSync(join(tmpdir(), 'canopy-bench-'));
+  mkdirSync(workDir, { recursive: true });
+  try {
+    console.log(
+      `canopy load benchmark — node ${process.version}, ${options.runs} runs, ${options.entries.toLocaleString('en')} synthetic entries (seed ${options.seed})`,
+    );
+    const files = await prepareFiles(options, workDir);
+    const results: FileResult[] = [];
+    for (const file of files) {
+      const result = benchFile(file, options.runs, workDir);
+      printFile(result, options.runs);
+      results.push(result);
+    }
+    printSummary(results);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+await main();
