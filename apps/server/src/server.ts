@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
+import { writeDemoSessions } from './demo/index';
 import {
   agentSessionDirs,
   checkConfigFile,
@@ -32,6 +33,11 @@ async function demoRoot(stateDir: string): Promise<string> {
   const dir = path.join(stateDir, 'demo-sessions');
   if (!pathExistsSync(dir)) {
     ensureDirSync(dir);
+    try {
+      await writeDemoSessions(dir);
+    } catch (error) {
+      process.stderr.write(`canopy: could not write the demo sessions: ${(error as Error).message}\n`);
+    }
   }
   return dir;
 }

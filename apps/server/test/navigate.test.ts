@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BeforeTreeEvent } from '../src/extensions/types';
 import type { Summarizer } from '../src/summarizer';
-import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, type TestEnv } from './helpers';
+import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 
@@ -235,7 +235,7 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       url: `/api/sessions/${id}/navigate/abort`,
       headers: AUTH,
     });
-    expect(abort.json()).toEqual({ aborted: true });
+    expect(abort.json(), abort.body).toEqual({ aborted: true });
     expect((await aborted).json()).toMatchObject({ cancelled: true, aborted: true, newLeafId: '1890bfab' });
     expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(before);
 
@@ -246,14 +246,15 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
     });
     expect((noneRunning.json() as { error: { code: string } }).error.code).toBe('NO_SUMMARY_RUNNING');
 
+    release = undefined;
     const done = env.app.inject({
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
       payload: { targetId: 'bfb570e3', summarize: true },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    release?.();
+    await waitFor(() => release);
+    (release as (() => void) | undefined)?.();
     const body = (await done).json() as { newLeafId: string };
     const added = linesAfter(before, fs.readFileSync(env.file(SEED), 'utf8'));
     expect(added).toHaveLength(1);
