@@ -388,6 +388,40 @@ describe('re-selection', () => {
   });
 });
 
+describe('leaf position', () => {
+  function labelledLeaf(): EntryBuilder {
+    const b = workedExample();
+    b.label('lab', 'a2a', 'a2a', 'milestone');
+    return b;
+  }
+
+  it('marks the leaf row itself when the leaf is visible', () => {
+    const result = computeRows(treeOf(workedExample()), { leafId: 'a2a' });
+    const marked = result.rows.filter((row) => row.isLeafPosition).map((row) => row.id);
+    expect(marked).toEqual(['a2a']);
+    expect(result.rows[result.leafIndex]!.id).toBe('a2a');
+  });
+
+  it('marks the nearest visible ancestor when the filter hides the leaf (a label just written)', () => {
+    const result = computeRows(treeOf(labelledLeaf()), { leafId: 'lab', mode: 'default' });
+    expect(result.rows.some((row) => row.isLeaf)).toBe(false);
+    expect(result.rows.filter((row) => row.isLeafPosition).map((row) => row.id)).toEqual(['a2a']);
+    expect(result.rows[result.leafIndex]!.id).toBe('a2a');
+  });
+
+  it('marks the label row itself in the all mode', () => {
+    const result = computeRows(treeOf(labelledLeaf()), { leafId: 'lab', mode: 'all' });
+    expect(result.rows.filter((row) => row.isLeafPosition).map((row) => row.id)).toEqual(['lab']);
+  });
+
+  it('has no leaf row (-1) when the leaf is null or nothing on its path is visible', () => {
+    expect(computeRows(treeOf(workedExample()), { leafId: null }).leafIndex).toBe(-1);
+    const hidden = computeRows(treeOf(workedExample()), { leafId: 'a2a', query: 'u2b' });
+    expect(hidden.leafIndex).toBe(-1);
+    expect(hidden.rows.some((row) => row.isLeafPosition)).toBe(false);
+  });
+});
+
 describe('reuse of rows between calls', () => {
   function project(tree: ViewTree, options: ComputeRowsOptions) {
     const result = computeRows(tree, options);

@@ -36,6 +36,11 @@ export interface FlatRow {
   onActivePath: boolean;
   /** The current leaf. */
   isLeaf: boolean;
+  /**
+   * Where the next message goes as far as the visible rows can show it: the leaf itself, or, when
+   * the filter hides the leaf (a label or model change just written), its nearest visible ancestor.
+   */
+  isLeafPosition: boolean;
   /** Nearest visible ancestor, or null for a visible root. */
   visibleParentId: string | null;
   visibleChildCount: number;
@@ -57,6 +62,8 @@ export interface RowsResult {
   selectedIndex: number;
   /** More than one visible root: the rows hang from a virtual root. */
   multipleRoots: boolean;
+  /** The row that carries the leaf mark (see FlatRow.isLeafPosition), or -1. */
+  leafIndex: number;
 }
 
 interface GutterLink {
@@ -72,6 +79,8 @@ const ROW_VIRTUAL_ROOT_CHILD = 4;
 const ROW_ACTIVE = 8;
 const ROW_LEAF = 16;
 const ROW_MULTIPLE_ROOTS = 32;
+// Bits share one Uint8 per node with NODE_JUST_BRANCHED (64) below: 128 is the last free one.
+const ROW_LEAF_POSITION = 128;
 
 // A row keeps only what it cannot derive and answers the rest through getters: a filter change
 // or a search keystroke builds one row per visible entry, so the row's size is what the garbage
@@ -118,6 +127,10 @@ class Row implements FlatRow {
 
   get isLeaf(): boolean {
     return (this.bits & ROW_LEAF) !== 0;
+  }
+
+  get isLeafPosition(): boolean {
+    return (this.bits & ROW_LEAF_POSITION) !== 0;
   }
 
   get gutters(): readonly Gutter[] {
@@ -239,6 +252,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
 
   // Pass 2: indents, connectors and gutters of the visible forest (pi's rules, §7.1 item 5).
   const multipleRoots = rootCount > 1;
+  const leafPosition = leaf < 0 ? -1 : nearest[leaf]!;
   const indent = new Int32Array(count);
   const bits = new Uint8Array(count);
   const rowOfNode = new Int32Array(count).fill(-1);
@@ -300,6 +314,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     }
     if (onActive[node] === 1) flags |= ROW_ACTIVE;
     if (node === leaf) flags |= ROW_LEAF;
+    if (node === leafPosition) flags |= ROW_LEAF_POSITION;
     const entry = tree.entryAt(node);
     const parentId = parent < 0 ? null : tree.entryAt(parent).id;
     let row = rowCache[node];
@@ -327,7 +342,8 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     while (node >= 0 && rowOfNode[node]! < 0) node = tree.parentIndexAt(node);
     selectedIndex = node >= 0 ? rowOfNode[node]! : visibleCount - 1;
   }
-  return new RowsResultImpl(rows, selectedIndex, multipleRoots);
+  const leafIndex = leafPosition < 0 ? -1 : rowOfNode[leafPosition]!;
+  return new RowsResultImpl(rows, selectedIndex, multipleRoots, leafIndex);
 }
 
 // The id → row map costs as much as the rows on a large tree and most updates never read it,
@@ -339,6 +355,7 @@ class RowsResultImpl implements RowsResult {
     readonly rows: FlatRow[],
     readonly selectedIndex: number,
     readonly multipleRoots: boolean,
+    readonly leafIndex: number,
   ) {}
 
   get indexById(): Map<string, number> {
