@@ -282,7 +282,13 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
       .map((custom): Op => ({ kind: 'customMessage', ...custom })),
     weight: 5,
   },
-  { arbitrary: textArb.map((name): Op => ({ kind: 'sessionInfo', name })), weight: 2 },
+  {
+    // Blank names matter: the reference's getSessionName lets the latest session_info win even when empty.
+    arbitrary: fc
+      .oneof(nonEmptyText, fc.constantFrom('', '   '), textArb)
+      .map((name): Op => ({ kind: 'sessionInfo', name })),
+    weight: 3,
+  },
   {
     arbitrary: fc
       .record({ target: pickArb, label: labelArb })

@@ -51,6 +51,7 @@ export interface TreeSessionApi {
   getLabel(id: string): string | undefined;
   getChildren(parentId: string): EntryLike[];
   getHeader(): unknown;
+  getSessionName(): string | undefined;
   buildSessionContext(): ContextLike;
 }
 
@@ -146,6 +147,8 @@ export function projectTree(roots: NodeLike[], mapId: IdMapper): { roots: string
 }
 
 export interface SessionSnapshot {
+  /** The display name from session_info entries. */
+  name: string | null;
   entries: string[];
   tree: { roots: string[]; nodes: FlatNode[] };
   leafId: string | null;
@@ -164,6 +167,7 @@ export function snapshot(session: TreeSessionApi, mapId: IdMapper, childrenStrid
   const entries = session.getEntries();
   const leafId = session.getLeafId();
   return {
+    name: session.getSessionName() ?? null,
     entries: entries.map((entry) => projectEntry(entry, mapId)),
     tree: projectTree(session.getTree(), mapId),
     leafId: leafId === null ? null : mapId(leafId),
