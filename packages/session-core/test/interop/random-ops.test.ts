@@ -19,6 +19,8 @@ import {
   interopSeed,
   interopTimeout,
   openReference,
+  MemoryStorage,
+  MemoryStorageProvider,
   restoreClock,
   SessionManager,
 } from './support/drivers';
@@ -59,13 +61,28 @@ function runReference(dir: string, steps: readonly Step[], start: number) {
   return { ref, outcomes, flushed, file: ref.getSessionFile() as string };
 }
 
-function runCore(steps: readonly Step[], start: number, withFlushStep: boolean) {
+/**
+ * Runs `steps` on session-core. With `persist`, it writes through a storage (one line appended per
+ * entry, as the server writes files) and a provider for the files createBranchedSession makes; `file`
+ * is then the current file's text as written, otherwise the in-memory session's toJsonl().
+ */
+function runCore(
+  steps: readonly Step[],
+  start: number,
+  options: { withFlushStep: boolean; persist: boolean },
+) {
   const clock = fakeClock(start);
-  const core = SessionManager.inMemory(DEMO_CWD);
+  const provider = new MemoryStorageProvider('interop');
+  const first = new MemoryStorage('', 'interop/first.jsonl');
+  const core = options.persist
+    ? SessionManager.inMemory(DEMO_CWD, { storage: first, storageProvider: provider })
+    : SessionManager.inMemory(DEMO_CWD);
   const outcomes = applySteps(asApi(core), steps, clock);
-  if (withFlushStep) applyStep(asApi(core), flushStep, clock);
+  if (options.withFlushStep) applyStep(asApi(core), flushStep, clock);
   restoreClock();
-  return { core, outcomes };
+  const current = core.getSessionFile();
+  const storage = current === first.path ? first : current === undefined ? undefined : provider.get(current);
+  return { core, outcomes, file: storage ? storage.read() : core.toJsonl() };
 }
 
 /**
@@ -91,9 +108,13 @@ describe('interop with the reference on random operation sequences', () => {
       fc.assert(
         fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
           const dir = runDir();
-          const { core } = runCore(steps, clockStart(clockSeed), false);
+          const { core, file: text } = runCore(steps, clockStart(clockSeed), {
+            withFlushStep: false,
+            persist: true,
+          });
+          // What was appended line by line is the whole session.
+          expect(text).toBe(core.toJsonl());
           const path = join(dir, 'written-by-core.jsonl');
-          const text = core.toJsonl();
           writeFileSync(path, text);
 
           const ref = openReference(path, dir);
@@ -143,7 +164,10 @@ describe('interop with the reference on random operation sequences', () => {
           const dir = runDir();
           const start = clockStart(clockSeed);
           const reference = runReference(dir, steps, start);
-          const { core, outcomes } = runCore(steps, start, !reference.flushed);
+          const { core, outcomes } = runCore(steps, start, {
+            withFlushStep: !reference.flushed,
+            persist: false,
+          });
           expect(outcomes).toEqual(reference.outcomes);
 
           const coreApi = asApi(core);

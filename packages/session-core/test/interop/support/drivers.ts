@@ -2,10 +2,10 @@
 // package's, plus a fake clock that both read through Date.
 import { SessionManager as RefSessionManager } from '@mariozechner/pi-coding-agent';
 import { vi } from 'vitest';
-import { SessionManager } from '../../../src/index';
+import { MemoryStorage, MemoryStorageProvider, SessionManager } from '../../../src/index';
 import type { TreeSessionApi } from './projection';
 
-export { RefSessionManager, SessionManager };
+export { MemoryStorage, MemoryStorageProvider, RefSessionManager, SessionManager };
 
 export const DEMO_CWD = '/home/dev/projects/interop';
 
