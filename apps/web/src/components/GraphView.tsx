@@ -86,7 +86,8 @@ function factsOf(
       error: false,
     };
   }
-  const entry = first!;
+  const entry = first;
+  if (!entry) return { ids, kind: 'other', active: false, leaf: false, text: '', error: false };
   return {
     ids,
     kind: entryKind(entry.type, entry.role),
@@ -101,8 +102,6 @@ function factsOf(
 
 export function GraphView() {
   const store = useAppStore();
-  const tree = useApp((s) => s.tree);
-  const treeVersion = useApp((s) => s.treeVersion);
   const leafId = useApp((s) => s.leafId);
   const query = useApp((s) => s.selector?.query ?? '');
   const searchRows = useApp((s) => s.selector?.indexById);
@@ -116,7 +115,10 @@ export function GraphView() {
   // The layout of a big tree takes a moment; deferring it lets the outline show a filter change or
   // a search keystroke first, and the graph follows.
   const selector = useDeferredValue(useApp((s) => s.selector));
-  const rows = graphRows(selector, tree, treeVersion, leafId);
+  // Everything the layout reads comes from that one (deferred) selector state, so a render never
+  // mixes the rows of one session or tree version with the tree of another.
+  const tree = selector?.tree ?? null;
+  const rows = graphRows(selector, tree, selector?.treeVersion ?? 0, selector?.leafId ?? null);
   const layout = graphLayoutFor(tree, rows, expandedRuns);
 
   const containerRef = useRef<HTMLDivElement>(null);

@@ -116,18 +116,6 @@ export function OutlineView() {
   const [height, setHeight] = useState(600);
   const [width, setWidth] = useState(600);
   const tokens = useMemo(() => tokenizeQuery(query), [query]);
-  const tree = useApp((s) => s.tree);
-  const leafId = useApp((s) => s.leafId);
-  const indexById = useApp((s) => s.selector?.indexById);
-  const hiddenLeafRow = useMemo(() => {
-    if (!tree || !indexById || leafId === null || indexById.has(leafId) || !tree.has(leafId)) return -1;
-    // Walk up to the nearest visible ancestor (findNearestVisible would fall back to the last row).
-    for (let id = tree.parentOf(leafId); id !== null; id = tree.parentOf(id)) {
-      const row = indexById.get(id);
-      if (row !== undefined) return row;
-    }
-    return -1;
-  }, [tree, indexById, leafId]);
   const total = rows?.length ?? 0;
 
   useLayoutEffect(() => {
@@ -168,7 +156,7 @@ export function OutlineView() {
           editing={editingId === row.id}
           tokens={tokens}
           prefixBudget={prefixBudget}
-          leafBelow={i === hiddenLeafRow}
+          leafBelow={row.isLeafPosition && !row.isLeaf}
         />,
       );
     }

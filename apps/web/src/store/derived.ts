@@ -20,7 +20,13 @@ export interface RowsInput {
   query: string;
 }
 
-const EMPTY_ROWS: RowsResult = { rows: [], indexById: new Map(), selectedIndex: -1, multipleRoots: false };
+const EMPTY_ROWS: RowsResult = {
+  rows: [],
+  indexById: new Map(),
+  selectedIndex: -1,
+  multipleRoots: false,
+  leafIndex: -1,
+};
 
 function memoRows() {
   let last: (RowsInput & { result: RowsResult }) | null = null;
