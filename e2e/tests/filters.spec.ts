@@ -8,8 +8,8 @@ requireSharedFixtures();
 test.use({ sessionFiles: ['all-entry-types.jsonl'], sharedServer: true });
 
 // Tool-only assistants (48391bf4 thinking + read call, d2a6a269 bash call) are hidden in every mode.
+// The session_info entry c506c8b6 is hidden by default, as the reference package 0.73.1 does.
 const DEFAULT_ROWS = [
-  'c506c8b6', // session_info: shown by pi's default filter (empty text)
   '3d994d86',
   '090b1baf', // the branch summary's branch holds the leaf, so it comes first at the fork
   'b603dd1c',
