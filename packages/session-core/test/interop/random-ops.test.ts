@@ -1,6 +1,6 @@
 // Differential tests against the reference package (@mariozechner/pi-coding-agent 0.73.1) over random
 // operation sequences: every append type, branch, resetLeaf, branchWithSummary (also from null), labels
-// set and cleared, createBranchedSession, and clock jumps (children are ordered by timestamp).
+// set and cleared, createBranchedSession, newSession, and clock jumps (children are ordered by timestamp).
 // Each property logs its seed; replay one with CANOPY_INTEROP_SEED, ask for more runs with
 // CANOPY_INTEROP_RUNS (e.g. CANOPY_INTEROP_RUNS=5000).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -30,7 +30,8 @@ export type Op =
   | { kind: 'branch'; target: Pick }
   | { kind: 'resetLeaf' }
   | { kind: 'branchWithSummary'; target: Pick | null; summary: string; details?: unknown; fromHook?: boolean }
-  | { kind: 'createBranchedSession'; target: Pick };
+  | { kind: 'createBranchedSession'; target: Pick }
+  | { kind: 'newSession'; parentSession?: string; id?: string };
 
 /** One step: move the (fake) clock by `dtMs` (0 = same millisecond, negative = a clock jump back), then run. */
 export interface Step {
@@ -309,6 +310,18 @@ export const opArb: fc.Arbitrary<Op> = fc.oneof(
     weight: 6,
   },
   { arbitrary: pickArb.map((target): Op => ({ kind: 'createBranchedSession', target })), weight: 2 },
+  {
+    arbitrary: fc
+      .record(
+        {
+          parentSession: fc.constantFrom('/sessions/parent.jsonl', 'parent.jsonl'),
+          id: fc.uuid(),
+        },
+        { requiredKeys: [] },
+      )
+      .map((options): Op => ({ kind: 'newSession', ...options })),
+    weight: 1,
+  },
 );
 
 /** Mostly small steps forward, often the same millisecond, sometimes a clock jump backwards. */
@@ -441,6 +454,13 @@ export function applyStep(
       const target = resolvePick(session, op.target);
       if (target === undefined) return 'skipped';
       session.createBranchedSession(target);
+      return 'applied';
+    }
+    case 'newSession': {
+      const options: { parentSession?: string; id?: string } = {};
+      if (op.parentSession !== undefined) options.parentSession = op.parentSession;
+      if (op.id !== undefined) options.id = op.id;
+      session.newSession(options);
       return 'applied';
     }
   }

@@ -43,6 +43,7 @@ export interface TreeSessionApi {
   resetLeaf(): void;
   branchWithSummary(fromId: string | null, summary: string, details?: unknown, fromHook?: boolean): string;
   createBranchedSession(leafId: string): string | undefined;
+  newSession(options?: { id?: string; parentSession?: string }): string | undefined;
   getEntries(): EntryLike[];
   getEntry(id: string): EntryLike | undefined;
   getTree(): NodeLike[];
