@@ -145,7 +145,7 @@ export function App() {
         store.getState().setConnection(state, detail.retryInMs ?? null);
         // A WebSocket refused for a wrong token looks like any other drop; ask the API which it is
         // (a restarted server prints a new token, and the page cannot recover without it).
-        if (state === 'reconnecting' && detail.attempt === 2) void store.getState().checkAccess();
+        if (state === 'reconnecting' && detail.attempt >= 2) void store.getState().checkAccess();
       },
       onReady: (reconnected) => {
         if (!reconnected) return;

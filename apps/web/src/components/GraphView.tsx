@@ -110,7 +110,6 @@ export function GraphView() {
   const followLeaf = useApp((s) => s.followLeaf);
   const theme = useApp((s) => s.theme);
   const revealTick = useApp((s) => s.revealTick);
-  const sessionId = useApp((s) => s.session?.id ?? null);
 
   // The layout of a big tree takes a moment; deferring it lets the outline show a filter change or
   // a search keystroke first, and the graph follows.
@@ -168,10 +167,12 @@ export function GraphView() {
   };
 
   // A newly opened session starts on its leaf (or the deep-linked entry) at a readable scale.
-  const fittedFor = useRef<string | null>(null);
+  // Keyed on the tree object (one per loaded snapshot), not the session id: the deferred layout may
+  // still be the previous session's for a render after the id changed.
+  const fittedFor = useRef<ViewTree | null>(null);
   useEffect(() => {
-    if (!layout || !sessionId || fittedFor.current === sessionId || size.width < 10) return;
-    fittedFor.current = sessionId;
+    if (!layout || !tree || fittedFor.current === tree || size.width < 10) return;
+    fittedFor.current = tree;
     const target = selectedNode ?? leafNode;
     const next =
       target === undefined
@@ -179,7 +180,7 @@ export function GraphView() {
         : centerOn(layout.x[target]!, layout.y[target]!, size.width, size.height, 0.9);
     transformRef.current = next;
     setTransform(next);
-  }, [layout, sessionId, size, selectedNode, leafNode]);
+  }, [layout, tree, size, selectedNode, leafNode]);
 
   // Follow the leaf when it moves (live appends, jumps, other tabs).
   useEffect(() => {
