@@ -176,6 +176,47 @@ describe('app store', () => {
     expect(store.getState().composerText).toBe('approach b');
   });
 
+  it('keeps the selection on the jump target when the session_tree broadcast of that jump arrives', async () => {
+    const result: NavigateResult = {
+      alreadyAtTarget: false,
+      cancelled: false,
+      oldLeafId: 'a4',
+      newLeafId: 'a6',
+      nodes: [],
+    };
+    const store = createAppStore({
+      api: fakeApi({ navigate: () => Promise.resolve(result) }),
+      storage: null,
+    });
+    await store.getState().openSession('s1');
+    await store.getState().jump('a6');
+    store.getState().handleEvent({ type: 'session_tree', sessionId: 's1', newLeafId: 'a6', oldLeafId: 'a4' });
+    expect(store.getState().leafId).toBe('a6');
+    expect(selected(store)).toBe('a6');
+    store.getState().select('u1');
+    store.getState().handleEvent({ type: 'session_tree', sessionId: 's1', newLeafId: 'a6', oldLeafId: 'a4' });
+    expect(selected(store)).toBe('u1');
+  });
+
+  it('clears a label when it is saved empty, and sets it when saved with text', async () => {
+    const labelNode = (id: string) => node(id, 'a4', 'label', undefined, '[label: x]');
+    const setLabel = vi.fn((_s: string, entryId: string, label: string) =>
+      Promise.resolve({ targetId: entryId, label, labelEntryId: 'l1', leafId: 'l1', node: labelNode('l1') }),
+    );
+    const clearLabel = vi.fn((_s: string, entryId: string) =>
+      Promise.resolve({ targetId: entryId, labelEntryId: 'l2', leafId: 'l2', node: labelNode('l2') }),
+    );
+    const store = createAppStore({ api: fakeApi({ setLabel, clearLabel }), storage: null });
+    await store.getState().openSession('s1');
+    await store.getState().saveLabel('u3', '  milestone  ');
+    expect(setLabel).toHaveBeenCalledWith('s1', 'u3', 'milestone');
+    expect(store.getState().tree?.get('u3')?.label).toBe('milestone');
+    expect(store.getState().leafId).toBe('l1');
+    await store.getState().saveLabel('u3', '   ');
+    expect(clearLabel).toHaveBeenCalledWith('s1', 'u3');
+    expect(store.getState().tree?.get('u3')?.label).toBeUndefined();
+  });
+
   it('applies live events: appended entries, a moved leaf and a label change', async () => {
     const store = createAppStore({ api: fakeApi(), storage: null });
     await store.getState().openSession('s1');

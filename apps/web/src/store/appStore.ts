@@ -5,6 +5,7 @@
 import type {
   EntryDetail,
   InfoResponse,
+  NavigateRequest,
   ServerEvent,
   SessionListItem,
   SessionSnapshot,
@@ -103,7 +104,11 @@ export interface AppActions {
   stepMatch(direction: 1 | -1): void;
   /** Esc with nothing left to clear: close the open session (back to the session browser). */
   requestClose(): void;
-  jump(id: string): Promise<void>;
+  /**
+   * navigateTree to an entry. `options` carries the summary choice (`summarize`, custom instructions,
+   * label) for the summary dialog; without it the navigation writes no summary.
+   */
+  jump(id: string, options?: Omit<NavigateRequest, 'targetId'>): Promise<void>;
   startLabelEdit(id?: string): void;
   cancelLabelEdit(): void;
   saveLabel(id: string, label: string): Promise<void>;
@@ -270,6 +275,8 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
 
     /** The leaf moved; with `follow` (live updates while following the leaf) the selection moves onto it. */
     const setLeaf = (leafId: string | null, follow = true) => {
+      // Our own navigation arrives twice (REST reply and the session_tree broadcast): apply it once.
+      if (leafId === get().leafId && get().selector?.leafId === leafId) return;
       const select = follow && get().followLeaf && leafId !== null;
       set({ leafId });
       runSelector({ type: 'setLeaf', leafId, select }, select);
@@ -421,7 +428,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         get().closeSession();
       },
 
-      async jump(id) {
+      async jump(id, options) {
         const open = get().session;
         if (!open || get().busy) return;
         if (id === get().leafId) {
@@ -430,7 +437,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         }
         set({ busy: 'Navigating…' });
         try {
-          const result = await api.navigate(open.id, { targetId: id });
+          const result = await api.navigate(open.id, { ...options, targetId: id });
           if (result.alreadyAtTarget) {
             get().toast('Already at this point');
             return;
