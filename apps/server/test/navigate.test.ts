@@ -229,7 +229,7 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       headers: AUTH,
       payload: { targetId: 'bfb570e3', summarize: true },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => release);
     const abort = await env.app.inject({
       method: 'POST',
       url: `/api/sessions/${id}/navigate/abort`,
