@@ -308,19 +308,24 @@ function printFile(result: FileResult, runs: number): void {
 }
 
 function printSummary(results: readonly FileResult[]): void {
-  console.log('\n== summary (medians; load = open/fromJsonl + getTree + buildSessionContext)');
   console.log(
-    `   ${pad('file', 40)}${padLeft('size', 10)}${padLeft('JSON.parse', 12)}${padLeft('reference', 11)}${padLeft('session-core', 14)}${padLeft('core÷ref', 10)}${padLeft('core÷JSON', 11)}${padLeft('views+rows', 12)}${padLeft('core heap', 11)}`,
+    '\n== summary (load = open/fromJsonl + getTree + buildSessionContext; median ms, ratios of medians',
+  );
+  console.log('   and, in brackets, of the fastest runs, which a busy machine disturbs least)');
+  console.log(
+    `   ${pad('file', 36)}${padLeft('size', 10)}${padLeft('JSON.parse', 12)}${padLeft('reference', 11)}${padLeft('session-core', 14)}${padLeft('core÷ref', 17)}${padLeft('core÷JSON', 17)}${padLeft('views+rows', 12)}${padLeft('core heap', 11)}`,
   );
   for (const result of results) {
-    const get = (step: string) =>
-      median(result.rows.find((row) => row.step === step)?.samples ?? [Number.NaN]);
-    const json = get('JSON.parse every line');
-    const reference = get('reference open + getTree + context');
-    const core = get('session-core fromJsonl + getTree + context');
-    const views = get('tree-view total (entries + tree + 5 modes)');
+    const samples = (step: string) => result.rows.find((row) => row.step === step)?.samples ?? [Number.NaN];
+    const both = (step: string) => ({ median: median(samples(step)), min: Math.min(...samples(step)) });
+    const json = both('JSON.parse every line');
+    const reference = both('reference open + getTree + context');
+    const core = both('session-core fromJsonl + getTree + context');
+    const views = both('tree-view total (entries + tree + 5 modes)');
+    const ratios = (a: typeof core, b: typeof core) =>
+      `${ratio(a.median, b.median)} [${ratio(a.min, b.min)}]`;
     console.log(
-      `   ${pad(result.file.name, 40)}${padLeft(mb(result.file.bytes), 10)}${padLeft(ms(json), 12)}${padLeft(ms(reference), 11)}${padLeft(ms(core), 14)}${padLeft(ratio(core, reference), 10)}${padLeft(ratio(core, json), 11)}${padLeft(ms(views), 12)}${padLeft(`${(result.heap.core / result.file.bytes).toFixed(2)}×`, 11)}`,
+      `   ${pad(result.file.name, 36)}${padLeft(mb(result.file.bytes), 10)}${padLeft(ms(json.median), 12)}${padLeft(ms(reference.median), 11)}${padLeft(ms(core.median), 14)}${padLeft(ratios(core, reference), 17)}${padLeft(ratios(core, json), 17)}${padLeft(ms(views.median), 12)}${padLeft(`${(result.heap.core / result.file.bytes).toFixed(2)}×`, 11)}`,
     );
   }
 }
