@@ -109,7 +109,7 @@ function TreeArea() {
           <ul>
             {issues.slice(0, 50).map((issue, i) => (
               <li key={i}>
-                line {issue.line}: {issue.message}
+                {issue.message.startsWith('line ') ? issue.message : `line ${issue.line}: ${issue.message}`}
               </li>
             ))}
           </ul>

@@ -61,7 +61,9 @@ export function SessionBrowser() {
                 {depth > 0 && <span className="s-lineage">↳ </span>}
                 {sessionTitle(session)}
               </div>
-              <div className="s-cwd mono">{session.cwd}</div>
+              <div className="s-cwd mono">
+                {session.invalid ? 'not a session file (no header line)' : session.cwd}
+              </div>
               <div className="s-meta">
                 <span>{formatRelativeTime(session.mtime)}</span>
                 <span>{session.entryCount.toLocaleString()} entries</span>
