@@ -17,8 +17,14 @@ import {
   USAGE,
   type ConfigFile,
 } from './config';
-import { createToken } from './plugins/security';
-import { ensureDirSync, isDirectory, pathExistsSync, readJsonFile } from './store/files';
+import { createToken, isWellFormedToken } from './plugins/security';
+import {
+  ensureDirSync,
+  isDirectory,
+  pathExistsSync,
+  readJsonFile,
+  readOrCreateSecretSync,
+} from './store/files';
 
 async function readConfig(stateDir: string): Promise<ConfigFile> {
   const file = path.join(stateDir, CONFIG_FILE_NAME);
@@ -78,7 +84,9 @@ async function main(): Promise<void> {
     ...(config.extensions ?? []).map((p) => expandPath(p, stateDir, home)),
     ...cli.extensions.map((p) => expandPath(p, process.cwd(), home)),
   ];
-  const token = createToken();
+  // The token is random, made once and kept (owner-only) in the state folder, so a page left open
+  // reconnects after a restart instead of being locked out by a token it never saw.
+  const token = readOrCreateSecretSync(path.join(stateDir, 'token'), createToken, isWellFormedToken);
   const app = await buildApp({
     roots,
     stateDir,

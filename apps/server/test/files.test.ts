@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createToken, isWellFormedToken } from '../src/plugins/security';
+import { readOrCreateSecretSync } from '../src/store/files';
 import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
 
 const SEED = 'seed-example.jsonl';
@@ -244,5 +247,25 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
       sessions: Array<{ path: string }>;
     };
     expect(list.sessions.map((session) => session.path)).toEqual([SEED]);
+  });
+});
+
+describe('the access token kept in the state folder', () => {
+  it('is created once (owner-only), reused on the next start, and replaced when damaged', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-token-'));
+    try {
+      const file = path.join(dir, 'state', 'token');
+      const first = readOrCreateSecretSync(file, createToken, isWellFormedToken);
+      expect(isWellFormedToken(first)).toBe(true);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(readOrCreateSecretSync(file, createToken, isWellFormedToken)).toBe(first);
+      fs.writeFileSync(file, 'short\n');
+      const replaced = readOrCreateSecretSync(file, createToken, isWellFormedToken);
+      expect(replaced).not.toBe(first);
+      expect(isWellFormedToken(replaced)).toBe(true);
+      expect(fs.readFileSync(file, 'utf8')).toBe(`${replaced}\n`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

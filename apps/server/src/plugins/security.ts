@@ -16,6 +16,10 @@ export function createToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
+export function isWellFormedToken(value: string): boolean {
+  return /^[A-Za-z0-9_-]{32,}$/.test(value);
+}
+
 function sameToken(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);

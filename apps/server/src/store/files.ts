@@ -307,6 +307,28 @@ export function writeJsonFileSync(file: string, value: unknown): void {
   atomicWriteSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
+/**
+ * Reads a small secret kept in the state folder, creating it (owner-only, mode 0600) with
+ * `create()` when it is missing or unreadable as one non-empty line.
+ */
+export function readOrCreateSecretSync(
+  file: string,
+  create: () => string,
+  valid: (value: string) => boolean,
+): string {
+  try {
+    const value = fs.readFileSync(file, 'utf8').trim();
+    if (valid(value)) return value;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  const value = create();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  atomicWriteSync(file, `${value}\n`);
+  fs.chmodSync(file, 0o600);
+  return value;
+}
+
 export function pathExistsSync(p: string): boolean {
   return fs.existsSync(p);
 }
