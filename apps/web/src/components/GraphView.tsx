@@ -286,7 +286,15 @@ export function GraphView() {
       const isSelected = index === selectedNode;
       const isMatch = matches !== null && facts.ids.some((id) => matches.has(id));
       const kindColor = facts.error ? palette.error : palette[facts.kind];
-      if (tiny && !isMatch) pathFor(kindColor).rect(x, y, layout.nodeWidth, layout.nodeHeight);
+      // Far out, a node would be thinner than a pixel and vanish: keep at least two pixels.
+      const minSide = 2 / k;
+      if (tiny && !isMatch)
+        pathFor(kindColor).rect(
+          x,
+          y,
+          Math.max(layout.nodeWidth, minSide),
+          Math.max(layout.nodeHeight, minSide),
+        );
       else {
         pathFor(isMatch ? palette.match : palette.panel).rect(x, y, layout.nodeWidth, layout.nodeHeight);
         pathFor(kindColor).rect(x, y, tiny ? layout.nodeWidth / 3 : 10, layout.nodeHeight);

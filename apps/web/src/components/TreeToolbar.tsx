@@ -1,6 +1,7 @@
 // Filter modes, search with match stepping, view switch and the /branch and /fork actions.
 
 import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
+import { keyCommand } from '../lib/keymap';
 import { useApp, useAppStore } from '../store/context';
 import { selectedIdOf, type ViewMode } from '../store/appStore';
 
@@ -66,6 +67,17 @@ export function TreeToolbar() {
           value={query}
           onChange={(e) => store.getState().setQuery(e.target.value)}
           onKeyDown={(e) => {
+            // The filter shortcuts work while typing a search too (and must not reach the browser).
+            const command = keyCommand(e);
+            if (
+              command?.kind === 'selector' &&
+              (command.action.type === 'setFilter' || command.action.type === 'cycleFilter')
+            ) {
+              e.preventDefault();
+              e.stopPropagation();
+              store.getState().dispatch(command.action);
+              return;
+            }
             if (e.key === 'Enter') {
               e.preventDefault();
               store.getState().stepMatch(e.shiftKey ? -1 : 1);

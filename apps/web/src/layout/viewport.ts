@@ -9,7 +9,7 @@ export interface Transform {
   ty: number;
 }
 
-export const MIN_SCALE = 0.02;
+export const MIN_SCALE = 0.001;
 export const MAX_SCALE = 2.5;
 
 export function clampScale(k: number): number {
