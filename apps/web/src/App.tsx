@@ -126,17 +126,12 @@ function TreeArea() {
 
 export function App() {
   const store = useAppStore();
-  const theme = useApp((s) => s.theme);
   const sidebarOpen = useApp((s) => s.sidebarOpen);
   const branchPickerOpen = useApp((s) => s.branchPickerOpen);
   const sessionId = useApp((s) => s.session?.id ?? null);
   const socketRef = useRef<LiveSocket | null>(null);
 
   useTreeKeys(store);
-
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-  }, [theme]);
 
   useEffect(() => {
     const socket = new LiveSocket({

@@ -33,6 +33,13 @@ const store = createAppStore({
 });
 lastLink = window.location.search;
 
+// The theme attribute is set synchronously on every change (not in an effect), so that canvas code
+// reading the CSS variables during the next render already sees the new theme's colours.
+document.documentElement.dataset.theme = store.getState().theme;
+store.subscribe((state, previous) => {
+  if (state.theme !== previous.theme) document.documentElement.dataset.theme = state.theme;
+});
+
 function updateLocation(sessionId: string | null, entryId: string | null): void {
   const search = formatDeepLink(window.location.search, { sessionId, entryId });
   if (search === lastLink) return;
