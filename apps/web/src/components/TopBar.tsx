@@ -33,6 +33,7 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
   const writerActive = useApp((s) => s.writerActive);
   const theme = useApp((s) => s.theme);
   const busy = useApp((s) => s.busy);
+  const loading = useApp((s) => s.loading);
   const lineage = useMemo(() => (session ? lineageOf(sessions, session.id) : []), [sessions, session]);
   const children = useMemo(() => (session ? childSessionsOf(sessions, session.id) : []), [sessions, session]);
 
@@ -80,6 +81,11 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
         )}
       </div>
       {busy && <span className="help">{busy}</span>}
+      {loading && (
+        <span className="help" data-testid="session.loading" role="status">
+          Opening the session…
+        </span>
+      )}
       {session && writerActive && (
         <span
           className="writer-badge"
