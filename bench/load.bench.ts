@@ -200,16 +200,27 @@ function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
 
   let entries = 0;
   let check = '';
+  // The reference cannot load some files at all (its getTree spreads every child list into one call,
+  // which overflows the stack on a 200,000-child fan-out): then it is reported as failed, not timed.
+  let referenceFailure: string | undefined;
   // Runs interleave the contenders, so that drift on a busy machine hits them alike.
   for (let run = 0; run < runs; run++) {
     record('JSON.parse every line', time(() => jsonParseLines(file.path)).ms);
 
-    const refPath = freshReferenceCopy(file, workDir);
-    const ref = time(() => RefSessionManager.open(refPath, workDir));
-    const refTree = time(() => ref.value.getTree());
-    const refContext = time(() => ref.value.buildSessionContext());
-    record('reference open', ref.ms);
-    record('reference open + getTree + context', ref.ms + refTree.ms + refContext.ms);
+    let refCounts: { entries: number; messages: number } | undefined;
+    if (referenceFailure === undefined) {
+      try {
+        const refPath = freshReferenceCopy(file, workDir);
+        const ref = time(() => RefSessionManager.open(refPath, workDir));
+        const refTree = time(() => ref.value.getTree());
+        const refContext = time(() => ref.value.buildSessionContext());
+        record('reference open', ref.ms);
+        record('reference open + getTree + context', ref.ms + refTree.ms + refContext.ms);
+        refCounts = { entries: ref.value.getEntries().length, messages: refContext.value.messages.length };
+      } catch (error) {
+        referenceFailure = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      }
+    }
 
     const core = time(() => SessionManager.fromJsonl(readFileSync(file.path)));
     const coreTree = time(() => core.value.getTree());
@@ -231,18 +242,24 @@ function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
     record('tree-view total (entries + tree + 5 modes)', views.ms + tree.ms + rowsTotal);
 
     entries = sm.getEntries().length;
-    // The two implementations must agree, or the timings compare different work.
-    const refMessages = refContext.value.messages.length;
     const coreMessages = coreContext.value.messages.length;
-    check =
-      refMessages === coreMessages && ref.value.getEntries().length === entries
-        ? `agree: ${entries} entries, ${coreMessages} context messages`
-        : `DISAGREE: reference ${ref.value.getEntries().length} entries / ${refMessages} messages, session-core ${entries} / ${coreMessages}`;
+    // The two implementations must agree, or the timings compare different work.
+    if (referenceFailure !== undefined) {
+      check = `reference FAILED (${referenceFailure}); session-core: ${entries} entries, ${coreMessages} context messages`;
+    } else if (refCounts) {
+      check =
+        refCounts.messages === coreMessages && refCounts.entries === entries
+          ? `agree: ${entries} entries, ${coreMessages} context messages`
+          : `DISAGREE: reference ${refCounts.entries} entries / ${refCounts.messages} messages, session-core ${entries} / ${coreMessages}`;
+    }
   }
 
   const heap = {
     json: retainedHeap(() => jsonParseLines(file.path)),
-    reference: retainedHeap(() => referenceLoad(freshReferenceCopy(file, workDir), workDir)),
+    reference:
+      referenceFailure === undefined
+        ? retainedHeap(() => referenceLoad(freshReferenceCopy(file, workDir), workDir))
+        : Number.NaN,
     core: retainedHeap(() => coreLoad(file.path)),
     views: 0,
   };
@@ -258,9 +275,16 @@ function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
 // ---------------------------------------------------------------- printing
 
 const ms = (value: number) =>
-  value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+  Number.isNaN(value)
+    ? 'n/a'
+    : value >= 100
+      ? value.toFixed(0)
+      : value >= 10
+        ? value.toFixed(1)
+        : value.toFixed(2);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : '');
+const ratio = (value: number, base: number | undefined) =>
+  base && Number.isFinite(base) ? `${(value / base).toFixed(2)}×` : 'n/a';
 const pad = (text: string, width: number) => text.padEnd(width);
 const padLeft = (text: string, width: number) => text.padStart(width);
 
@@ -300,7 +324,8 @@ function printFile(result: FileResult, runs: number): void {
     );
   }
   const heap = result.heap;
-  const perFile = (bytes: number) => `${mb(bytes)} (${(bytes / file.bytes).toFixed(2)}× file)`;
+  const perFile = (bytes: number) =>
+    Number.isNaN(bytes) ? 'n/a' : `${mb(bytes)} (${(bytes / file.bytes).toFixed(2)}× file)`;
   console.log(
     `   heap after load: JSON.parse ${perFile(heap.json)}, reference ${perFile(heap.reference)}, session-core ${perFile(heap.core)}, + tree-view ${perFile(heap.views)}`,
   );
