@@ -197,13 +197,6 @@ export function GraphView() {
   const view = useMemo(() => visibleRect(transform, size.width, size.height), [transform, size]);
   const visible = useMemo(() => (layout ? nodesInRect(layout, view) : []), [layout, view]);
   const domCards = transform.k >= MIN_DOM_SCALE && visible.length <= MAX_DOM_NODES;
-  // The minimap only helps when part of the tree is off screen.
-  const wholeTreeVisible =
-    layout !== null &&
-    layout.bounds.minX >= view.minX &&
-    layout.bounds.maxX <= view.maxX &&
-    layout.bounds.minY >= view.minY &&
-    layout.bounds.maxY <= view.maxY;
 
   // Canvas painting: links always, node boxes only when the DOM cards are off.
   useEffect(() => {
@@ -512,7 +505,7 @@ export function GraphView() {
           </button>
         )}
       </div>
-      {layout && layout.nodes.length > 0 && palette && !wholeTreeVisible && (
+      {layout && layout.nodes.length > 0 && palette && (
         <Minimap
           layout={layout}
           transform={transform}
