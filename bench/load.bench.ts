@@ -54,12 +54,13 @@ function parseOptions(argv: readonly string[]): Options {
 
 // ---------------------------------------------------------------- measuring
 
-// Collecting garbage before each timed step keeps one step's garbage from being paid by the next.
+// gc() is only used around heap measurements. Forcing a full collection before every timed step would
+// distort the timings: V8 ages and flushes the bytecode of functions a collection finds idle, so each
+// step would start from cold code (measured: session-core's load twice as slow on the 1 MB fixtures).
 setFlagsFromString('--expose_gc');
 const gc = runInNewContext('gc') as () => void;
 
 function time<T>(run: () => T): { ms: number; value: T } {
-  gc();
   const start = performance.now();
   const value = run();
   return { ms: performance.now() - start, value };
@@ -190,9 +191,17 @@ interface FileResult {
   check: string;
 }
 
+/** Small files take milliseconds, where one GC pause or JIT tier-up skews a median: run them more. */
+function runsFor(file: BenchFile, runs: number): number {
+  return file.bytes < 10e6 ? runs * 4 : runs;
+}
+
 function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
   const rows = new Map<string, number[]>();
+  // The first round (run -1) warms up the JIT on this file's shapes and is not recorded.
+  let warmingUp = true;
   const record = (step: string, ms: number) => {
+    if (warmingUp) return;
     const samples = rows.get(step) ?? [];
     samples.push(ms);
     rows.set(step, samples);
@@ -204,7 +213,8 @@ function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
   // which overflows the stack on a 200,000-child fan-out): then it is reported as failed, not timed.
   let referenceFailure: string | undefined;
   // Runs interleave the contenders, so that drift on a busy machine hits them alike.
-  for (let run = 0; run < runs; run++) {
+  for (let run = -1; run < runs; run++) {
+    warmingUp = run < 0;
     record('JSON.parse every line', time(() => jsonParseLines(file.path)).ms);
 
     let refCounts: { entries: number; messages: number } | undefined;
@@ -329,7 +339,7 @@ function printFile(result: FileResult, runs: number): void {
   console.log(
     `   heap after load: JSON.parse ${perFile(heap.json)}, reference ${perFile(heap.reference)}, session-core ${perFile(heap.core)}, + tree-view ${perFile(heap.views)}`,
   );
-  console.log(`   (${runs} runs; medians)`);
+  console.log(`   (${runs} runs after one warm-up run; medians)`);
 }
 
 function printSummary(results: readonly FileResult[]): void {
@@ -368,8 +378,9 @@ async function main(): Promise<void> {
     const files = await prepareFiles(options, workDir);
     const results: FileResult[] = [];
     for (const file of files) {
-      const result = benchFile(file, options.runs, workDir);
-      printFile(result, options.runs);
+      const runs = runsFor(file, options.runs);
+      const result = benchFile(file, runs, workDir);
+      printFile(result, runs);
       results.push(result);
     }
     printSummary(results);
