@@ -12,15 +12,19 @@ export interface CliOptions {
   host?: string;
   extensions: string[];
   help: boolean;
+  /** Print the outline of every session and exit instead of serving. */
+  outline: boolean;
 }
 
-export const USAGE = `Usage: canopy [paths…] [--port N] [--host H] [--extension module]…
+export const USAGE = `Usage: canopy [paths…] [--port N] [--host H] [--extension module]… [--outline]
 
   paths          session folders or files to show (default: ~/.pi/agent/sessions and
                  ~/.omp/agent/sessions when they exist, else bundled demo sessions)
   --port N       port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --host H       address to listen on (default ${DEFAULT_HOST})
   --extension M  load a server extension module (repeatable)
+  --outline      print the tree of each session in the terminal (the rows the outline view
+                 shows, active path first) and exit
 
 Environment: CANOPY_STATE_DIR (state folder), XDG_STATE_HOME.`;
 
@@ -35,6 +39,7 @@ export function parseCli(argv: string[]): CliOptions {
       host: { type: 'string' },
       extension: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
+      outline: { type: 'boolean' },
     },
   });
   let port: number | undefined;
@@ -45,7 +50,14 @@ export function parseCli(argv: string[]): CliOptions {
   }
   const host = values.host?.trim();
   if (host !== undefined && host === '') throw new Error('--host must not be empty');
-  return { paths: positionals, port, host, extensions: values.extension ?? [], help: values.help === true };
+  return {
+    paths: positionals,
+    port,
+    host,
+    extensions: values.extension ?? [],
+    help: values.help === true,
+    outline: values.outline === true,
+  };
 }
 
 /** `$CANOPY_STATE_DIR`, else `$XDG_STATE_HOME/canopy`, else `~/.local/state/canopy`. */

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
+import { printOutlines } from './outline';
 import { writeDemoSessions } from './demo/index';
 import {
   agentSessionDirs,
@@ -77,6 +78,14 @@ async function main(): Promise<void> {
     for (const dir of agentSessionDirs(home)) if (await isDirectory(dir)) roots.push(dir);
   }
   if (roots.length === 0) roots.push(await demoRoot(stateDir));
+
+  if (cli.outline) {
+    await printOutlines(roots, (text) => process.stdout.write(text), {
+      home,
+      width: process.stdout.columns || undefined,
+    });
+    return;
+  }
 
   const host = cli.host ?? config.host ?? DEFAULT_HOST;
   const port = cli.port ?? config.port ?? DEFAULT_PORT;
