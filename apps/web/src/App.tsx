@@ -1,15 +1,17 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type CSSProperties } from 'react';
 import { BranchPicker } from './components/BranchPicker';
 import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
 import { GraphView } from './components/GraphView';
 import { OutlineView } from './components/OutlineView';
 import { SessionBrowser } from './components/SessionBrowser';
+import { Splitter } from './components/Splitter';
 import { TopBar } from './components/TopBar';
 import { TreeToolbar } from './components/TreeToolbar';
 import { useTreeKeys } from './components/useTreeKeys';
 import { filterTag } from '@canopy/session-core';
 import { parseDeepLink } from './lib/deepLink';
+import { MAX_DETAIL_WIDTH, MAX_SPLIT_RATIO, MIN_DETAIL_WIDTH, MIN_SPLIT_RATIO } from './layout/panes';
 import { LiveSocket } from './net/socket';
 import { useApp, useAppStore } from './store/context';
 
@@ -59,8 +61,46 @@ function StatusBar() {
   );
 }
 
-function TreeArea() {
+function TreeViews() {
+  const store = useAppStore();
   const view = useApp((s) => s.view);
+  const ratio = useApp((s) => s.splitRatio);
+  const ref = useRef<HTMLDivElement>(null);
+  return (
+    <div
+      ref={ref}
+      className="tree-views"
+      data-view={view}
+      style={
+        view === 'split'
+          ? { gridTemplateColumns: `minmax(0, ${ratio}fr) auto minmax(0, ${1 - ratio}fr)` }
+          : undefined
+      }
+    >
+      {view !== 'graph' && <OutlineView />}
+      {view === 'split' && (
+        <Splitter
+          label="Outline and graph widths"
+          testId="split.tree"
+          value={ratio}
+          min={MIN_SPLIT_RATIO}
+          max={MAX_SPLIT_RATIO}
+          step={0.025}
+          grow={1}
+          valueText={`Outline ${Math.round(ratio * 100)}%`}
+          valueAt={(clientX) => {
+            const box = ref.current?.getBoundingClientRect();
+            return box && box.width > 0 ? (clientX - box.left) / box.width : ratio;
+          }}
+          onChange={(next) => store.getState().setSplitRatio(next)}
+        />
+      )}
+      {view !== 'outline' && <GraphView />}
+    </div>
+  );
+}
+
+function TreeArea() {
   const session = useApp((s) => s.session);
   const loading = useApp((s) => s.loading);
   const loadError = useApp((s) => s.loadError);
@@ -115,10 +155,7 @@ function TreeArea() {
           </ul>
         </details>
       )}
-      <div className="tree-views" data-view={view}>
-        {view !== 'graph' && <OutlineView />}
-        {view !== 'outline' && <GraphView />}
-      </div>
+      <TreeViews />
       <StatusBar />
     </main>
   );
@@ -129,6 +166,7 @@ export function App() {
   const sidebarOpen = useApp((s) => s.sidebarOpen);
   const branchPickerOpen = useApp((s) => s.branchPickerOpen);
   const sessionId = useApp((s) => s.session?.id ?? null);
+  const detailWidth = useApp((s) => s.detailWidth);
   const socketRef = useRef<LiveSocket | null>(null);
 
   useTreeKeys(store);
@@ -180,10 +218,26 @@ export function App() {
   return (
     <div className="app">
       <TopBar onRetry={() => socketRef.current?.retryNow()} />
-      <div className={`app-body${sidebarOpen ? '' : ' no-sidebar'}`}>
+      <div
+        className={`app-body${sidebarOpen ? '' : ' no-sidebar'}`}
+        style={{ '--detail-width': `${detailWidth}px` } as CSSProperties}
+      >
         <SessionBrowser />
         <TreeArea />
         <div className="detail-column">
+          <Splitter
+            className="detail-splitter"
+            label="Detail panel width"
+            testId="split.detail"
+            value={detailWidth}
+            min={MIN_DETAIL_WIDTH}
+            max={MAX_DETAIL_WIDTH}
+            step={20}
+            grow={-1}
+            valueText={`${detailWidth} pixels`}
+            valueAt={(clientX) => window.innerWidth - clientX}
+            onChange={(next) => store.getState().setDetailWidth(next)}
+          />
           <DetailPanel />
           {sessionId && <Composer />}
         </div>

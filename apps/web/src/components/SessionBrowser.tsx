@@ -11,7 +11,19 @@ export function SessionBrowser() {
   const loaded = useApp((s) => s.sessionsLoaded);
   const query = useApp((s) => s.sessionQuery);
   const openId = useApp((s) => s.session?.id ?? null);
+  const pinned = useApp((s) => s.sidebarPinned);
   const rows = useMemo(() => sessionRows(sessions, query), [sessions, query]);
+  // The list folds away once the session opens, taking the focus with it: hand it to the tree so
+  // that the keyboard goes on where the eyes go.
+  const openFromList = async (id: string) => {
+    await store.getState().openSession(id);
+    requestAnimationFrame(() => {
+      if (store.getState().sidebarOpen) return;
+      const active = document.activeElement;
+      if (!active || active === document.body || active.closest('.sidebar'))
+        document.getElementById('tree-outline')?.focus({ preventScroll: true });
+    });
+  };
   const titles = useMemo(() => new Map(sessions.map((s) => [s.id, sessionTitle(s)])), [sessions]);
 
   return (
@@ -27,7 +39,7 @@ export function SessionBrowser() {
           onKeyDown={(e) => {
             e.stopPropagation();
             if (e.key === 'Escape') store.getState().setSessionQuery('');
-            if (e.key === 'Enter' && rows[0]) void store.getState().openSession(rows[0].session.id);
+            if (e.key === 'Enter' && rows[0]) void openFromList(rows[0].session.id);
           }}
         />
         <button
@@ -38,6 +50,20 @@ export function SessionBrowser() {
           onClick={() => void store.getState().loadSessions()}
         >
           ⟳
+        </button>
+        <button
+          type="button"
+          className="ghost pin"
+          data-testid="sidebar.pin"
+          aria-pressed={pinned}
+          title={
+            pinned
+              ? 'The list stays open: click to fold it away whenever a session opens'
+              : 'Keep this list open (it folds away when a session opens; ☰ brings it back)'
+          }
+          onClick={() => store.getState().setSidebarPinned(!pinned)}
+        >
+          {pinned ? 'Pinned' : 'Pin'}
         </button>
       </div>
       <ul className="session-list" data-testid="session.list">
@@ -55,7 +81,7 @@ export function SessionBrowser() {
               aria-current={session.id === openId}
               disabled={session.invalid === true}
               title={`${session.root}/${session.path}`}
-              onClick={() => void store.getState().openSession(session.id)}
+              onClick={() => void openFromList(session.id)}
             >
               <div className="s-title">
                 {depth > 0 && <span className="s-lineage">↳ </span>}

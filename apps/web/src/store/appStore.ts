@@ -24,6 +24,12 @@ import {
   type TreeSelectorState,
 } from '@canopy/session-core';
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import {
+  clampDetailWidth,
+  clampSplitRatio,
+  DEFAULT_DETAIL_WIDTH,
+  DEFAULT_SPLIT_RATIO,
+} from '../layout/panes';
 import { ApiError, api as defaultApi, type Api } from '../net/api';
 import type { ConnectionState } from '../net/socket';
 import { collectUsage, toViewEntry } from './skeleton';
@@ -76,6 +82,12 @@ export interface AppState {
   view: ViewMode;
   theme: Theme;
   sidebarOpen: boolean;
+  /** The user asked to keep the session list open; otherwise it folds away once a session is open. */
+  sidebarPinned: boolean;
+  /** The outline's share of the tree area in the split view (0.2 – 0.8). */
+  splitRatio: number;
+  /** Width of the detail panel in pixels. */
+  detailWidth: number;
   followLeaf: boolean;
   expandedRuns: ReadonlySet<string>;
   /** Bumped to ask the views to bring the selection into view (keyboard moves, jumps). */
@@ -120,6 +132,9 @@ export interface AppActions {
   setView(view: ViewMode): void;
   setTheme(theme: Theme): void;
   toggleSidebar(): void;
+  setSidebarPinned(pinned: boolean): void;
+  setSplitRatio(ratio: number): void;
+  setDetailWidth(width: number): void;
   setFollowLeaf(on: boolean): void;
   toggleRun(runId: string): void;
   loadDetail(entryId: string): Promise<EntryDetail | null>;
@@ -153,10 +168,22 @@ const PREFS_KEY = 'canopy.prefs';
 const DETAIL_CACHE_LIMIT = 300;
 let toastCounter = 0;
 
-function readPrefs(storage: StoreDeps['storage']): Partial<Pick<AppState, 'theme' | 'view' | 'sidebarOpen'>> {
+type Prefs = Partial<Pick<AppState, 'theme' | 'view' | 'sidebarPinned' | 'splitRatio' | 'detailWidth'>>;
+
+function readPrefs(storage: StoreDeps['storage']): Prefs {
   try {
     const raw = storage?.getItem(PREFS_KEY);
-    return raw ? (JSON.parse(raw) as Partial<Pick<AppState, 'theme' | 'view' | 'sidebarOpen'>>) : {};
+    const parsed: unknown = raw ? JSON.parse(raw) : null;
+    if (typeof parsed !== 'object' || parsed === null) return {};
+    // Stored by an older version or edited by hand: keep only values of the right shape.
+    const p = parsed as Record<string, unknown>;
+    const prefs: Prefs = {};
+    if (p.theme === 'light' || p.theme === 'dark') prefs.theme = p.theme;
+    if (p.view === 'outline' || p.view === 'graph' || p.view === 'split') prefs.view = p.view;
+    if (typeof p.sidebarPinned === 'boolean') prefs.sidebarPinned = p.sidebarPinned;
+    if (typeof p.splitRatio === 'number') prefs.splitRatio = clampSplitRatio(p.splitRatio);
+    if (typeof p.detailWidth === 'number') prefs.detailWidth = clampDetailWidth(p.detailWidth);
+    return prefs;
   } catch {
     return {};
   }
@@ -182,9 +209,9 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
 
   return createStore<AppStore>()((set, get) => {
     const savePrefs = () => {
-      const { theme, view, sidebarOpen } = get();
+      const { theme, view, sidebarPinned, splitRatio, detailWidth } = get();
       try {
-        storage?.setItem(PREFS_KEY, JSON.stringify({ theme, view, sidebarOpen }));
+        storage?.setItem(PREFS_KEY, JSON.stringify({ theme, view, sidebarPinned, splitRatio, detailWidth }));
       } catch {
         // Private mode or a full quota: preferences are a convenience.
       }
@@ -304,7 +331,11 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       labelEditingId: null,
       view: prefs.view ?? 'split',
       theme: prefs.theme ?? prefersDark,
-      sidebarOpen: prefs.sidebarOpen ?? true,
+      // Open until a session is: then the tree needs the width (unless the user pinned the list).
+      sidebarOpen: true,
+      sidebarPinned: prefs.sidebarPinned ?? false,
+      splitRatio: prefs.splitRatio ?? DEFAULT_SPLIT_RATIO,
+      detailWidth: prefs.detailWidth ?? DEFAULT_DETAIL_WIDTH,
       followLeaf: true,
       expandedRuns: new Set(),
       revealTick: 0,
@@ -356,6 +387,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           const snapshot = await api.getSession(id);
           if (generation !== openGeneration) return;
           applySnapshot(snapshot, entryId);
+          if (!get().sidebarPinned) set({ sidebarOpen: false });
           notifyLocation();
         } catch (error) {
           if (generation !== openGeneration) return;
@@ -387,6 +419,8 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           loadError: null,
           loading: false,
           labelEditingId: null,
+          // Back to choosing a session: the list is the only thing left to show.
+          sidebarOpen: true,
         });
         notifyLocation();
       },
@@ -564,7 +598,24 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       },
 
       toggleSidebar() {
-        set({ sidebarOpen: !get().sidebarOpen });
+        const open = !get().sidebarOpen;
+        // Hiding a pinned list is a choice against keeping it open.
+        set(open ? { sidebarOpen: true } : { sidebarOpen: false, sidebarPinned: false });
+        savePrefs();
+      },
+
+      setSidebarPinned(pinned) {
+        set(pinned ? { sidebarPinned: true, sidebarOpen: true } : { sidebarPinned: false });
+        savePrefs();
+      },
+
+      setSplitRatio(ratio) {
+        set({ splitRatio: clampSplitRatio(ratio) });
+        savePrefs();
+      },
+
+      setDetailWidth(width) {
+        set({ detailWidth: clampDetailWidth(width) });
         savePrefs();
       },
 
