@@ -335,7 +335,18 @@ function buildMainSession(): MainSession {
     // ---- the regex dead end
     s.user('Try the quick regex fix first, it is the smaller diff.');
     const regexEdit = s.tools(
-      [editStep('src/parse.ts', PARSE_TS_BUGGY.slice(0, 200), PARSE_TS_REGEX.slice(0, 330))],
+      [
+        editStep(
+          'src/parse.ts',
+          '    .map((line) => line.split(delimiter).map((field) => field.replace(/^"|"$/g, \'\')));',
+          '    .map((line) => line.split(splitter(delimiter)).map((field) => field.replace(/^"|"$/g, \'\')));',
+        ),
+        editStep(
+          'src/parse.ts',
+          '/** Parses CSV text into rows of fields. */',
+          '// Split on delimiters that are followed by an even number of quotes.\nconst splitter = (delimiter: string) => new RegExp(`${delimiter}(?=(?:[^"]*"[^"]*")*[^"]*$)`);\n\n/** Parses CSV text into rows of fields. */',
+        ),
+      ],
       { text: 'Splitting on delimiters followed by an even number of quotes.' },
     );
     s.tools([bashStep('pnpm test', TEST_FAIL_ESCAPED, 1)]);
