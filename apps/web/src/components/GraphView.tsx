@@ -8,18 +8,19 @@ import { useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState
 import { busesInRect, nodesInRect, type GraphLayout } from '../layout/graphLayout';
 import {
   centerOn,
-  fitRect,
-  isPointVisible,
+  fitRectAvoiding,
+  isPointClear,
   panBy,
   visibleRect,
   zoomAt,
+  type ScreenBox,
   type Transform,
 } from '../layout/viewport';
 import { entryKind, KIND_COLOR_VAR, type EntryKind } from '../lib/entryKind';
 import { graphLayoutFor, graphRows, type VisibleRows } from '../store/derived';
 import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
-import { Minimap } from './Minimap';
+import { MAP_BORDER, MAP_HEIGHT, MAP_MARGIN, MAP_WIDTH, Minimap } from './Minimap';
 
 /** Above this many nodes on screen the cards stay on the canvas (DOM would be too slow). */
 const MAX_DOM_NODES = 700;
@@ -124,6 +125,7 @@ export function GraphView() {
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const [size, setSize] = useState({ width: 800, height: 600 });
   const [transform, setTransform] = useState<Transform>({ k: 1, tx: 0, ty: 0 });
+  const [minimapOpen, setMinimapOpen] = useState(true);
   const transformRef = useRef(transform);
   useLayoutEffect(() => {
     transformRef.current = transform;
@@ -139,20 +141,44 @@ export function GraphView() {
   useLayoutEffect(() => {
     const element = containerRef.current;
     if (!element) return;
-    const observer = new ResizeObserver(() =>
-      setSize({ width: element.clientWidth, height: element.clientHeight }),
-    );
+    let last = { width: element.clientWidth, height: element.clientHeight };
+    // A resize (the session list folding away, a splitter drag) keeps the centre of the view where
+    // it was, so what the user looked at stays in sight.
+    const observer = new ResizeObserver(() => {
+      const next = { width: element.clientWidth, height: element.clientHeight };
+      if (next.width === last.width && next.height === last.height) return;
+      const dx = (next.width - last.width) / 2;
+      const dy = (next.height - last.height) / 2;
+      last = next;
+      setSize(next);
+      if (last.width > 0 && last.height > 0) {
+        const moved = panBy(transformRef.current, dx, dy);
+        transformRef.current = moved;
+        setTransform(moved);
+      }
+    });
     observer.observe(element);
-    setSize({ width: element.clientWidth, height: element.clientHeight });
+    setSize(last);
     return () => observer.disconnect();
   }, []);
 
   const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
   const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
 
+  // The minimap covers the bottom-right corner: fitting and following keep nodes out from under it.
+  const hasMinimap = minimapOpen && layout !== null && layout.nodes.length > 0;
+  const minimapBox: ScreenBox | null = hasMinimap
+    ? {
+        x: size.width - MAP_MARGIN - MAP_WIDTH - 2 * MAP_BORDER,
+        y: size.height - MAP_MARGIN - MAP_HEIGHT - 2 * MAP_BORDER,
+        width: MAP_WIDTH + 2 * MAP_BORDER,
+        height: MAP_HEIGHT + 2 * MAP_BORDER,
+      }
+    : null;
+
   const fit = () => {
     if (!layout || layout.nodes.length === 0) return;
-    setTransform(fitRect(layout.bounds, size.width, size.height));
+    setTransform(fitRectAvoiding(layout.bounds, size.width, size.height, minimapBox));
   };
 
   const centerOnNode = (index: number | undefined, onlyIfHidden: boolean) => {
@@ -160,7 +186,7 @@ export function GraphView() {
     const t = transformRef.current;
     const x = layout.x[index]!;
     const y = layout.y[index]!;
-    if (onlyIfHidden && isPointVisible(t, x, y, size.width, size.height, 40)) return;
+    if (onlyIfHidden && isPointClear(t, x, y, size.width, size.height, 40, minimapBox)) return;
     const next = centerOn(x, y, size.width, size.height, Math.max(t.k, 0.6));
     transformRef.current = next;
     setTransform(next);
@@ -172,11 +198,14 @@ export function GraphView() {
   const fittedFor = useRef<ViewTree | null>(null);
   useEffect(() => {
     if (!layout || !tree || fittedFor.current === tree || size.width < 10) return;
+    // The first render runs with a guessed size; wait for the measured one.
+    const element = containerRef.current;
+    if (!element || element.clientWidth !== size.width || element.clientHeight !== size.height) return;
     fittedFor.current = tree;
     const target = selectedNode ?? leafNode;
     const next =
       target === undefined
-        ? fitRect(layout.bounds, size.width, size.height)
+        ? fitRectAvoiding(layout.bounds, size.width, size.height, minimapBox)
         : centerOn(layout.x[target]!, layout.y[target]!, size.width, size.height, 0.9);
     transformRef.current = next;
     setTransform(next);
@@ -424,47 +453,8 @@ export function GraphView() {
       : null;
 
   return (
-    <div
-      ref={containerRef}
-      className="graph-view"
-      data-testid="tree.graph"
-      data-node-count={layout?.nodes.length ?? 0}
-      data-visible-count={visible.length}
-      data-scale={transform.k.toFixed(3)}
-      tabIndex={-1}
-      aria-label="Session tree (graph)"
-      onPointerDown={(e) => {
-        if (e.button !== 0) return;
-        (e.currentTarget as HTMLElement).setPointerCapture(e.pointerId);
-        drag.current = { x: e.clientX, y: e.clientY, moved: false };
-      }}
-      onPointerMove={(e) => {
-        const d = drag.current;
-        if (!d) return;
-        const dx = e.clientX - d.x;
-        const dy = e.clientY - d.y;
-        if (!d.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
-        d.moved = true;
-        d.x = e.clientX;
-        d.y = e.clientY;
-        setTransform((t) => panBy(t, dx, dy));
-      }}
-      onPointerUp={(e) => {
-        const d = drag.current;
-        drag.current = null;
-        if (d && !d.moved) {
-          const index = hitTest(e.clientX, e.clientY);
-          if (index !== undefined) activate(index, false);
-        }
-      }}
-      onDoubleClick={(e) => {
-        const index = hitTest(e.clientX, e.clientY);
-        if (index !== undefined) activate(index, true);
-      }}
-    >
-      <canvas ref={canvasRef} className="graph-canvas" style={{ width: size.width, height: size.height }} />
-      <div className="graph-overlay">{cards}</div>
-      <div className="graph-controls" onPointerDown={(e) => e.stopPropagation()}>
+    <div className="graph-pane">
+      <div className="graph-controls" role="toolbar" aria-label="Graph view">
         <button type="button" data-testid="graph.fit" title="Fit the whole tree" onClick={fit}>
           Fit
         </button>
@@ -504,17 +494,67 @@ export function GraphView() {
             Collapse runs
           </button>
         )}
+        <button
+          type="button"
+          data-testid="graph.minimap-toggle"
+          aria-pressed={minimapOpen}
+          title={minimapOpen ? 'Hide the minimap' : 'Show the minimap'}
+          onClick={() => setMinimapOpen(!minimapOpen)}
+        >
+          Minimap
+        </button>
       </div>
-      {layout && layout.nodes.length > 0 && palette && (
-        <Minimap
-          layout={layout}
-          transform={transform}
-          width={size.width}
-          height={size.height}
-          palette={palette}
-          onCenter={(x, y) => setTransform((t) => centerOn(x, y, size.width, size.height, t.k))}
-        />
-      )}
+      <div
+        ref={containerRef}
+        className="graph-view"
+        data-testid="tree.graph"
+        data-node-count={layout?.nodes.length ?? 0}
+        data-visible-count={visible.length}
+        data-scale={transform.k.toFixed(3)}
+        tabIndex={-1}
+        aria-label="Session tree (graph)"
+        onPointerDown={(e) => {
+          if (e.button !== 0) return;
+          (e.currentTarget as HTMLElement).setPointerCapture(e.pointerId);
+          drag.current = { x: e.clientX, y: e.clientY, moved: false };
+        }}
+        onPointerMove={(e) => {
+          const d = drag.current;
+          if (!d) return;
+          const dx = e.clientX - d.x;
+          const dy = e.clientY - d.y;
+          if (!d.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
+          d.moved = true;
+          d.x = e.clientX;
+          d.y = e.clientY;
+          setTransform((t) => panBy(t, dx, dy));
+        }}
+        onPointerUp={(e) => {
+          const d = drag.current;
+          drag.current = null;
+          if (d && !d.moved) {
+            const index = hitTest(e.clientX, e.clientY);
+            if (index !== undefined) activate(index, false);
+          }
+        }}
+        onDoubleClick={(e) => {
+          const index = hitTest(e.clientX, e.clientY);
+          if (index !== undefined) activate(index, true);
+        }}
+      >
+        <canvas ref={canvasRef} className="graph-canvas" style={{ width: size.width, height: size.height }} />
+        <div className="graph-overlay">{cards}</div>
+        {hasMinimap && layout && palette && (
+          <Minimap
+            layout={layout}
+            transform={transform}
+            width={size.width}
+            height={size.height}
+            palette={palette}
+            onCenter={(x, y) => setTransform((t) => centerOn(x, y, size.width, size.height, t.k))}
+          />
+        )}
+      </div>
     </div>
   );
 }

@@ -5,8 +5,11 @@ import { useEffect, useRef } from 'react';
 import type { GraphLayout } from '../layout/graphLayout';
 import { visibleRect, type Transform } from '../layout/viewport';
 
-const MAP_WIDTH = 180;
-const MAP_HEIGHT = 130;
+export const MAP_WIDTH = 180;
+export const MAP_HEIGHT = 130;
+/** Distance from the drawing's bottom-right corner (see .minimap in styles.css), border included. */
+export const MAP_MARGIN = 10;
+export const MAP_BORDER = 1;
 
 export function Minimap({
   layout,

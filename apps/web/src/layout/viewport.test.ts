@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SCALE, centerOn, fitRect, isPointVisible, visibleRect, zoomAt } from './viewport';
+import {
+  MAX_SCALE,
+  centerOn,
+  fitRect,
+  fitRectAvoiding,
+  isPointClear,
+  isPointVisible,
+  visibleRect,
+  zoomAt,
+} from './viewport';
 
 describe('viewport transforms', () => {
   it('zooming keeps the point under the cursor fixed', () => {
@@ -36,5 +45,45 @@ describe('viewport transforms', () => {
     expect(r.minX).toBeLessThanOrEqual(0);
     expect(r.maxX).toBeGreaterThanOrEqual(4000);
     expect(fitRect({ minX: 0, minY: 0, maxX: 10, maxY: 10 }, 1000, 600).k).toBe(1);
+  });
+});
+
+describe('fitting around the minimap', () => {
+  const minimap = { x: 610, y: 460, width: 180, height: 130 };
+
+  it('keeps the plain fit when the rectangle does not reach the minimap', () => {
+    const rect = { minX: 0, minY: 0, maxX: 100, maxY: 20 };
+    expect(fitRectAvoiding(rect, 800, 600, minimap)).toEqual(fitRect(rect, 800, 600));
+  });
+
+  it('fits a wide tree into the band above the minimap, clear of it', () => {
+    const rect = { minX: 0, minY: 0, maxX: 4000, maxY: 1000 };
+    const t = fitRectAvoiding(rect, 800, 600, minimap);
+    expect(t.k).toBeCloseTo(Math.min((800 - 48) / 4000, (460 - 48) / 1000), 10);
+    const bottom = rect.maxY * t.k + t.ty;
+    const right = rect.maxX * t.k + t.tx;
+    expect(bottom <= minimap.y || right <= minimap.x).toBe(true);
+    expect(rect.minX * t.k + t.tx).toBeGreaterThanOrEqual(0);
+    expect(rect.minY * t.k + t.ty).toBeGreaterThanOrEqual(0);
+  });
+
+  it('fits a tall tree into the columns left of the minimap', () => {
+    const rect = { minX: 0, minY: 0, maxX: 1000, maxY: 4000 };
+    const t = fitRectAvoiding(rect, 800, 600, minimap);
+    expect(rect.maxX * t.k + t.tx).toBeLessThanOrEqual(minimap.x);
+    expect(t.k).toBeCloseTo(Math.min((610 - 48) / 1000, (600 - 48) / 4000), 10);
+  });
+
+  it('is the plain fit without a minimap', () => {
+    const rect = { minX: 0, minY: 0, maxX: 4000, maxY: 4000 };
+    expect(fitRectAvoiding(rect, 800, 600, null)).toEqual(fitRect(rect, 800, 600));
+  });
+
+  it('counts a point under the minimap as hidden', () => {
+    const t = { k: 1, tx: 0, ty: 0 };
+    expect(isPointClear(t, 700, 520, 800, 600, 10, minimap)).toBe(false);
+    expect(isPointClear(t, 300, 300, 800, 600, 10, minimap)).toBe(true);
+    expect(isPointClear(t, 700, 520, 800, 600, 10, null)).toBe(true);
+    expect(isPointClear(t, 900, 300, 800, 600, 10, null)).toBe(false);
   });
 });

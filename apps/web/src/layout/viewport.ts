@@ -65,3 +65,74 @@ export function isPointVisible(
   const sy = y * t.k + t.ty;
   return sx >= inset && sx <= width - inset && sy >= inset && sy <= height - inset;
 }
+
+/** A box in screen pixels that covers part of the viewport (the minimap). */
+export interface ScreenBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function overlaps(rect: Rect, t: Transform, box: ScreenBox): boolean {
+  const left = rect.minX * t.k + t.tx;
+  const right = rect.maxX * t.k + t.tx;
+  const top = rect.minY * t.k + t.ty;
+  const bottom = rect.maxY * t.k + t.ty;
+  return left < box.x + box.width && right > box.x && top < box.y + box.height && bottom > box.y;
+}
+
+/**
+ * Like fitRect, but keeps the rectangle clear of a box that covers a corner of the viewport (the
+ * minimap): when the plain fit would run under it, the rectangle is fitted into the larger of the
+ * free band beside the box and the free band above or below it.
+ */
+export function fitRectAvoiding(
+  rect: Rect,
+  width: number,
+  height: number,
+  box: ScreenBox | null,
+  margin = 24,
+): Transform {
+  const plain = fitRect(rect, width, height, margin);
+  if (!box || !overlaps(rect, plain, box)) return plain;
+  const candidates: Transform[] = [];
+  // Beside the box: the columns left of it (box on the right) or right of it (box on the left).
+  const boxOnRight = box.x + box.width / 2 > width / 2;
+  const sideWidth = boxOnRight ? box.x : width - (box.x + box.width);
+  if (sideWidth > 2 * margin) {
+    const t = fitRect(rect, sideWidth, height, margin);
+    candidates.push(boxOnRight ? t : { ...t, tx: t.tx + box.x + box.width });
+  }
+  const boxBelow = box.y + box.height / 2 > height / 2;
+  const bandHeight = boxBelow ? box.y : height - (box.y + box.height);
+  if (bandHeight > 2 * margin) {
+    const t = fitRect(rect, width, bandHeight, margin);
+    candidates.push(boxBelow ? t : { ...t, ty: t.ty + box.y + box.height });
+  }
+  let best: Transform | null = null;
+  for (const t of candidates) if (!best || t.k > best.k) best = t;
+  return best ?? plain;
+}
+
+/** True when the layout point is visible and not under the covering box (with `inset` around it). */
+export function isPointClear(
+  t: Transform,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  inset: number,
+  box: ScreenBox | null,
+): boolean {
+  if (!isPointVisible(t, x, y, width, height, inset)) return false;
+  if (!box) return true;
+  const sx = x * t.k + t.tx;
+  const sy = y * t.k + t.ty;
+  return !(
+    sx > box.x - inset &&
+    sx < box.x + box.width + inset &&
+    sy > box.y - inset &&
+    sy < box.y + box.height + inset
+  );
+}

@@ -386,8 +386,9 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         try {
           const snapshot = await api.getSession(id);
           if (generation !== openGeneration) return;
-          applySnapshot(snapshot, entryId);
+          // Fold the list away first, so that the views measure their final size when they mount.
           if (!get().sidebarPinned) set({ sidebarOpen: false });
+          applySnapshot(snapshot, entryId);
           notifyLocation();
         } catch (error) {
           if (generation !== openGeneration) return;
