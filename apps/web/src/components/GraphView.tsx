@@ -167,14 +167,18 @@ export function GraphView() {
 
   // The minimap covers the bottom-right corner: fitting and following keep nodes out from under it.
   const hasMinimap = minimapOpen && layout !== null && layout.nodes.length > 0;
-  const minimapBox: ScreenBox | null = hasMinimap
-    ? {
-        x: size.width - MAP_MARGIN - MAP_WIDTH - 2 * MAP_BORDER,
-        y: size.height - MAP_MARGIN - MAP_HEIGHT - 2 * MAP_BORDER,
-        width: MAP_WIDTH + 2 * MAP_BORDER,
-        height: MAP_HEIGHT + 2 * MAP_BORDER,
-      }
-    : null;
+  const minimapBox: ScreenBox | null = useMemo(
+    () =>
+      hasMinimap
+        ? {
+            x: size.width - MAP_MARGIN - MAP_WIDTH - 2 * MAP_BORDER,
+            y: size.height - MAP_MARGIN - MAP_HEIGHT - 2 * MAP_BORDER,
+            width: MAP_WIDTH + 2 * MAP_BORDER,
+            height: MAP_HEIGHT + 2 * MAP_BORDER,
+          }
+        : null,
+    [hasMinimap, size.width, size.height],
+  );
 
   const fit = () => {
     if (!layout || layout.nodes.length === 0) return;
@@ -209,7 +213,7 @@ export function GraphView() {
         : centerOn(layout.x[target]!, layout.y[target]!, size.width, size.height, 0.9);
     transformRef.current = next;
     setTransform(next);
-  }, [layout, tree, size, selectedNode, leafNode]);
+  }, [layout, tree, size, selectedNode, leafNode, minimapBox]);
 
   // Follow the leaf when it moves (live appends, jumps, other tabs).
   useEffect(() => {

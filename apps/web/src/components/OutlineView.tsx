@@ -5,7 +5,7 @@
 import { ViewFlags, rowPrefix, tokenizeQuery, type FlatRow } from '@canopy/session-core';
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { entryKind } from '../lib/entryKind';
-import { rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
+import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
 import { useApp, useAppStore } from '../store/context';
 import { compactPrefix } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
@@ -186,7 +186,7 @@ export function OutlineView() {
             : 'No entries in this view. Alt+A shows all, Alt+D the default view.'}
         </div>
       ) : (
-        <div className="outline-inner" style={{ height: total * ROW_HEIGHT }}>
+        <div className="outline-inner" style={{ height: alignedContentHeight(total, ROW_HEIGHT, height) }}>
           {items}
         </div>
       )}

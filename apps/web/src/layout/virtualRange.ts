@@ -21,7 +21,11 @@ export function visibleRows(
   return { start, end: Math.max(start, end) };
 }
 
-/** The scrollTop that brings row `index` fully into view, moving as little as possible. */
+/**
+ * The scrollTop that brings row `index` fully into view, moving as little as possible. It is a
+ * whole number of rows, so that the first row in view is never cut in half (the spare pixels of a
+ * viewport that is not a whole number of rows high go below the last row instead).
+ */
 export function scrollToReveal(
   index: number,
   scrollTop: number,
@@ -31,8 +35,20 @@ export function scrollToReveal(
   const top = index * rowHeight;
   const bottom = top + rowHeight;
   if (top < scrollTop) return top;
-  if (bottom > scrollTop + viewportHeight) return Math.max(0, bottom - viewportHeight);
+  if (bottom > scrollTop + viewportHeight)
+    return Math.max(0, Math.ceil((bottom - viewportHeight) / rowHeight) * rowHeight);
   return scrollTop;
+}
+
+/**
+ * The scrollable height for `total` rows: padded so that scrolling to the very end also stops on a
+ * row boundary (scrollTop at most content - viewport, which must then be a whole number of rows).
+ */
+export function alignedContentHeight(total: number, rowHeight: number, viewportHeight: number): number {
+  const rows = total * rowHeight;
+  if (rowHeight <= 0 || viewportHeight <= 0 || rows <= viewportHeight) return rows;
+  // rows is whole rows, so (rows + pad - viewport) is whole rows exactly when pad = viewport mod row.
+  return rows + (viewportHeight % rowHeight);
 }
 
 /** Rows per page for Left/Right paging: the rows that fit in the viewport, at least one. */
