@@ -75,7 +75,8 @@ function factsOf(
   const node = layout.nodes[index]!;
   const ids = node.kind === 'run' ? (node.members as string[]) : [node.id];
   const first = tree.get(ids[0]!);
-  const row = rows.rows[rows.indexById.get(ids[0]!) ?? -1];
+  // The layout numbers its entries by row index (graphSourceFromRows): no id lookup needed.
+  const row = rows.rows[layout.sourceIndex[index]!];
   if (node.kind === 'run') {
     const active = row?.onActivePath ?? false;
     return {

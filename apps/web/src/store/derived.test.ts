@@ -49,8 +49,36 @@ describe('graph rows and layout', () => {
 
   it('orders graph children by file order, not active branch first, so a jump does not reshuffle the graph', () => {
     const source = graphSourceFromRows(tree, graphRows(selector, tree, tree.version, 'a6'));
-    expect(source.children('a2')).toEqual(['u3', 'u5']);
-    expect(source.roots).toEqual(['u1']);
+    const idsOf = (list: Int32Array) => [...list].map((i) => source.ids[i]);
+    const a2 = source.indexOf('a2');
+    expect(idsOf(source.childList.subarray(source.childStart[a2], source.childStart[a2 + 1]))).toEqual([
+      'u3',
+      'u5',
+    ]);
+    expect(idsOf(source.roots)).toEqual(['u1']);
+  });
+
+  it('numbers the graph source by row index, so a node finds its row without an id lookup', () => {
+    const rows = graphRows(selector, tree, tree.version, 'a6');
+    const layout = graphLayoutFor(tree, rows, new Set())!;
+    for (let node = 0; node < layout.nodes.length; node++) {
+      const drawn = layout.nodes[node]!;
+      expect(rows.rows[layout.sourceIndex[node]!]!.id).toBe(
+        drawn.kind === 'run' ? drawn.members[0] : drawn.id,
+      );
+    }
+    expect(layout.indexOfEntry.get('a4')).toBe(layout.nodes.findIndex((n) => n.id === 'a4'));
+    expect(layout.indexOfEntry.get('nope')).toBeUndefined();
+  });
+
+  it('keeps the graph rows (and so the layout) when a search starts and when it is cleared', () => {
+    const rows = graphRows(selector, tree, tree.version, 'a6');
+    const searching = treeSelectorReducer(selector, { type: 'setQuery', query: 'second' });
+    expect(graphRows(searching, tree, tree.version, 'a6')).toBe(rows);
+    const cleared = treeSelectorReducer(searching, { type: 'setQuery', query: '' });
+    expect(graphRows(cleared, tree, tree.version, 'a6').rows.map((r) => r.id)).toEqual(
+      rows.rows.map((r) => r.id),
+    );
   });
 
   it('memoises the layout on the rows and the expanded runs', () => {

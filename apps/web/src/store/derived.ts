@@ -10,7 +10,7 @@ import {
   type TreeSelectorState,
   type ViewTree,
 } from '@canopy/session-core';
-import { layoutGraph, type GraphLayout, type GraphSource } from '../layout/graphLayout';
+import { layoutGraph, type GraphLayout, type IndexedGraphSource } from '../layout/graphLayout';
 
 export interface RowsInput {
   tree: ViewTree | null;
@@ -53,13 +53,26 @@ export const outlineRows = memoRows();
 const graphRowsWithoutQuery = memoRows();
 
 /** The rows a view draws: the visible rows and their index. */
-export type VisibleRows = Pick<RowsResult, 'rows' | 'indexById'>;
+export interface VisibleRows {
+  readonly rows: readonly FlatRow[];
+  readonly indexById: ReadonlyMap<string, number>;
+}
 
-let lastShared: { selector: TreeSelectorState; result: VisibleRows } | null = null;
+/** The selector's rows of the last state without a search, with what they were computed from. */
+let lastUnsearched: {
+  rows: TreeSelectorState['rows'];
+  tree: ViewTree;
+  treeVersion: number;
+  leafId: string | null;
+  mode: FilterMode;
+  result: VisibleRows;
+} | null = null;
 
 /**
  * Graph rows: the filter mode only; the search highlights matches in the graph instead of hiding
- * the rest. Without a search they are exactly the selector's rows, so they are not computed twice.
+ * the rest. Without a search they are exactly the selector's rows, so they are not computed twice;
+ * and a search started from there reuses them (same object, so the layout is not redone on the
+ * first keystroke nor when the search is cleared).
  */
 export function graphRows(
   selector: TreeSelectorState | null,
@@ -68,15 +81,20 @@ export function graphRows(
   leafId: string | null,
 ): VisibleRows {
   if (!selector || !tree) return EMPTY_ROWS;
+  const sameInputs = (last: NonNullable<typeof lastUnsearched>) =>
+    last.tree === tree &&
+    last.treeVersion === treeVersion &&
+    last.leafId === leafId &&
+    last.mode === selector.mode;
   if (selector.query === '') {
-    if (lastShared && lastShared.selector.rows === selector.rows) return lastShared.result;
-    const result: VisibleRows = {
-      rows: selector.rows as FlatRow[],
-      indexById: selector.indexById as Map<string, number>,
-    };
-    lastShared = { selector, result };
+    if (lastUnsearched && lastUnsearched.rows === selector.rows && sameInputs(lastUnsearched))
+      return lastUnsearched.result;
+    // Not a fresh object literal around the rows: the indexById getter must stay lazy.
+    const result: VisibleRows = selector;
+    lastUnsearched = { rows: selector.rows, tree, treeVersion, leafId, mode: selector.mode, result };
     return result;
   }
+  if (lastUnsearched && sameInputs(lastUnsearched)) return lastUnsearched.result;
   return graphRowsWithoutQuery({ tree, treeVersion, leafId, mode: selector.mode, query: '' });
 }
 
@@ -86,31 +104,59 @@ export function selectedRowIndex(tree: ViewTree | null, rows: RowsResult, select
   return findNearestVisible(tree, rows.indexById, selectedId);
 }
 
-/** Children in file order (not active-first) so the graph does not reshuffle on every jump. */
-export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): GraphSource {
-  const children = new Map<string, string[]>();
-  const roots: string[] = [];
-  for (const row of rows.rows) {
-    const parent = row.visibleParentId;
-    if (parent === null) roots.push(row.id);
+/**
+ * The graph's source: the visible rows numbered by their row index, children in file order (not
+ * active-first) so that the graph does not reshuffle on every jump. O(rows) with typed arrays: the
+ * rows are a depth-first listing, so each row's parent is found on the path above it without a
+ * lookup, and only the siblings at branch points are looked up to sort them into file order.
+ */
+export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): IndexedGraphSource {
+  const list = rows.rows;
+  const n = list.length;
+  const ids: string[] = new Array<string>(n);
+  const pinned = new Uint8Array(n);
+  const parentRow = new Int32Array(n);
+  const childStart = new Int32Array(n + 1);
+  const path: number[] = [];
+  let rootCount = 0;
+  for (let r = 0; r < n; r++) {
+    const row = list[r]!;
+    ids[r] = row.id;
+    if (row.entry.label !== undefined) pinned[r] = 1;
+    const parentId = row.visibleParentId;
+    let parent = -1;
+    if (parentId === null) path.length = 0;
     else {
-      const list = children.get(parent);
-      if (list) list.push(row.id);
-      else children.set(parent, [row.id]);
+      while (path.length > 0 && ids[path[path.length - 1]!] !== parentId) path.pop();
+      // Not on the path would mean rows that are not a depth-first listing: fall back to the index.
+      parent = path.length > 0 ? path[path.length - 1]! : (rows.indexById.get(parentId) ?? -1);
     }
+    parentRow[r] = parent;
+    if (parent < 0) rootCount++;
+    else childStart[parent + 1]!++;
+    path.push(r);
   }
-  const byFileOrder = (a: string, b: string) => tree.indexOf(a) - tree.indexOf(b);
-  roots.sort(byFileOrder);
-  for (const list of children.values()) if (list.length > 1) list.sort(byFileOrder);
-  const none: string[] = [];
-  return {
-    roots,
-    children: (id) => children.get(id) ?? none,
-    isPinned: (id) => {
-      const entry = tree.get(id);
-      return entry?.label !== undefined;
-    },
+  for (let r = 0; r < n; r++) childStart[r + 1]! += childStart[r]!;
+  const childList = new Int32Array(n - rootCount);
+  const roots = new Int32Array(rootCount);
+  const fill = childStart.slice(0, n);
+  let rootFill = 0;
+  for (let r = 0; r < n; r++) {
+    const p = parentRow[r]!;
+    if (p < 0) roots[rootFill++] = r;
+    else childList[fill[p]!++] = r;
+  }
+  const byFileOrder = (slice: Int32Array) => {
+    if (slice.length < 2) return;
+    const keyed = Array.from(slice, (r) => [tree.indexOf(ids[r]!), r] as const);
+    keyed.sort((a, b) => a[0] - b[0]);
+    for (let i = 0; i < keyed.length; i++) slice[i] = keyed[i]![1];
   };
+  byFileOrder(roots);
+  for (let r = 0; r < n; r++)
+    if (childStart[r + 1]! - childStart[r]! > 1)
+      byFileOrder(childList.subarray(childStart[r]!, childStart[r + 1]!));
+  return { ids, roots, childStart, childList, pinned, indexOf: (id) => rows.indexById.get(id) ?? -1 };
 }
 
 let lastLayout: {
