@@ -116,7 +116,7 @@ function test(args) {
 
   step('format check (prettier)', () => pnpm(['exec', 'prettier', '--check', '.', '--log-level', 'warn']));
   step('lint (eslint)', () => pnpm(['exec', 'eslint', '.', '--max-warnings', '0']));
-  step('typecheck (tsc)', () => pnpm(['exec', 'tsc', '-b', 'tsconfig.json']));
+  step('typecheck (tsc, every package)', () => pnpm(['run', '--silent', 'typecheck']));
   const vitestJson = join(resultsDir, 'vitest.json');
   step('unit and server tests (vitest)', () =>
     pnpm([

@@ -399,7 +399,7 @@ describe('labels (reference-semantics §8.2)', () => {
     });
   });
 
-  it('clears labels with undefined or an empty string, writing no label key', () => {
+  it('clears labels with undefined (no label key) or an empty string (written as "", like the reference)', () => {
     const session = SessionManager.inMemory();
     const msgId = session.appendMessage(userMsg('hello'));
     session.appendLabelChange(msgId, 'checkpoint');
@@ -409,7 +409,7 @@ describe('labels (reference-semantics §8.2)', () => {
     session.appendLabelChange(msgId, 'again');
     const emptyId = session.appendLabelChange(msgId, '');
     expect(session.getLabel(msgId)).toBeUndefined();
-    expect(JSON.parse(JSON.stringify(session.getEntry(emptyId)))).not.toHaveProperty('label');
+    expect(JSON.parse(JSON.stringify(session.getEntry(emptyId)))).toHaveProperty('label', '');
   });
 
   it('resolves the last label set', () => {
@@ -493,9 +493,10 @@ describe('createBranchedSession details (reference-semantics §3.4)', () => {
     session.createBranchedSession(msg3);
 
     const entries = session.getEntries();
-    // The label entry on the path is dropped; msg3 keeps its parent (the dropped label), as in the reference.
+    // The label entry on the path is dropped; msg3 hangs from msg2, its nearest kept ancestor
+    // (the reference would leave it pointing at the dropped label, an orphan root).
     expect(ids(entries.slice(0, 3))).toEqual([msg1, msg2, msg3]);
-    expect(entries[2]?.parentId).toBe(label1);
+    expect(entries[2]?.parentId).toBe(msg2);
     const [first, second] = entries.slice(3);
     expect(first).toMatchObject({
       type: 'label',
@@ -506,6 +507,27 @@ describe('createBranchedSession details (reference-semantics §3.4)', () => {
     });
     expect(second).toMatchObject({ type: 'label', parentId: first?.id, targetId: msg3, label: 'three' });
     expect(session.getLeafId()).toBe(second?.id);
+  });
+
+  it('re-parents past dropped labels, so the branched file has one root and the whole context (unlike the reference)', () => {
+    const session = SessionManager.inMemory();
+    const msg1 = session.appendMessage(userMsg('first'));
+    const msg2 = session.appendMessage(assistantMsg('second'));
+    const label = session.appendLabelChange(msg2, 'turning point');
+    const msg3 = session.appendMessage(userMsg('third'));
+    const msg4 = session.appendMessage(assistantMsg('fourth'));
+    const original = session.getEntry(msg3);
+    session.createBranchedSession(msg4);
+
+    expect(session.getTree().map((node) => node.entry.id)).toEqual([msg1]);
+    expect(session.getEntry(msg3)?.parentId).toBe(msg2);
+    expect(session.getEntries().some((entry) => entry.id === label)).toBe(false);
+    expect(session.getLabel(msg2)).toBe('turning point');
+    expect(session.buildSessionContext().messages).toHaveLength(4);
+    // The source entry object is not mutated.
+    expect(original?.parentId).toBe(label);
+    const reloaded = SessionManager.fromJsonl(session.toJsonl());
+    expect(reloaded.issues).toEqual([]);
   });
 
   it('without a provider detaches the session from its file, which stays untouched', () => {
@@ -867,14 +889,16 @@ describe('appended entries', () => {
     expect(() => session.appendModelChange('anthropic')).toThrow(/needs a model id/);
   });
 
-  it('trims session_info names; the latest non-empty name is the session name', () => {
+  it('trims session_info names; the latest one names the session, and a blank one clears the name (reference 0.73.1)', () => {
     const session = SessionManager.inMemory();
     expect(session.getSessionName()).toBeUndefined();
     const id = session.appendSessionInfo('  My session  ');
     expect(session.getEntry(id)).toMatchObject({ name: 'My session' });
     session.appendSessionInfo('Renamed');
-    session.appendSessionInfo('   ');
     expect(session.getSessionName()).toBe('Renamed');
+    session.appendSessionInfo('   ');
+    expect(session.getSessionName()).toBeUndefined();
+    expect(SessionManager.fromJsonl(session.toJsonl()).getSessionName()).toBeUndefined();
   });
 
   it('falls back to the oh-my-pi header title, or the title slot, for the session name', () => {

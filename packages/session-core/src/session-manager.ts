@@ -114,6 +114,16 @@ function isOmpEntry(entry: SessionEntry): boolean {
   }
 }
 
+/**
+ * The name a session_info entry sets. The latest session_info wins even when its name is blank:
+ * that clears the name, as the reference package 0.73.1 does ("empty names explicitly clear the
+ * session title"), so Canopy shows the same name as pi's /resume.
+ */
+export function sessionInfoName(entry: SessionEntry): string | undefined {
+  const name = entry.name;
+  return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
+}
+
 export class SessionManager {
   private header: SessionHeader | undefined;
   private titleSlot: TitleSlot | undefined;
@@ -503,7 +513,8 @@ export class SessionManager {
     if (!this.index.has(targetId)) throw new Error(`Entry ${targetId} not found`);
     return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
       const entry: LabelEntry = { type: 'label', id, parentId, timestamp, targetId };
-      if (label !== undefined && label !== '') entry.label = label;
+      // Written as given, like the reference: "" and an absent label both clear it for every reader.
+      if (label !== undefined) entry.label = label;
       return entry;
     });
   }
@@ -541,9 +552,26 @@ export class SessionManager {
   createBranchedSession(leafId: string): string | undefined {
     const path = this.index.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    // Entries are copied verbatim, as the reference does: an entry that followed a dropped label entry
-    // keeps that label's id as its parent (and so becomes a root of the new file).
-    const kept = path.filter((entry) => entry.type !== 'label');
+    // Label entries are dropped from the path. The reference copies the rest verbatim, so an entry
+    // that followed a dropped label keeps the label's id as its parent and becomes an orphan root of
+    // the new file, whose context then loses everything before it. Like oh-my-pi's newest version,
+    // such an entry hangs from its nearest kept ancestor instead (a copy; the source is untouched).
+    const kept: SessionEntry[] = [];
+    let previousKeptId: string | null = null;
+    let afterDroppedLabel = false;
+    for (const entry of path) {
+      if (entry.type === 'label') {
+        afterDroppedLabel = true;
+        continue;
+      }
+      kept.push(
+        afterDroppedLabel && entry.parentId !== previousKeptId
+          ? { ...entry, parentId: previousKeptId }
+          : entry,
+      );
+      previousKeptId = entry.id;
+      afterDroppedLabel = false;
+    }
     const taken = new Set(kept.map((entry) => entry.id));
     const labelEntries: LabelEntry[] = [];
     let parentId: string | null = kept[kept.length - 1]?.id ?? null;
@@ -678,10 +706,7 @@ export class SessionManager {
   }
 
   private noteEntry(entry: SessionEntry): void {
-    if (entry.type === 'session_info') {
-      const name = entry.name;
-      if (typeof name === 'string' && name.trim().length > 0) this.sessionName = name.trim();
-    }
+    if (entry.type === 'session_info') this.sessionName = sessionInfoName(entry);
     this.noteDialectEvidence(isOmpEntry(entry));
   }
 

@@ -5,6 +5,7 @@ import {
   SessionLineParser,
   userMessageText,
   type SessionEntry,
+  sessionInfoName,
 } from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import {
@@ -36,7 +37,7 @@ export interface IndexedSession {
   header?: Record<string, unknown>;
   entryCount: number;
   messageCount: number;
-  /** Latest truthy session_info name (pi). */
+  /** The name set by the latest session_info (pi); a blank one clears it. */
   infoName?: string;
   firstMessage: string;
   issueCount: number;
@@ -193,8 +194,8 @@ export class SessionIndex {
         const text = userMessageText(entry.message);
         if (text) session.firstMessage = text.length > 300 ? text.slice(0, 300) : text;
       }
-    } else if (entry.type === 'session_info' && typeof entry.name === 'string' && entry.name.trim() !== '') {
-      session.infoName = entry.name.trim();
+    } else if (entry.type === 'session_info') {
+      session.infoName = sessionInfoName(entry);
     }
   }
 

@@ -40,7 +40,7 @@ export function expectSameSession(
   const want = snapshot(expected, exactIds, stride);
   const got = snapshot(actual, exactIds, stride);
   expect(got.entries).toEqual(want.entries);
-  if (!options.omp && !blankNameIsLatest(expected)) expect(got.name).toBe(want.name);
+  if (!options.omp) expect(got.name).toBe(want.name);
   expect(got.tree).toEqual(want.tree);
   expect(got.labels).toEqual(want.labels);
   expect(got.children).toEqual(want.children);
@@ -55,19 +55,6 @@ export function expectSameSession(
   );
   restoreLeaf(expected, expectedLeaf);
   restoreLeaf(actual, actualLeaf);
-}
-
-/**
- * Known difference (see .state/interop-findings.md): the reference's getSessionName takes the latest
- * session_info entry even when its name is blank (which clears the name); session-core skips blank ones.
- * While it stands, names are compared only when the latest session_info has a non-blank name, unless
- * CANOPY_INTEROP_STRICT=1 asks for every known difference to fail.
- */
-export function blankNameIsLatest(session: TreeSessionApi): boolean {
-  if (process.env.CANOPY_INTEROP_STRICT === '1') return false;
-  const infos = session.getEntries().filter((entry) => entry.type === 'session_info');
-  const latest = infos[infos.length - 1] as { name?: unknown } | undefined;
-  return latest !== undefined && (typeof latest.name !== 'string' || latest.name.trim() === '');
 }
 
 export function restoreLeaf(session: TreeSessionApi, leaf: string | null): void {

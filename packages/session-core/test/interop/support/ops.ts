@@ -394,10 +394,16 @@ export type StepOutcome = 'applied' | 'skipped';
  * Applies one step. Operations that need a target are skipped on an empty session (both implementations
  * see the same entry count, so they skip the same steps). `setTime` moves the fake clock.
  */
+export interface StepHooks {
+  /** Runs right after a createBranchedSession step (see reparentPastDroppedLabels). */
+  afterCreateBranchedSession?: (session: TreeSessionApi) => void;
+}
+
 export function applyStep(
   session: TreeSessionApi,
   step: Step,
   clock: { now: number; set(ms: number): void },
+  hooks: StepHooks = {},
 ): StepOutcome {
   clock.now += step.dtMs;
   clock.set(clock.now);
@@ -454,6 +460,7 @@ export function applyStep(
       const target = resolvePick(session, op.target);
       if (target === undefined) return 'skipped';
       session.createBranchedSession(target);
+      hooks.afterCreateBranchedSession?.(session);
       return 'applied';
     }
     case 'newSession': {
@@ -486,6 +493,31 @@ export function applySteps(
   session: TreeSessionApi,
   steps: readonly Step[],
   clock: { now: number; set(ms: number): void },
+  hooks: StepHooks = {},
 ): StepOutcome[] {
-  return steps.map((step) => applyStep(session, step, clock));
+  return steps.map((step) => applyStep(session, step, clock, hooks));
+}
+
+/**
+ * The one deliberate difference in createBranchedSession: the reference copies the path without its
+ * label entries verbatim, so an entry that followed a dropped label keeps the label's id as parent and
+ * becomes an orphan root of the new session; session-core hangs it from its nearest kept ancestor
+ * (as oh-my-pi's newest version does). For comparisons entry by entry, this applies the same repair to
+ * the reference's in-memory session (its `fileEntries`, then its own `_buildIndex`), right after the
+ * step, so later steps see the same tree on both sides.
+ */
+export function reparentPastDroppedLabels(session: TreeSessionApi): void {
+  const internals = session as unknown as {
+    fileEntries: { type: string; id?: string; parentId?: string | null }[];
+    _buildIndex(): void;
+  };
+  const entries = internals.fileEntries.filter((entry) => entry.type !== 'session');
+  const ids = new Set(entries.map((entry) => entry.id));
+  // The branched session is one chain (path, then fresh label entries): a missing parent is the
+  // dropped label between an entry and the one before it.
+  for (let i = 1; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (typeof entry.parentId === 'string' && !ids.has(entry.parentId)) entry.parentId = entries[i - 1]!.id;
+  }
+  internals._buildIndex();
 }
