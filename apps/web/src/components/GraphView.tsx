@@ -10,6 +10,7 @@ import {
   centerOn,
   fitRectAvoiding,
   isPointClear,
+  minimapSize,
   panBy,
   visibleRect,
   zoomAt,
@@ -20,10 +21,12 @@ import { entryKind, KIND_COLOR_VAR, type EntryKind } from '../lib/entryKind';
 import { graphLayoutFor, graphRows, type VisibleRows } from '../store/derived';
 import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
-import { MAP_BORDER, MAP_HEIGHT, MAP_MARGIN, MAP_WIDTH, Minimap } from './Minimap';
+import { MAP_BORDER, MAP_MARGIN, Minimap } from './Minimap';
 
 /** Above this many nodes on screen the cards stay on the canvas (DOM would be too slow). */
 const MAX_DOM_NODES = 700;
+/** A whole tree that fits at this scale or more opens fitted rather than centred on the leaf. */
+const READABLE_FIT_SCALE = 0.75;
 /** Below this scale card text is unreadable; draw boxes on the canvas instead. */
 const MIN_DOM_SCALE = 0.45;
 
@@ -168,18 +171,16 @@ export function GraphView() {
 
   // The minimap covers the bottom-right corner: fitting and following keep nodes out from under it.
   const hasMinimap = minimapOpen && layout !== null && layout.nodes.length > 0;
-  const minimapBox: ScreenBox | null = useMemo(
-    () =>
-      hasMinimap
-        ? {
-            x: size.width - MAP_MARGIN - MAP_WIDTH - 2 * MAP_BORDER,
-            y: size.height - MAP_MARGIN - MAP_HEIGHT - 2 * MAP_BORDER,
-            width: MAP_WIDTH + 2 * MAP_BORDER,
-            height: MAP_HEIGHT + 2 * MAP_BORDER,
-          }
-        : null,
-    [hasMinimap, size.width, size.height],
-  );
+  const minimapBox: ScreenBox | null = useMemo(() => {
+    if (!hasMinimap || !layout) return null;
+    const map = minimapSize(layout.bounds);
+    return {
+      x: size.width - MAP_MARGIN - map.width - 2 * MAP_BORDER,
+      y: size.height - MAP_MARGIN - map.height - 2 * MAP_BORDER,
+      width: map.width + 2 * MAP_BORDER,
+      height: map.height + 2 * MAP_BORDER,
+    };
+  }, [hasMinimap, layout, size.width, size.height]);
 
   const fit = () => {
     if (!layout || layout.nodes.length === 0) return;
@@ -208,9 +209,12 @@ export function GraphView() {
     if (!element || element.clientWidth !== size.width || element.clientHeight !== size.height) return;
     fittedFor.current = tree;
     const target = selectedNode ?? leafNode;
+    // A tree that fits at a readable scale is shown whole; a bigger one opens on its leaf (or the
+    // deep-linked entry), readable.
+    const whole = fitRectAvoiding(layout.bounds, size.width, size.height, minimapBox);
     const next =
-      target === undefined
-        ? fitRectAvoiding(layout.bounds, size.width, size.height, minimapBox)
+      target === undefined || whole.k >= READABLE_FIT_SCALE
+        ? whole
         : centerOn(layout.x[target]!, layout.y[target]!, size.width, size.height, 0.9);
     transformRef.current = next;
     setTransform(next);

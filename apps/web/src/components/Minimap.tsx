@@ -3,10 +3,8 @@
 
 import { useEffect, useRef } from 'react';
 import type { GraphLayout } from '../layout/graphLayout';
-import { visibleRect, type Transform } from '../layout/viewport';
+import { minimapSize, visibleRect, type Transform } from '../layout/viewport';
 
-export const MAP_WIDTH = 180;
-export const MAP_HEIGHT = 130;
 /** Distance from the drawing's bottom-right corner (see .minimap in styles.css), border included. */
 export const MAP_MARGIN = 10;
 export const MAP_BORDER = 1;
@@ -29,6 +27,7 @@ export function Minimap({
   const baseRef = useRef<HTMLCanvasElement>(null);
   const frameRef = useRef<HTMLCanvasElement>(null);
   const b = layout.bounds;
+  const { width: MAP_WIDTH, height: MAP_HEIGHT } = minimapSize(b);
   const bw = Math.max(1, b.maxX - b.minX);
   const bh = Math.max(1, b.maxY - b.minY);
   const scale = Math.min(MAP_WIDTH / bw, MAP_HEIGHT / bh);
@@ -70,7 +69,7 @@ export function Minimap({
       }
     }
     ctx.putImageData(image, 0, 0);
-  }, [layout, scale, offsetX, offsetY, b.minX, b.minY, palette]);
+  }, [layout, scale, offsetX, offsetY, b.minX, b.minY, palette, MAP_WIDTH, MAP_HEIGHT]);
 
   useEffect(() => {
     const canvas = frameRef.current;
@@ -87,7 +86,7 @@ export function Minimap({
     const x = offsetX + (r.minX - b.minX) * scale;
     const y = offsetY + (r.minY - b.minY) * scale;
     ctx.strokeRect(x, y, Math.max(3, (r.maxX - r.minX) * scale), Math.max(3, (r.maxY - r.minY) * scale));
-  }, [transform, width, height, scale, offsetX, offsetY, b.minX, b.minY, palette]);
+  }, [transform, width, height, scale, offsetX, offsetY, b.minX, b.minY, palette, MAP_WIDTH, MAP_HEIGHT]);
 
   const toLayout = (clientX: number, clientY: number, element: HTMLElement) => {
     const box = element.getBoundingClientRect();

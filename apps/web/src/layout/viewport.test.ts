@@ -5,6 +5,7 @@ import {
   fitRect,
   fitRectAvoiding,
   isPointClear,
+  minimapSize,
   isPointVisible,
   visibleRect,
   zoomAt,
@@ -85,5 +86,15 @@ describe('fitting around the minimap', () => {
     expect(isPointClear(t, 300, 300, 800, 600, 10, minimap)).toBe(true);
     expect(isPointClear(t, 700, 520, 800, 600, 10, null)).toBe(true);
     expect(isPointClear(t, 900, 300, 800, 600, 10, null)).toBe(false);
+  });
+});
+
+describe('minimapSize', () => {
+  it('follows the shape of a wide tree, down to the minimum height', () => {
+    expect(minimapSize({ minX: 0, minY: 0, maxX: 9000, maxY: 900 })).toEqual({ width: 180, height: 48 });
+    expect(minimapSize({ minX: 0, minY: 0, maxX: 1800, maxY: 1000 })).toEqual({ width: 180, height: 100 });
+  });
+  it('follows the shape of a tall tree, down to the minimum width', () => {
+    expect(minimapSize({ minX: 0, minY: 0, maxX: 100, maxY: 13000 })).toEqual({ width: 48, height: 130 });
   });
 });

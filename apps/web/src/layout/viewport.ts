@@ -136,3 +136,23 @@ export function isPointClear(
     sy < box.y + box.height + inset
   );
 }
+
+/**
+ * The minimap's size for a tree of these bounds: the tree's shape inside a maxWidth × maxHeight
+ * box, no side below `minSide`, so that a wide, flat tree does not get a mostly empty map that
+ * covers nodes for nothing.
+ */
+export function minimapSize(
+  bounds: Rect,
+  maxWidth = 180,
+  maxHeight = 130,
+  minSide = 48,
+): { width: number; height: number } {
+  const w = Math.max(1, bounds.maxX - bounds.minX);
+  const h = Math.max(1, bounds.maxY - bounds.minY);
+  const scale = Math.min(maxWidth / w, maxHeight / h);
+  return {
+    width: Math.round(Math.min(maxWidth, Math.max(minSide, w * scale))),
+    height: Math.round(Math.min(maxHeight, Math.max(minSide, h * scale))),
+  };
+}
