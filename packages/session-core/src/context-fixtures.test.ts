@@ -10,34 +10,11 @@ import { convertToLlm } from './context';
 import { collectEntriesForBranchSummary, planNavigation } from './navigation';
 import { SessionManager } from './session-manager';
 import type { AssistantMessage, SessionEntry, UserMessage } from './types';
+import { assistantMsg, userMsg } from '../test/messages';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixturesPath = resolve(repoRoot, '../shared/fixtures/sessions');
 const haveFixtures = existsSync(join(fixturesPath, 'README.md'));
-
-function userMsg(text: string): UserMessage {
-  return { role: 'user', content: text, timestamp: Date.now() };
-}
-
-function assistantMsg(text: string): AssistantMessage {
-  return {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    api: 'anthropic-messages',
-    provider: 'anthropic',
-    model: 'test',
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: 'stop',
-    timestamp: Date.now(),
-  };
-}
 
 describe('buildSessionContext through SessionManager', () => {
   it('returns messages from the current branch only', () => {

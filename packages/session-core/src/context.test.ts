@@ -20,6 +20,7 @@ import type {
   StoredMessage,
   UserMessage,
 } from './types';
+import { testUsage } from '../test/messages';
 
 // ---------------------------------------------------------------- helpers (as in the peer suite)
 
@@ -36,14 +37,7 @@ function assistantMessage(text: string, provider = 'anthropic', model = 'claude-
     api: 'anthropic-messages',
     provider,
     model,
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: testUsage(),
     stopReason: 'stop',
     timestamp: 0,
   };

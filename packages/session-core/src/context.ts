@@ -1,7 +1,7 @@
 // What the model sees: the active path turned into messages (buildSessionContext) and those
 // messages turned into the LLM wire form (convertToLlm), for both dialects (pi and oh-my-pi).
 
-import { estimateTokens } from './text';
+import { estimateTokens, isRecord } from './text';
 import type {
   AgentMessage,
   AssistantMessage,
@@ -18,10 +18,6 @@ import type {
   UserContentBlock,
   UserMessage,
 } from './types';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 function emptyContext(): SessionContext {
   return { messages: [], thinkingLevel: 'off', model: null, models: {}, injectedTtsrRules: [], mode: 'none' };

@@ -16,31 +16,7 @@ import type {
   StoredMessage,
   UserMessage,
 } from './types';
-
-// The peer suites' helpers (reference-semantics §8).
-function userMsg(text: string): UserMessage {
-  return { role: 'user', content: text, timestamp: Date.now() };
-}
-
-function assistantMsg(text: string): AssistantMessage {
-  return {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    api: 'anthropic-messages',
-    provider: 'anthropic',
-    model: 'test',
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: 'stop',
-    timestamp: Date.now(),
-  };
-}
+import { assistantMsg, userMsg } from '../test/messages';
 
 const HEADER_V3 =
   '{"type":"session","version":3,"id":"sess-1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}';

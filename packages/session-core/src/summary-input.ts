@@ -8,12 +8,8 @@ import {
   customMessageFromEntry,
   type LlmMessage,
 } from './context';
-import { contentText, estimateTokens } from './text';
+import { contentText, estimateTokens, isRecord } from './text';
 import type { AgentMessage, SessionEntry } from './types';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 export interface FileOperations {
   read: Set<string>;

@@ -11,7 +11,8 @@ export interface ContentTextOptions {
   separator?: string;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (or array) read from a file: its fields may be anything. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 

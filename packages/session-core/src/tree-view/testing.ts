@@ -2,6 +2,7 @@
 // Not part of the public API.
 
 import type { SessionEntry } from '../types';
+import { testUsage } from '../../test/messages';
 
 type Fields = Record<string, unknown>;
 
@@ -58,14 +59,7 @@ export class EntryBuilder {
         api: 'anthropic-messages',
         provider: 'anthropic',
         model: 'test',
-        usage: {
-          input: 1,
-          output: 1,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 2,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
+        usage: testUsage(),
         stopReason: 'stop',
         ...extra,
       },

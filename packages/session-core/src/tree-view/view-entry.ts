@@ -4,7 +4,7 @@
 // Session files are user data written by other programs: every accessor tolerates malformed
 // shapes and never throws.
 
-import { contentText, normalizeRowText } from '../text';
+import { contentText, hasTextContent, isRecord, normalizeRowText } from '../text';
 import type { Dialect, SessionEntry } from '../types';
 
 export interface ViewEntry {
@@ -95,10 +95,6 @@ export interface ToolCallLookup {
 }
 
 type UnknownRecord = Record<string, unknown>;
-
-function isRecord(value: unknown): value is UnknownRecord {
-  return typeof value === 'object' && value !== null;
-}
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -438,22 +434,6 @@ function hasImage(content: unknown): boolean {
   return false;
 }
 
-function hasNonWhitespaceText(content: unknown): boolean {
-  if (typeof content === 'string') return content.trim().length > 0;
-  if (!Array.isArray(content)) return false;
-  for (const block of content as unknown[]) {
-    if (
-      isRecord(block) &&
-      block.type === 'text' &&
-      typeof block.text === 'string' &&
-      block.text.trim().length > 0
-    ) {
-      return true;
-    }
-  }
-  return false;
-}
-
 /** The {@link ViewFlags} of one entry. */
 export function viewFlags(entry: SessionEntry): number {
   const e = entry as UnknownRecord;
@@ -483,7 +463,7 @@ export function viewFlags(entry: SessionEntry): number {
         stopReason !== '' &&
         stopReason !== 'stop' &&
         stopReason !== 'toolUse';
-      if (!hasNonWhitespaceText(message.content) && !errorOrAbort) flags |= ViewFlags.ToolOnlyAssistant;
+      if (!hasTextContent(message.content) && !errorOrAbort) flags |= ViewFlags.ToolOnlyAssistant;
       break;
     }
     case 'toolResult':

@@ -514,10 +514,12 @@ export function reparentPastDroppedLabels(session: TreeSessionApi): void {
   const entries = internals.fileEntries.filter((entry) => entry.type !== 'session');
   const ids = new Set(entries.map((entry) => entry.id));
   // The branched session is one chain (path, then fresh label entries): a missing parent is the
-  // dropped label between an entry and the one before it.
-  for (let i = 1; i < entries.length; i++) {
+  // dropped label between an entry and the one before it, or above the first entry (a label root).
+  for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
-    if (typeof entry.parentId === 'string' && !ids.has(entry.parentId)) entry.parentId = entries[i - 1]!.id;
+    if (typeof entry.parentId === 'string' && !ids.has(entry.parentId)) {
+      entry.parentId = i === 0 ? null : (entries[i - 1]!.id ?? null);
+    }
   }
   internals._buildIndex();
 }
