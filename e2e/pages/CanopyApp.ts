@@ -78,8 +78,7 @@ export class CanopyApp {
   /** Picks a session in the browser and waits for its tree. */
   async openSession(fileName: string): Promise<void> {
     // The list folds away while a session is open; ☰ brings it back.
-    if (!(await this.sessionItem(fileName).isVisible()))
-      await this.page.getByTestId('sidebar.toggle').click();
+    if (!(await this.sessionList.isVisible())) await this.page.getByTestId('sidebar.toggle').click();
     await this.sessionItem(fileName).click();
     await expect(this.sessionItem(fileName)).toHaveAttribute('aria-current', 'true');
     await expect(this.outline).toBeVisible();

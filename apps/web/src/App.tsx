@@ -101,6 +101,8 @@ function TreeViews() {
 }
 
 function TreeArea() {
+  const store = useAppStore();
+  const sidebarOpen = useApp((s) => s.sidebarOpen);
   const session = useApp((s) => s.session);
   const loading = useApp((s) => s.loading);
   const loadError = useApp((s) => s.loadError);
@@ -124,8 +126,12 @@ function TreeArea() {
             'Opening the session…'
           ) : loadError ? (
             <span className="notice error">{loadError}</span>
-          ) : (
+          ) : sidebarOpen ? (
             'Pick a session on the left to see its tree.'
+          ) : (
+            <button type="button" onClick={() => store.getState().toggleSidebar()}>
+              Show the session list
+            </button>
           )}
         </div>
       </main>
