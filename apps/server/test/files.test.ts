@@ -6,6 +6,7 @@ import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToken, isWellFormedToken } from '../src/plugins/security';
 import { readOrCreateSecretSync } from '../src/store/files';
+import { sessionIdOf as sessionIdOfPath } from '../src/store/ids';
 import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
 
 const SEED = 'seed-example.jsonl';
@@ -247,6 +248,20 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
       sessions: Array<{ path: string }>;
     };
     expect(list.sessions.map((session) => session.path)).toEqual([SEED]);
+    // Nor can it be asked for directly: neither by the id its real path or its link path would
+    // have, nor by a path smuggled into the id.
+    const attempts = [
+      sessionIdOfPath(fs.realpathSync(path.join(outside, 'secret.jsonl'))),
+      sessionIdOfPath(path.join(env.root, 'link.jsonl')),
+      encodeURIComponent('../outside/secret.jsonl'),
+      encodeURIComponent(path.join(outside, 'secret.jsonl')),
+    ];
+    for (const id of attempts) {
+      const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
+      expect([400, 404], `${id}: ${response.body}`).toContain(response.statusCode);
+      expect(response.body).not.toContain('secret');
+      expect(response.body).not.toContain('Start task');
+    }
   });
 });
 
