@@ -296,3 +296,23 @@ describe('selecting, leaf changes and live updates', () => {
     expect(run(state, { type: 'move', delta: 1 }).selectedIndex).toBe(-1);
   });
 });
+
+describe('the row index of a state', () => {
+  it('maps every visible id to its row, after a filter change too, and iterates like a Map', () => {
+    const b = new EntryBuilder();
+    b.user('u1', null, 'one');
+    b.assistant('a1', 'u1', 'two');
+    b.user('u2', 'a1', 'three');
+    let state = createTreeSelectorState(treeOf(b), { leafId: 'u2' });
+    const check = (s: TreeSelectorState) => {
+      expect(s.indexById.size).toBe(s.rows.length);
+      s.rows.forEach((row, index) => expect(s.indexById.get(row.id)).toBe(index));
+      expect([...s.indexById]).toEqual(s.rows.map((row, index) => [row.id, index]));
+      expect(s.indexById.has('missing')).toBe(false);
+    };
+    check(state);
+    state = run(state, { type: 'setFilter', mode: 'user-only' });
+    expect(state.rows.map((row) => row.id)).toEqual(['u1', 'u2']);
+    check(state);
+  });
+});
