@@ -6,21 +6,9 @@ import {
   type NavigationTree,
 } from './navigation';
 import type { SessionEntry } from './types';
+import { entryFactory } from '../test/messages';
 
-let clock = Date.parse('2025-01-01T00:00:00.000Z');
-function nextTimestamp(): string {
-  clock += 1000;
-  return new Date(clock).toISOString();
-}
-
-function entry(
-  type: string,
-  id: string,
-  parentId: string | null,
-  fields: Record<string, unknown> = {},
-): SessionEntry {
-  return { type, id, parentId, timestamp: nextTimestamp(), ...fields };
-}
+const entry = entryFactory();
 
 function user(id: string, parentId: string | null, content: unknown): SessionEntry {
   return entry('message', id, parentId, { message: { role: 'user', content, timestamp: 0 } });

@@ -9,21 +9,9 @@ import {
   serializeConversation,
 } from './summary-input';
 import type { AgentMessage, SessionEntry } from './types';
+import { entryFactory } from '../test/messages';
 
-let clock = Date.parse('2025-01-01T00:00:00.000Z');
-function nextTimestamp(): string {
-  clock += 1000;
-  return new Date(clock).toISOString();
-}
-
-function entry(
-  type: string,
-  id: string,
-  parentId: string | null,
-  fields: Record<string, unknown> = {},
-): SessionEntry {
-  return { type, id, parentId, timestamp: nextTimestamp(), ...fields };
-}
+const entry = entryFactory();
 
 function messageEntry(id: string, message: Record<string, unknown>): SessionEntry {
   return entry('message', id, null, { message: { timestamp: 0, ...message } });

@@ -1,6 +1,6 @@
 // Message builders shared by the tests, shaped like the peer suites' helpers (reference-semantics §8):
 // `userMsg(t)` and `assistantMsg(t)` with a minimal usage and a stop reason.
-import type { AssistantMessage, Usage, UserMessage } from '../src/types';
+import type { AssistantMessage, SessionEntry, Usage, UserMessage } from '../src/types';
 
 export function testUsage(): Usage {
   return {
@@ -28,5 +28,19 @@ export function assistantMsg(text: string, overrides: Partial<AssistantMessage> 
     stopReason: 'stop',
     timestamp: Date.now(),
     ...overrides,
+  };
+}
+
+/** Builds entries by hand with timestamps one second apart, in call order (children sort by them). */
+export function entryFactory(start = '2025-01-01T00:00:00.000Z') {
+  let clock = Date.parse(start);
+  return function entry(
+    type: string,
+    id: string,
+    parentId: string | null,
+    fields: Record<string, unknown> = {},
+  ): SessionEntry {
+    clock += 1000;
+    return { type, id, parentId, timestamp: new Date(clock).toISOString(), ...fields };
   };
 }
