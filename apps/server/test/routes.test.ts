@@ -1,5 +1,8 @@
 import fs from 'node:fs';
+import { createValidator, SessionSnapshot } from '@canopy/protocol';
+import { SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildSkeletonNodes } from '../src/store/skeleton';
 import { AUTH, HAVE_FIXTURES, HOST, SKIP_REASON, TOKEN, sessionIdOf, setup, type TestEnv } from './helpers';
 
 describe.skipIf(!HAVE_FIXTURES)(
@@ -48,6 +51,39 @@ describe.skipIf(!HAVE_FIXTURES)(
       expect(snapshot.nodes).toHaveLength(8);
       expect(snapshot.nodes.filter((node) => node.label === 'milestone')).toHaveLength(1);
       expect(snapshot.version).toBe(3);
+    });
+
+    it('every snapshot matches the protocol schema, and after a label write its cached nodes equal a fresh build of the file', async () => {
+      const validator = createValidator(SessionSnapshot);
+      const freshNodes = (name: string) => {
+        const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(name)));
+        return buildSkeletonNodes(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), env.dir);
+      };
+      const get = async (id: string) => {
+        const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+        const body = response.json() as unknown;
+        expect(validator.firstError(body)).toBeUndefined();
+        return body as SessionSnapshot;
+      };
+      for (const name of ['seed-example.jsonl', 'all-entry-types.jsonl', 'malformed.jsonl', 'empty.jsonl']) {
+        const snapshot = await get(await sessionIdOf(env.app, name));
+        expect(snapshot.nodes).toEqual(freshNodes(name));
+      }
+
+      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+      const label = await env.app.inject({
+        method: 'PUT',
+        url: `/api/sessions/${id}/labels/1890bfab`,
+        headers: AUTH,
+        payload: { label: 'cached' },
+      });
+      expect(label.statusCode).toBe(200);
+      const after = await get(id);
+      expect(after.nodes).toHaveLength(9);
+      expect(after.nodes).toEqual(freshNodes('seed-example.jsonl'));
+      expect(after.nodes.find((node) => node.id === '1890bfab')?.label).toBe('cached');
     });
 
     it('an unknown session id is SESSION_NOT_FOUND and a path-like id is refused by the schema', async () => {

@@ -33,6 +33,9 @@ import { OpenSession } from '../store/open-session';
 import { SessionIndex, type IndexedSession, type Root } from '../store/session-index';
 import type { StateStore } from '../store/state';
 
+/** A snapshot without its nodes. */
+export type SnapshotHead = Omit<SessionSnapshot, 'nodes'>;
+
 export interface SessionStoreOptions {
   roots: Root[];
   state: StateStore;
@@ -192,7 +195,8 @@ export class SessionStore {
 
   // ------------------------------------------------------------------ reads
 
-  async snapshot(id: string): Promise<SessionSnapshot> {
+  /** The session snapshot, its nodes as cached JSON (the route sends them without re-serializing). */
+  async snapshotParts(id: string): Promise<{ head: SnapshotHead; nodesJson: string }> {
     const session = await this.open(id);
     await session.refresh();
     const sm = session.sm;
@@ -200,22 +204,25 @@ export class SessionStore {
     const header = (sm.getHeader() ?? {}) as unknown as Record<string, unknown>;
     const listItem = indexed ? this.index.toListItem(indexed, session.writerActive) : undefined;
     if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
-    const issues = [...sm.issues];
-    const snapshot: SessionSnapshot = {
+    const head: SnapshotHead = {
       session: listItem,
       header,
       version: sm.version ?? 1,
       dialect: sm.dialect,
       leafId: sm.getLeafId(),
-      nodes: session.skeleton(),
-      issues,
+      issues: [...sm.issues],
       writerActive: session.writerActive,
       needsMigration: sm.needsRewrite,
       pendingBytes: sm.pendingBytes,
     };
     const name = sm.getSessionName();
-    if (name) snapshot.name = name;
-    return snapshot;
+    if (name) head.name = name;
+    return { head, nodesJson: session.allNodesJson() };
+  }
+
+  async snapshot(id: string): Promise<SessionSnapshot> {
+    const { head, nodesJson } = await this.snapshotParts(id);
+    return { ...head, nodes: JSON.parse(nodesJson) as SessionSnapshot['nodes'] };
   }
 
   async entryDetail(id: string, entryId: string): Promise<EntryDetail> {

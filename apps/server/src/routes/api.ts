@@ -8,14 +8,19 @@ import {
   type LabelRequest,
   type MessageRequest,
   type NavigateRequest,
+  SessionSnapshot,
   type SessionParams,
   type SettingsPatch,
 } from '@canopy/protocol';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
 import type { SessionStore } from '../plugins/session-store';
 import type { StateStore } from '../store/state';
+
+/** The snapshot's schema without `nodes`, which the route splices in as cached JSON. */
+const SNAPSHOT_HEAD = Type.Omit(SessionSnapshot, ['nodes']);
 
 export interface ApiDeps {
   store: SessionStore;
@@ -44,7 +49,16 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.route<{ Params: SessionParams }>({
     ...r.getSession,
-    handler: async (request) => store.snapshot(request.params.id),
+    handler: async (request, reply) => {
+      const { head, nodesJson } = await store.snapshotParts(request.params.id);
+      // The nodes are tens of megabytes on a large session: the route's schema serializer took
+      // most of a second over them on every open. They come pre-serialized from the session's
+      // cache (exactly the schema's keys), and only the small rest goes through the schema.
+      const headJson = reply.compileSerializationSchema(SNAPSHOT_HEAD)(head);
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(`${headJson.slice(0, -1)},"nodes":${nodesJson}}`);
+    },
   });
 
   app.route<{ Params: EntryParams }>({

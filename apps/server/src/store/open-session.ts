@@ -3,8 +3,6 @@ import {
   SessionManager,
   SessionWriteError,
   ToolCallIndex,
-  toViewEntries,
-  viewFlagsToRecord,
   type SessionEntry,
   type SessionHeader,
   type SessionStorage,
@@ -24,6 +22,7 @@ import {
   watchPath,
   type Watcher,
 } from './files';
+import { buildSkeletonNodes, SkeletonCache } from './skeleton';
 import type { StateStore } from './state';
 
 /** Bytes kept from just before our read offset; if they change, the file was rewritten underneath. */
@@ -66,6 +65,7 @@ export class OpenSession {
   private ino = 0;
   private dev = 0;
   private toolCalls = new ToolCallIndex();
+  private readonly skeletonCache: SkeletonCache;
   private queue: Promise<unknown> = Promise.resolve();
   private watcher: Watcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -79,6 +79,7 @@ export class OpenSession {
   constructor(private readonly options: OpenSessionOptions) {
     this.id = options.id;
     this.file = options.file;
+    this.skeletonCache = new SkeletonCache(options.home);
   }
 
   get writerActive(): boolean {
@@ -102,6 +103,7 @@ export class OpenSession {
     this.watcher?.close();
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.writerTimer) clearTimeout(this.writerTimer);
+    this.skeletonCache.clear();
     this.persistLeaf();
   }
 
@@ -155,6 +157,7 @@ export class OpenSession {
     this.dev = before.dev;
     this.toolCalls = new ToolCallIndex();
     this.toolCalls.addEntries(sm.getEntries());
+    this.skeletonCache.clear();
     this.restoreLeaf(initial ? undefined : previousLeaf);
   }
 
@@ -404,23 +407,19 @@ export class OpenSession {
 
   // ------------------------------------------------------------------ views
 
-  skeleton(
-    entries: readonly SessionEntry[] = this.sm.getEntries(),
-    toolCalls = this.toolCalls,
-  ): SkeletonNode[] {
-    const views = toViewEntries(entries, (id) => this.sm.getLabel(id), {
-      home: this.options.home,
-      toolCalls,
-    });
-    const nodes: SkeletonNode[] = new Array<SkeletonNode>(views.length);
-    for (let i = 0; i < views.length; i++) {
-      const view = views[i]!;
-      const node: SkeletonNode = { ...view, flags: viewFlagsToRecord(view.flags) as Record<string, boolean> };
-      const usage = usageOf(entries[i]!);
-      if (usage) node.usage = usage;
-      nodes[i] = node;
-    }
-    return nodes;
+  /** Nodes of `entries` (appended ones, for events and write results), tool calls from the whole session. */
+  skeleton(entries: readonly SessionEntry[]): SkeletonNode[] {
+    return buildSkeletonNodes(entries, (id) => this.sm.getLabel(id), this.toolCalls, this.options.home);
+  }
+
+  /** Every entry's node in file order, from the cache kept up to date with the manager. */
+  allNodes(): readonly SkeletonNode[] {
+    return this.skeletonCache.nodesOf(this.sm);
+  }
+
+  /** `JSON.stringify(allNodes())`, cached between requests. */
+  allNodesJson(): string {
+    return this.skeletonCache.jsonOf(this.sm);
   }
 
   private emitAppended(entries: readonly SessionEntry[], source: 'external' | 'canopy'): void {
@@ -450,22 +449,4 @@ function statFileSyncOrThrow(file: string): { size: number; ino: number; dev: nu
   const stat = statFileSync(file);
   if (!stat) throw new ChangedUnderneathError('the session file disappeared');
   return stat;
-}
-
-/** Token and cost numbers of an assistant message. */
-export function usageOf(entry: SessionEntry): SkeletonNode['usage'] {
-  if (entry.type !== 'message') return undefined;
-  const message = entry.message as { role?: unknown; usage?: unknown } | undefined;
-  if (message?.role !== 'assistant' || !message.usage || typeof message.usage !== 'object') return undefined;
-  const usage = message.usage as Record<string, unknown>;
-  const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-  const cost = usage.cost && typeof usage.cost === 'object' ? (usage.cost as Record<string, unknown>) : {};
-  return {
-    input: num(usage.input),
-    output: num(usage.output),
-    cacheRead: num(usage.cacheRead),
-    cacheWrite: num(usage.cacheWrite),
-    totalTokens: num(usage.totalTokens),
-    cost: num(cost.total),
-  };
 }
