@@ -53,44 +53,9 @@ export function userMessageLine(id: string, parentId: string | null, text: strin
   };
 }
 
-/** An assistant reply line as an agent writes it. */
-export function assistantMessageLine(id: string, parentId: string, text: string, at: Date): FileLine {
+/** An assistant reply as an agent writes it. */
+function assistantReply(text: string, at: Date) {
   return {
-    type: 'message',
-    id,
-    parentId,
-    timestamp: at.toISOString(),
-    message: {
-      role: 'assistant',
-      content: [{ type: 'text', text }],
-      api: 'anthropic-messages',
-      provider: 'anthropic',
-      model: 'claude-sonnet-4-5',
-      usage: {
-        input: 10,
-        output: 5,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 15,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
-      stopReason: 'stop',
-      timestamp: at.getTime(),
-    },
-  };
-}
-
-/**
- * Writes a session of `turns` user/assistant pairs (2 × turns entries) through session-core's
- * SessionManager: a main line that forks every `branchEvery` turns into a short side branch, so
- * the tree is both long and branched.
- */
-export function largeSessionJsonl(
-  turns: number,
-  branchEvery = 50,
-): { text: string; leafId: string; entries: number } {
-  const manager = SessionManager.inMemory('/home/dev/projects/large');
-  const reply = (text: string) => ({
     role: 'assistant' as const,
     content: [{ type: 'text' as const, text }],
     api: 'anthropic-messages',
@@ -105,8 +70,26 @@ export function largeSessionJsonl(
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     },
     stopReason: 'stop' as const,
-    timestamp: Date.now(),
-  });
+    timestamp: at.getTime(),
+  };
+}
+
+/** An assistant reply line as an agent writes it. */
+export function assistantMessageLine(id: string, parentId: string, text: string, at: Date): FileLine {
+  return { type: 'message', id, parentId, timestamp: at.toISOString(), message: assistantReply(text, at) };
+}
+
+/**
+ * Writes a session of `turns` user/assistant pairs (2 × turns entries) through session-core's
+ * SessionManager: a main line that forks every `branchEvery` turns into a short side branch, so
+ * the tree is both long and branched.
+ */
+export function largeSessionJsonl(
+  turns: number,
+  branchEvery = 50,
+): { text: string; leafId: string; entries: number } {
+  const manager = SessionManager.inMemory('/home/dev/projects/large');
+  const reply = (text: string) => assistantReply(text, new Date());
   let entries = 0;
   for (let turn = 0; turn < turns; turn++) {
     const forkPoint = manager.getLeafId();

@@ -41,23 +41,6 @@ describe('buildSessionContext through SessionManager', () => {
     expect(messages[0]?.role).toBe('user');
   });
 
-  it('keeps a custom entry in the tree but out of the context', () => {
-    const session = SessionManager.inMemory();
-    const msgId = session.appendMessage(userMsg('hello'));
-    const customId = session.appendCustomEntry('my_data', { foo: 'bar' });
-    const msg2Id = session.appendMessage(assistantMsg('hi'));
-
-    const entries = session.getEntries();
-    expect(entries).toHaveLength(3);
-    const custom = entries.find((e) => e.type === 'custom') as SessionEntry;
-    expect(custom.id).toBe(customId);
-    expect(custom.customType).toBe('my_data');
-    expect(custom.data).toEqual({ foo: 'bar' });
-    expect(custom.parentId).toBe(msgId);
-    expect(session.getBranch().map((e) => e.id)).toEqual([msgId, customId, msg2Id]);
-    expect(session.buildSessionContext().messages).toHaveLength(2);
-  });
-
   it('is empty after resetLeaf and starts over from the new root', () => {
     const session = SessionManager.inMemory();
     session.appendMessage(userMsg('old'));
