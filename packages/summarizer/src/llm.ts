@@ -159,9 +159,13 @@ export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummar
     let response: AssistantMessage;
     try {
       const events = stream(model, context, { apiKey: resolveLlmApiKey(config), signal, maxTokens });
+      // Accumulated from the deltas: an event's `partial` is the live message, already ahead of
+      // the event when the consumer is behind the stream.
+      const streamedBlocks: string[] = [];
       for await (const event of events) {
-        if (event.type === 'text_delta')
-          onProgress?.({ phase: 'generating', text: responseText(event.partial) });
+        if (event.type !== 'text_delta') continue;
+        streamedBlocks[event.contentIndex] = (streamedBlocks[event.contentIndex] ?? '') + event.delta;
+        onProgress?.({ phase: 'generating', text: streamedBlocks.filter((t) => t !== undefined).join('\n') });
       }
       response = await events.result();
     } catch (error) {
