@@ -1,7 +1,9 @@
+// One file for the LLM summariser: every test shares the one loopback server and the two runners
+// (Canopy's summariser and the reference's generateBranchSummary) that compare requests through it.
 import { generateBranchSummary } from '@mariozechner/pi-coding-agent';
 import type { SessionEntry } from '@canopy/session-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildFixBugBranch, SessionBuilder } from '../test/sessions';
+import { buildEveryKindBranch, buildFixBugBranch, SessionBuilder } from '../test/sessions';
 import { startFakeOpenAi, type FakeOpenAi, type RecordedRequest } from '../test/fake-openai';
 import { createLlmSummarizer, resolveLlmModel, type LlmSummarizerConfig } from './llm';
 import type { SummaryProgress } from './types';
@@ -164,6 +166,41 @@ describe('the LLM summariser sends what the reference sends', () => {
     expect(prompt).not.toContain('First request');
     expect(prompt).toContain('[User]: Second request');
     expect(prompt).toContain('[User]: Third request');
+  });
+
+  it('serialises every kind of entry as the reference does, with and without a budget cut', async () => {
+    const entries = buildEveryKindBranch().entries();
+    const ours = await canopyRun(entries, config());
+    const reference = await referenceRun(entries, config());
+    expect(ours.request?.body).toEqual(reference.request?.body);
+    expect(ours.result.summary).toBe(reference.result.summary);
+    const prompt = promptOf(ours.request);
+    expect(prompt).toContain(
+      '[Assistant thinking]: The importer parses each row twice.\n\n[Assistant]: I will profile it first.\n\n[Assistant tool calls]: bash(command="node --prof import.js", timeout=60)',
+    );
+    expect(prompt).toContain('[User]: Here is the flame graph');
+    expect(prompt).not.toContain('rrrr');
+
+    // 60 tokens of budget: the two newest messages (about 30 tokens), then the 100-token branch
+    // summary, taken although it overruns because the total is still under 90%, then nothing.
+    const small = config({ contextWindow: 1060, reserveTokens: 1000 });
+    const oursCut = await canopyRun(entries, small);
+    const referenceCut = await referenceRun(entries, small);
+    expect(oursCut.request?.body).toEqual(referenceCut.request?.body);
+    const cutPrompt = promptOf(oursCut.request);
+    expect(cutPrompt).toContain('Tried streaming rows; no gain.');
+    expect(cutPrompt).toContain('[Assistant]: Parsing once per row halves the import time.');
+    expect(cutPrompt).not.toContain('wc -l data.csv');
+    expect(cutPrompt).not.toContain('Speed up the importer');
+    expect(oursCut.result.details).toEqual({
+      readFiles: ['src/stream.ts'],
+      modifiedFiles: ['src/import.ts', 'src/rows.ts'],
+    });
+  });
+
+  it('asks for the configured maxTokens', async () => {
+    const ours = await canopyRun(buildFixBugBranch().entries(), config({ maxTokens: 512 }));
+    expect(ours.request?.body.max_tokens).toBe(512);
   });
 
   it('sends nothing and answers "No content to summarize" when no entry has conversation content', async () => {

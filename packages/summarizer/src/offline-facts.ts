@@ -44,6 +44,15 @@ function firstLine(text: string): string {
   return oneLine(text.split('\n').find((line) => line.trim() !== '') ?? '');
 }
 
+/** A user message's text, with a note of the images it carried (their content is not summarised). */
+function requestText(content: unknown): string {
+  const images = Array.isArray(content)
+    ? content.filter((block: unknown) => isRecord(block) && block.type === 'image').length
+    : 0;
+  const note = images === 0 ? '' : ` [${images} ${images === 1 ? 'image' : 'images'}]`;
+  return (oneLine(contentText(content)) + note).trim();
+}
+
 function shortArguments(args: Record<string, unknown>): string {
   for (const key of ['command', 'pattern', 'query', 'url', 'file_path']) {
     if (typeof args[key] === 'string') return oneLine(args[key]);
@@ -105,7 +114,7 @@ export function gatherFacts(entries: readonly SessionEntry[]): OfflineFacts {
         if (!isRecord(message)) break;
         switch (message.role) {
           case 'user': {
-            turn = { request: oneLine(contentText(message.content)), end: 'unanswered' };
+            turn = { request: requestText(message.content), end: 'unanswered' };
             turns.push(turn);
             break;
           }

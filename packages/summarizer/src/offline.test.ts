@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildFixBugBranch, SessionBuilder } from '../test/sessions';
+import { buildEveryKindBranch, buildFixBugBranch, SessionBuilder } from '../test/sessions';
 import { createOfflineSummarizer, summarizeOffline } from './offline';
 import type { SummaryProgress } from './types';
 
@@ -216,5 +216,34 @@ describe('the offline summariser', () => {
     expect(() => createOfflineSummarizer({ budgetChars: 999 })).toThrow(
       'budgetChars must be an integer of at least 1000, got 999',
     );
+  });
+});
+
+describe('the offline summariser on every kind of entry', () => {
+  it('notes images, shell commands, model changes, compactions, extension messages and nested summaries', () => {
+    const { summary } = summarizeOffline(buildEveryKindBranch().entries());
+    expect(section(summary, '## Goal')).toEqual([
+      '- Speed up the importer',
+      '- Here is the flame graph [1 image]',
+    ]);
+    expect(section(summary, '### Tool calls')).toEqual([
+      '- `bash`: `node --prof import.js`',
+      '- `!`: `wc -l data.csv`',
+      '- `edit` src/import.ts',
+    ]);
+    expect(section(summary, '## Key Decisions')).toEqual([
+      '- Set the thinking level to high',
+      '- Switched the model to anthropic/claude-sonnet-4-5',
+    ]);
+    const context = section(summary, '## Critical Context');
+    expect(context.slice(0, 2)).toEqual([
+      '- Earlier compacted context: Profiled the importer: parseRow dominates.',
+      '- reminder: Keep the CSV dialect unchanged',
+    ]);
+    // A 400-character line limit: the nested summary is clipped, and the clipping shows.
+    expect(context[2]).toMatch(
+      /^- Earlier branch summary: Tried streaming rows; no gain\. (Details\. )+De…$/,
+    );
+    expect(context[2]).toHaveLength(2 + 400);
   });
 });
