@@ -97,7 +97,13 @@ describe('summarizersFromConfig', () => {
       'summarizer.llm[2].provider must be a non-empty string',
       'summarizer.llm[3].contextWindow must be a positive integer',
       'llm:openai/gpt-0: Unknown model "gpt-0" for summary provider "openai": use a model id pi knows, or set a baseUrl for an OpenAI-compatible server',
-      'An LLM summariser needs both a provider and a model (summarizer.llm or CANOPY_SUMMARY_PROVIDER / _MODEL)',
+      'An LLM summariser needs both a provider and a model (summarizer.llm[1])',
+    ]);
+  });
+
+  it('says which variables are missing when the environment defines only part of an LLM', () => {
+    expect(summarizersFromConfig({}, { CANOPY_SUMMARY_PROVIDER: 'openai' }).problems).toEqual([
+      'An LLM summariser needs both a provider and a model (CANOPY_SUMMARY_PROVIDER / _MODEL)',
     ]);
   });
 

@@ -164,6 +164,45 @@ describe('the offline summariser', () => {
     expect(done.at(-1)).toBe('- [x] Answer number 200');
   });
 
+  it('fills the goal, the next step and the errors first when a tight budget cannot hold every list', () => {
+    const s = new SessionBuilder();
+    for (let i = 0; i < 100; i++) {
+      s.user(`Request ${i} ${'q'.repeat(300)}`);
+      s.manager.appendModelChange('openai', `model-${i}`);
+      s.manager.appendCustomMessageEntry('note', `Note ${i} ${'n'.repeat(300)}`, true);
+      s.useTools([s.toolCall('read', { path: `src/file-${i}.ts` })]);
+      s.assistant([{ type: 'text', text: `Partial ${i}` }], 'aborted');
+    }
+    const { summary } = summarizeOffline(s.entries(), { budgetChars: 1000 });
+    expect(body(summary).length).toBeLessThanOrEqual(1000);
+    expect(section(summary, '## Goal')[0]).toMatch(/^- Request 0 q+…$/);
+    expect(section(summary, '## Next Steps')[0]).toMatch(/^1\. Resume the aborted turn: Request 99 q+…$/);
+    expect(section(summary, '### Blocked')[0]).toMatch(/^- Turn aborted while working on: Request 0 q+…$/);
+    // Model changes come last: nothing of them fits.
+    expect(section(summary, '## Key Decisions')).toEqual(['- … 100 more omitted']);
+  });
+
+  it('never exceeds the budget, whatever the budget', () => {
+    const s = new SessionBuilder();
+    for (let i = 0; i < 60; i++) {
+      s.user(`Request ${i} ${'q'.repeat((i * 37) % 500)}`);
+      s.useTools([s.toolCall(`tool${i % 7}`, { path: `src/${'d/'.repeat(i % 40)}f${i}.ts` })]);
+      s.assistant(
+        [{ type: 'text', text: 'e'.repeat((i * 53) % 700) }],
+        i % 3 === 0 ? 'stop' : 'error',
+        'boom',
+      );
+    }
+    for (let budget = 1000; budget <= 20000; budget += 733) {
+      const { summary } = summarizeOffline(s.entries(), {
+        budgetChars: budget,
+        customInstructions: 'Request 7',
+      });
+      expect(body(summary).length).toBeLessThanOrEqual(budget);
+      expect(body(summary).length).toBeGreaterThan(budget - 800);
+    }
+  });
+
   it('clips a long line with an ellipsis rather than overrun the budget', () => {
     const s = new SessionBuilder();
     s.user(`Refactor ${'y'.repeat(5000)}`);
