@@ -29,6 +29,8 @@ export interface OfflineFacts {
   turns: Turn[];
   toolGroups: ToolGroup[];
   errors: string[];
+  /** Sentences of the requests that state a constraint or a preference ("must", "don't", "prefer", …). */
+  constraints: string[];
   decisions: string[];
   context: string[];
 }
@@ -53,6 +55,17 @@ function requestText(content: unknown): string {
   return (oneLine(contentText(content)) + note).trim();
 }
 
+const CONSTRAINT_WORDS =
+  /\b(must|mustn't|should|shouldn't|never|always|don't|do not|avoid|prefer|preferably|without|instead of|keep|make sure)\b/i;
+
+/** The sentences of a request that say how the work must (not) be done. */
+function constraintSentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map(oneLine)
+    .filter((sentence) => sentence && CONSTRAINT_WORDS.test(sentence));
+}
+
 function shortArguments(args: Record<string, unknown>): string {
   for (const key of ['command', 'pattern', 'query', 'url', 'file_path']) {
     if (typeof args[key] === 'string') return oneLine(args[key]);
@@ -74,6 +87,7 @@ export function gatherFacts(entries: readonly SessionEntry[]): OfflineFacts {
   const groups = new Map<string, ToolGroup>();
   const callDescriptions = new Map<string, string>();
   const errors: string[] = [];
+  const constraints = new Set<string>();
   const decisions: string[] = [];
   const context: string[] = [];
   let turn: Turn | undefined;
@@ -116,6 +130,8 @@ export function gatherFacts(entries: readonly SessionEntry[]): OfflineFacts {
           case 'user': {
             turn = { request: requestText(message.content), end: 'unanswered' };
             turns.push(turn);
+            for (const sentence of constraintSentences(contentText(message.content)))
+              constraints.add(sentence);
             break;
           }
           case 'assistant': {
@@ -199,5 +215,12 @@ export function gatherFacts(entries: readonly SessionEntry[]): OfflineFacts {
       }
     }
   }
-  return { turns, toolGroups: [...groups.values()], errors, decisions, context };
+  return {
+    turns,
+    toolGroups: [...groups.values()],
+    errors,
+    constraints: [...constraints],
+    decisions,
+    context,
+  };
 }

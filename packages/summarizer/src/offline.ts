@@ -224,6 +224,13 @@ export function summarizeOffline(
       empty: '- (no user request in these entries)',
     },
     {
+      heading: '## Constraints & Preferences',
+      items: facts.constraints,
+      bullet: '- ',
+      empty: '- (none stated)',
+      priority: 3,
+    },
+    {
       heading: '## Progress\n### Done',
       items: done,
       bullet: '- [x] ',

@@ -94,7 +94,7 @@ export class SessionBuilder {
  */
 export function buildFixBugBranch(): SessionBuilder {
   const s = new SessionBuilder();
-  s.user('Fix the crash in src/parser.ts when the input is empty');
+  s.user('Fix the crash in src/parser.ts when the input is empty.\nDo not change the exported names.');
   const readParser = s.toolCall('read', { path: 'src/parser.ts' });
   const readTest = s.toolCall('read', { path: 'test/parser.test.ts' });
   s.useTools([readParser, readTest], { [readParser.id]: 'export function parse(text) { return text[0]; }' });
