@@ -2,7 +2,7 @@
 // (Canopy's summariser and the reference's generateBranchSummary) that compare requests through it.
 import { generateBranchSummary } from '@mariozechner/pi-coding-agent';
 import type { SessionEntry } from '@canopy/session-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildEveryKindBranch, buildFixBugBranch, SessionBuilder } from '../test/sessions';
 import { startFakeOpenAi, type FakeOpenAi, type RecordedRequest } from '../test/fake-openai';
 import { createLlmSummarizer, resolveLlmModel, type LlmSummarizerConfig } from './llm';
@@ -243,6 +243,19 @@ describe('the LLM summariser while it runs', () => {
         if (p.text === '## Goal\n') controller.abort();
       },
     });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    await server.clientGone();
+  });
+
+  it('rejects with an AbortError when aborted while waiting for the first byte of the answer', async () => {
+    server.reply = { kind: 'silent' };
+    const controller = new AbortController();
+    const run = createLlmSummarizer(config()).summarize(buildFixBugBranch().entries(), {
+      signal: controller.signal,
+    });
+    // Polls for the state, with a timeout only as a guard against hanging.
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1), { timeout: 30_000 });
+    controller.abort();
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
     await server.clientGone();
   });

@@ -16,6 +16,8 @@ export type FakeReply =
   | { kind: 'stream'; chunks: string[] }
   /** Streams the chunks and keeps the response open until the client disconnects. */
   | { kind: 'hang'; chunks: string[] }
+  /** Never answers, not even with headers, until the client disconnects. */
+  | { kind: 'silent' }
   | { kind: 'status'; status: number; body: unknown };
 
 export interface FakeOpenAi {
@@ -24,7 +26,7 @@ export interface FakeOpenAi {
   requests: RecordedRequest[];
   /** The reply to the next requests. */
   reply: FakeReply;
-  /** Resolves when a hanging response has been closed by its client. */
+  /** Resolves when a hanging or silent response has been closed by its client. */
   clientGone(): Promise<void>;
   close(): Promise<void>;
 }
@@ -82,6 +84,9 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         case 'hang':
           gone = new Promise<void>((resolve) => res.on('close', resolve));
           writeChunks(res, body.model, reply.chunks);
+          return;
+        case 'silent':
+          gone = new Promise<void>((resolve) => res.on('close', resolve));
           return;
       }
     });
