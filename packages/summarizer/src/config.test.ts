@@ -87,6 +87,7 @@ describe('summarizersFromConfig', () => {
             { provider: 'ollama' },
             { provider: 42, model: 'x' },
             { provider: 'ollama', model: 'm', baseUrl: 'http://127.0.0.1:1/v1', contextWindow: -5 },
+            { provider: 'ollama', model: 'small', baseUrl: 'http://127.0.0.1:1/v1', contextWindow: 8192 },
           ],
         },
       },
@@ -98,6 +99,7 @@ describe('summarizersFromConfig', () => {
       'summarizer.llm[3].contextWindow must be a positive integer',
       'llm:openai/gpt-0: Unknown model "gpt-0" for summary provider "openai": use a model id pi knows, or set a baseUrl for an OpenAI-compatible server',
       'An LLM summariser needs both a provider and a model (summarizer.llm[1])',
+      'llm:ollama/small: the context window (8192 tokens) leaves no room for the conversation after reserveTokens (16384); set reserveTokens below the context window, e.g. 2048',
     ]);
   });
 

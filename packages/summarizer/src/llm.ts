@@ -127,6 +127,14 @@ export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummar
   const now = deps.now ?? Date.now;
   const reserveTokens = config.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
   const maxTokens = config.maxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
+  const contextWindow = model.contextWindow || DEFAULT_CONTEXT_WINDOW;
+  // pi treats a budget of 0 or less as no limit at all: a small local model would be sent the
+  // whole branch. Refuse the configuration instead of overflowing the model.
+  if (contextWindow <= reserveTokens) {
+    throw new Error(
+      `the context window (${contextWindow} tokens) leaves no room for the conversation after reserveTokens (${reserveTokens}); set reserveTokens below the context window, e.g. ${Math.floor(contextWindow / 4)}`,
+    );
+  }
   const name = `${config.provider}/${config.model}`;
   const label = config.baseUrl ? `${name} at ${config.baseUrl}` : name;
 
@@ -138,7 +146,7 @@ export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummar
     throwIfAborted(signal);
     onProgress?.({ phase: 'preparing', fraction: 0 });
 
-    const tokenBudget = (model.contextWindow || DEFAULT_CONTEXT_WINDOW) - reserveTokens;
+    const tokenBudget = contextWindow - reserveTokens;
     const { messages, fileOps } = prepareBranchEntries(entries, tokenBudget);
     const details = computeFileLists(fileOps);
     if (messages.length === 0) {
