@@ -84,9 +84,16 @@ export const SEARCH_TEXT_MAX_LENGTH = 4000;
 /** Preview length of message text in rows and search (the reference's 200). */
 const PREVIEW_LENGTH = 200;
 
+/** A tool call as a toolResult row shows it: the tool's name and its arguments. */
 export interface ToolCallInfo {
   name: string;
   arguments: unknown;
+}
+
+/** A tool call together with where it is: its call id and the assistant entry holding it. */
+export interface LocatedToolCall extends ToolCallInfo {
+  id: string;
+  entryId: string;
 }
 
 /** Anything that finds a tool call by its id: a `Map` or a {@link ToolCallIndex}. */
