@@ -1,5 +1,5 @@
 // SessionManager: one session file as an append-only tree with a movable leaf, with the reference's
-// method names and semantics (reference-semantics §3), plus what Canopy needs on top: issues instead
+// method names and semantics (docs/tree-and-context.md), plus what Canopy needs on top: issues instead
 // of silent skipping, a live tail (`ingest`), and persistence through a storage interface.
 
 import { buildSessionContext } from './context';
@@ -553,7 +553,7 @@ export class SessionManager {
   // ------------------------------------------------------------------ new sessions
 
   /**
-   * Extracts the path root → `leafId` into a new session (reference-semantics §3.4): label entries are
+   * Extracts the path root → `leafId` into a new session (docs/tree-and-context.md#branched-session): label entries are
    * dropped from the path, and fresh label entries, chained after the last kept entry, recreate the
    * labels that resolve on kept entries. The leaf becomes the last entry. With a storage provider the new
    * file is written at once (header `parentSession` = this file's path) and becomes the current one;
@@ -609,7 +609,7 @@ export class SessionManager {
   }
 
   /**
-   * Starts a new, empty session (reference-semantics §3.5). With a storage provider its file is created
+   * Starts a new, empty session (docs/tree-and-context.md#branched-session). With a storage provider its file is created
    * with the header line at once and its path returned; otherwise it lives in memory.
    */
   newSession(options: NewSessionOptions = {}): string | undefined {

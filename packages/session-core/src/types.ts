@@ -146,7 +146,7 @@ export interface CompactionSummaryMessage {
   timestamp: number;
 }
 
-/** A role this version does not know (OMP-N `developer`, `pythonExecution`, …): kept verbatim. */
+/** A role this version does not know (newer oh-my-pi's `developer`, `pythonExecution`, …): kept verbatim. */
 export interface UnknownRoleMessage {
   role: string;
   timestamp?: number;

@@ -1,4 +1,4 @@
-// The five filter modes of the tree selector (reference-semantics §7.2 item 2).
+// The five filter modes of the tree selector (docs/tree-and-context.md#filters).
 
 import { ViewFlags, type ViewEntry } from './view-entry';
 
