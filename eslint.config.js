@@ -31,9 +31,9 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    // session-core is pure: no file system, no process, no DOM.
-    files: ['packages/session-core/src/**/*.ts'],
-    ignores: ['packages/session-core/src/**/*.test.ts'],
+    // session-core and the demo generator are pure: no file system, no process, no DOM.
+    files: ['packages/session-core/src/**/*.ts', 'packages/demo/src/**/*.ts'],
+    ignores: ['packages/session-core/src/**/*.test.ts', 'packages/demo/src/**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'path', 'os'] }],
     },

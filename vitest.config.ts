@@ -8,6 +8,7 @@ export default defineConfig({
       'apps/*/src/**/*.test.{ts,tsx}',
       'apps/*/test/**/*.test.ts',
       'bench/**/*.test.ts',
+      'scripts/**/*.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -1,4 +1,4 @@
-// The load benchmark (product.md §9): on the same files, in one run, time JSON.parse of every line,
+// The load benchmark (docs/architecture.md#budgets): on the same files, in one run, time JSON.parse of every line,
 // the reference package's SessionManager.open (+ getTree + buildSessionContext), session-core's
 // SessionManager.fromJsonl (+ getTree + buildSessionContext) and the tree-view pipeline (toViewEntries,
 // ViewTree, computeRows in every filter mode); report medians, ratios and heap after load.

@@ -1,9 +1,10 @@
 // The page object of the Canopy web app (tldraw's style): locators by test id and the few
 // multi-step actions tests repeat. Assertions stay in the tests.
 import { expect, type Locator, type Page } from '@playwright/test';
+import type { FilterMode } from '@canopy/session-core';
 import type { RunningCanopy } from '../support/server';
 
-export type FilterMode = 'default' | 'no-tools' | 'user-only' | 'labeled-only' | 'all';
+export type { FilterMode };
 
 /** One outline row as the user reads it. */
 export interface OutlineLine {

@@ -1,5 +1,5 @@
 // Filter modes and their keys on all-entry-types.jsonl. The scenes are data (xyflow's style): each
-// mode's visible rows, in outline order, derived by hand from the file and reference-semantics §7.2.
+// mode's visible rows, in outline order, derived by hand from the file and docs/tree-and-context.md#filters.
 import type { Page } from '@playwright/test';
 import type { FilterMode } from '../pages/CanopyApp';
 import { expect, requireSharedFixtures, test } from '../support/test';

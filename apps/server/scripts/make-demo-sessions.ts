@@ -1,10 +1,10 @@
 // Writes the bundled demo sessions into a folder: `tsx apps/server/scripts/make-demo-sessions.ts <dir>`.
-import { writeDemoSessions } from '../src/demo/index';
+import { writeDemoSessions } from '../src/store/demo';
 
 const dir = process.argv[2];
 if (!dir) {
   process.stderr.write('usage: tsx apps/server/scripts/make-demo-sessions.ts <dir>\n');
   process.exit(2);
 }
-const paths = await writeDemoSessions(dir);
+const paths = writeDemoSessions(dir);
 for (const path of paths) process.stdout.write(`${path}\n`);

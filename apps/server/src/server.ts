@@ -5,7 +5,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
 import { printOutlines } from './outline';
-import { writeDemoSessions } from './demo/index';
 import {
   agentSessionDirs,
   checkConfigFile,
@@ -19,6 +18,7 @@ import {
   type ConfigFile,
 } from './config';
 import { createToken, isWellFormedToken } from './plugins/security';
+import { writeDemoSessions } from './store/demo';
 import {
   ensureDirSync,
   isDirectory,
@@ -36,12 +36,12 @@ async function readConfig(stateDir: string): Promise<ConfigFile> {
 }
 
 /** Where the bundled demo sessions go: inside the state folder, so they can be written to. */
-async function demoRoot(stateDir: string): Promise<string> {
+function demoRoot(stateDir: string): string {
   const dir = path.join(stateDir, 'demo-sessions');
   if (!pathExistsSync(dir)) {
     ensureDirSync(dir);
     try {
-      await writeDemoSessions(dir);
+      writeDemoSessions(dir);
     } catch (error) {
       process.stderr.write(`canopy: could not write the demo sessions: ${(error as Error).message}\n`);
     }
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   if (roots.length === 0) {
     for (const dir of agentSessionDirs(home)) if (await isDirectory(dir)) roots.push(dir);
   }
-  if (roots.length === 0) roots.push(await demoRoot(stateDir));
+  if (roots.length === 0) roots.push(demoRoot(stateDir));
 
   if (cli.outline) {
     await printOutlines(roots, (text) => process.stdout.write(text), {

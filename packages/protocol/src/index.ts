@@ -12,9 +12,9 @@ export {
   Nullable,
 } from './common';
 export { UsageNumbers, SkeletonFlags, SkeletonNode } from './skeleton';
+export { FilterMode, Dialect, ParseIssue, LocatedToolCall } from './vocabulary';
+export type { SameType, Assert } from './vocabulary';
 export {
-  FILTER_MODES,
-  FilterMode,
   DOUBLE_ESCAPE_ACTIONS,
   DoubleEscapeAction,
   Settings,
@@ -22,8 +22,6 @@ export {
   DEFAULT_SETTINGS,
 } from './settings';
 export {
-  Dialect,
-  ParseIssue,
   RootInfo,
   InfoResponse,
   SessionListItem,
@@ -31,7 +29,6 @@ export {
   SessionParams,
   EntryParams,
   SessionSnapshot,
-  ToolCallInfo,
   EntryDetail,
   ContextQuery,
   ContextMessageText,

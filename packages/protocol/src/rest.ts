@@ -1,17 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable, SessionId } from './common';
 import { SkeletonNode } from './skeleton';
+import { Dialect, LocatedToolCall, ParseIssue } from './vocabulary';
 
 // ---------------------------------------------------------------- shared pieces
-
-export const Dialect = Type.Union([Type.Literal('pi'), Type.Literal('omp')]);
-
-export const ParseIssue = Type.Object({
-  line: Type.Integer(),
-  kind: Type.String(),
-  message: Type.String(),
-});
-export type ParseIssue = Static<typeof ParseIssue>;
 
 export const RootInfo = Type.Object({
   /** Display name of the root (its last path components). */
@@ -103,21 +95,12 @@ export type SessionSnapshot = Static<typeof SessionSnapshot>;
 
 // ---------------------------------------------------------------- GET /api/sessions/:id/entries/:entryId
 
-export const ToolCallInfo = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  arguments: Type.Unknown(),
-  /** The assistant entry holding the call. */
-  entryId: Type.String(),
-});
-export type ToolCallInfo = Static<typeof ToolCallInfo>;
-
 export const EntryDetail = Type.Object({
   /** The entry exactly as in the file (after migration of legacy files). */
   entry: JsonObject,
   label: Type.Optional(Type.String()),
   /** For a toolResult: the tool call it answers, when found. */
-  toolCall: Type.Optional(ToolCallInfo),
+  toolCall: Type.Optional(LocatedToolCall),
   /** For an assistant message: its usage object verbatim. */
   usage: Type.Optional(JsonObject),
   /** Ids of the children, oldest first. */

@@ -1,8 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-
-export const FILTER_MODES = ['default', 'no-tools', 'user-only', 'labeled-only', 'all'] as const;
-export const FilterMode = Type.Union(FILTER_MODES.map((mode) => Type.Literal(mode)));
-export type FilterMode = (typeof FILTER_MODES)[number];
+import { FilterMode } from './vocabulary';
 
 export const DOUBLE_ESCAPE_ACTIONS = ['tree', 'branch', 'none'] as const;
 export const DoubleEscapeAction = Type.Union(DOUBLE_ESCAPE_ACTIONS.map((action) => Type.Literal(action)));

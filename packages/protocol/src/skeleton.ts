@@ -30,9 +30,9 @@ export const SkeletonNode = Type.Object({
   role: Type.Optional(Type.String()),
   timestamp: Type.String(),
   label: Type.Optional(Type.String()),
-  /** The row text (reference §7.3), already normalised. */
+  /** The row text (docs/tree-and-context.md#row-text), already normalised. */
   text: Type.String(),
-  /** Lower-cased searchable text (reference §7.2). */
+  /** Lower-cased searchable text (docs/tree-and-context.md#search). */
   search: Type.String(),
   flags: SkeletonFlags,
   /** Assistant messages only. */

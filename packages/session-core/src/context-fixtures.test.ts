@@ -1,5 +1,5 @@
 // buildSessionContext and navigation planning through SessionManager: the reference suite's
-// context cases (§8.1, §8.2, §8.6), the oh-my-pi settings, and the context figures the reference
+// context cases (docs/reference-tests.md: tree traversal, labels, save entry), the oh-my-pi settings, and the context figures the reference
 // package reports for every shared fixture (fixtures README).
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -22,7 +22,7 @@ import type {
 } from './types';
 import { testUsage } from '../test/messages';
 
-// ---------------------------------------------------------------- helpers (as in the peer suite)
+// ---------------------------------------------------------------- helpers (as in docs/reference-tests.md#build-context)
 
 let clock = Date.parse('2025-01-01T00:00:00.000Z');
 function nextTimestamp(): string {
@@ -99,7 +99,7 @@ function texts(entries: SessionEntry[], leafId?: string | null): string[] {
   return buildSessionContext(entries, leafId).messages.map(describeMessage);
 }
 
-// ---------------------------------------------------------------- §8.4
+// ---------------------------------------------------------------- docs/reference-tests.md#build-context
 
 describe('buildSessionContext (reference build-context cases)', () => {
   it('gives the empty context for no entries', () => {
@@ -282,7 +282,7 @@ describe('buildSessionContext (reference build-context cases)', () => {
   });
 });
 
-// ---------------------------------------------------------------- more of §4
+// ---------------------------------------------------------------- more of docs/tree-and-context.md#context
 
 describe('buildSessionContext (leaf choice and message conversion)', () => {
   const entries = [msg('1', null, 'user', 'q'), msg('2', '1', 'assistant', 'r')];

@@ -1,5 +1,5 @@
 // Every shared fixture loads with the figures of its README (the reference package's own results), and
-// the legacy files migrate as reference-semantics §9 says. Fixtures are read from temporary copies.
+// the legacy files migrate as docs/format.md#legacy-samples says. Fixtures are read from temporary copies.
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   FIXTURES_MISSING_MESSAGE,

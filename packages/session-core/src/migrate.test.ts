@@ -20,7 +20,7 @@ const user = (text: string): Loose => ({
   message: { role: 'user', content: text, timestamp: 1 },
 });
 
-describe('migrateSessionEntries (reference-semantics §8.3)', () => {
+describe('migrateSessionEntries (docs/reference-tests.md#migration)', () => {
   it('adds 8-character ids and a linear parent chain to v1 entries and stamps version 3', () => {
     const file = lines(v1Header(), user('hi'), {
       type: 'message',

@@ -1,4 +1,4 @@
-// Migrations of legacy session files to format version 3 (reference-semantics §2.1–2.3).
+// Migrations of legacy session files to format version 3 (docs/format.md#migrations).
 // They work on parsed lines in memory and mutate them in place, exactly like the reference, so a
 // migrated file written back is what the reference itself would have written.
 

@@ -7,7 +7,7 @@ import { getSessionVersion } from './migrate';
 import { CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPES } from './types';
 import type { IssueKind, ParseIssue, SessionEntry, SessionHeader } from './types';
 
-/** [OMP-N] The fixed-width title slot line that newer oh-my-pi files put before the header. */
+/** The fixed-width title slot line that newer oh-my-pi files put before the header (docs/format.md#lines). */
 export interface TitleSlot {
   type: 'title';
   title?: string;
@@ -189,7 +189,7 @@ export class SessionLineParser {
     return this.currentHeader;
   }
 
-  /** [OMP-N] The title slot line before the header, if the file has one. */
+  /** Newer oh-my-pi's title slot line before the header, if the file has one. */
   get titleSlot(): TitleSlot | undefined {
     return this.currentTitleSlot;
   }

@@ -69,7 +69,7 @@ function textOf(message: unknown): unknown {
   return value.summary;
 }
 
-describe('tree traversal (reference-semantics §8.1)', () => {
+describe('tree traversal (docs/reference-tests.md#tree-traversal)', () => {
   it('appendMessage creates entries with the correct parentId chain and returns their ids', () => {
     const session = SessionManager.inMemory();
     const id1 = session.appendMessage(userMsg('first'));
@@ -360,7 +360,7 @@ describe('tree traversal (reference-semantics §8.1)', () => {
   });
 });
 
-describe('labels (reference-semantics §8.2)', () => {
+describe('labels (docs/reference-tests.md#labels)', () => {
   it('sets and gets labels; the label entry has the returned id, targetId and label', () => {
     const session = SessionManager.inMemory();
     const msgId = session.appendMessage(userMsg('hello'));
@@ -457,7 +457,7 @@ describe('labels (reference-semantics §8.2)', () => {
   });
 });
 
-describe('createBranchedSession details (reference-semantics §3.4)', () => {
+describe('createBranchedSession details (docs/tree-and-context.md#branched-session)', () => {
   it('chains the fresh label entries after the last kept entry, keeps when each label was set, and ends the leaf on the last', () => {
     const session = SessionManager.inMemory();
     const msg1 = session.appendMessage(userMsg('1'));
@@ -518,7 +518,7 @@ describe('createBranchedSession details (reference-semantics §3.4)', () => {
   });
 });
 
-describe('newSession and forkSession (reference-semantics §3.5, §8.7)', () => {
+describe('newSession and forkSession (docs/tree-and-context.md#branched-session, docs/reference-tests.md#custom-session-id)', () => {
   it('uses a custom session id in the id and the header', () => {
     const session = SessionManager.inMemory();
     session.newSession({ id: 'my-custom-id' });
@@ -583,7 +583,7 @@ describe('newSession and forkSession (reference-semantics §3.5, §8.7)', () => 
   });
 });
 
-describe('save entry (reference-semantics §8.6)', () => {
+describe('save entry (docs/reference-tests.md#save-entry)', () => {
   it('keeps a custom entry in the tree but out of the context', () => {
     const session = SessionManager.inMemory();
     const msgId = session.appendMessage(userMsg('hello'));
@@ -603,7 +603,7 @@ describe('save entry (reference-semantics §8.6)', () => {
   });
 });
 
-describe('acceptance checks (reference-semantics §8.11)', () => {
+describe('acceptance checks (docs/reference-tests.md#extra-checks)', () => {
   it('getTree sorts siblings by timestamp when appended out of order and makes self-parents and orphans roots', () => {
     const text = [
       HEADER_V3,
@@ -642,7 +642,7 @@ describe('acceptance checks (reference-semantics §8.11)', () => {
   });
 });
 
-describe('loading files (reference-semantics §8.5, restated)', () => {
+describe('loading files (docs/reference-tests.md#file-operations, restated)', () => {
   it('loads an empty file as a session without entries or issues, with a header to write first', () => {
     const session = SessionManager.fromJsonl('');
     expect(session.getEntries()).toEqual([]);
@@ -719,7 +719,7 @@ describe('getHeaderLine', () => {
   });
 });
 
-describe('migration on load (reference-semantics §8.3, restated)', () => {
+describe('migration on load (docs/reference-tests.md#migration, restated)', () => {
   const v1 = [
     '{"type":"session","id":"old","timestamp":"2025-12-01T00:00:00.000Z","cwd":"/w"}',
     '{"type":"message","timestamp":"2025-12-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}',

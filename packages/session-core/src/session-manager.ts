@@ -1,5 +1,5 @@
 // SessionManager: one session file as an append-only tree with a movable leaf, with the reference's
-// method names and semantics (reference-semantics §3), plus what Canopy needs on top: issues instead
+// method names and semantics (docs/tree-and-context.md), plus what Canopy needs on top: issues instead
 // of silent skipping, a live tail (`ingest`), and persistence through a storage interface.
 
 import { buildSessionContext } from './context';
@@ -39,6 +39,11 @@ export interface SessionManagerOptions {
   storage?: SessionStorage;
   /** Creates the files of new sessions (createBranchedSession, forkSession, newSession). */
   storageProvider?: SessionStorageProvider;
+  /**
+   * The clock that stamps headers and entries, in Unix milliseconds; `Date.now` by default. Generators
+   * that need fixed timestamps (the demo sessions, tests) inject one instead of replacing `Date`.
+   */
+  now?: () => number;
 }
 
 export interface InMemoryOptions extends SessionManagerOptions {
@@ -85,12 +90,12 @@ function serialize(line: FileLine | TitleSlot): string {
   return JSON.stringify(line);
 }
 
-function buildHeader(id: string, cwd: string, parentSession?: string): SessionHeader {
+function buildHeader(id: string, cwd: string, now: number, parentSession?: string): SessionHeader {
   const header: SessionHeader = {
     type: 'session',
     version: CURRENT_SESSION_VERSION,
     id,
-    timestamp: new Date().toISOString(),
+    timestamp: new Date(now).toISOString(),
     cwd,
   };
   // An absent parent is an absent key, as JSON.stringify writes the reference's undefined.
@@ -145,6 +150,7 @@ export class SessionManager {
   private legacy: { version: number; v1: V1ChainState; v1Lines: Map<number, FileLine> } | undefined;
   private sessionName: string | undefined;
   private headerLine: number | undefined;
+  private readonly now: () => number;
 
   private constructor(options: {
     header: SessionHeader | undefined;
@@ -153,7 +159,9 @@ export class SessionManager {
     storageProvider?: SessionStorageProvider;
     cwd: string;
     dialect?: Dialect;
+    now?: () => number;
   }) {
+    this.now = options.now ?? Date.now;
     this.header = options.header;
     this.headerOnDisk = options.headerOnDisk;
     this.storage = options.storage;
@@ -171,8 +179,10 @@ export class SessionManager {
    * the header line is written to it at once.
    */
   static inMemory(cwd = '', options: InMemoryOptions = {}): SessionManager {
-    const header = buildHeader(options.id ?? generateSessionId(), cwd);
+    const now = options.now ?? Date.now;
+    const header = buildHeader(options.id ?? generateSessionId(), cwd, now());
     const manager = new SessionManager({
+      now,
       header,
       headerOnDisk: true,
       cwd,
@@ -197,6 +207,7 @@ export class SessionManager {
       header: undefined,
       headerOnDisk: false,
       cwd: options.cwd ?? '',
+      ...(options.now ? { now: options.now } : {}),
       ...(options.dialect ? { dialect: options.dialect } : {}),
       ...(options.storage ? { storage: options.storage } : {}),
       ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
@@ -211,7 +222,7 @@ export class SessionManager {
     if (blank) {
       // An empty (or blank) file: it gets a header in memory, written just before the first entry. If
       // another writer puts content there first, `absorb` adopts its header or drops this one.
-      manager.header = buildHeader(generateSessionId(), manager.cwdFallback);
+      manager.header = buildHeader(generateSessionId(), manager.cwdFallback, manager.now());
       manager.loadedVersion = CURRENT_SESSION_VERSION;
     }
     return manager;
@@ -542,7 +553,7 @@ export class SessionManager {
   // ------------------------------------------------------------------ new sessions
 
   /**
-   * Extracts the path root → `leafId` into a new session (reference-semantics §3.4): label entries are
+   * Extracts the path root → `leafId` into a new session (docs/tree-and-context.md#branched-session): label entries are
    * dropped from the path, and fresh label entries, chained after the last kept entry, recreate the
    * labels that resolve on kept entries. The leaf becomes the last entry. With a storage provider the new
    * file is written at once (header `parentSession` = this file's path) and becomes the current one;
@@ -575,7 +586,7 @@ export class SessionManager {
     const taken = new Set(kept.map((entry) => entry.id));
     const labelEntries: LabelEntry[] = [];
     let parentId: string | null = kept[kept.length - 1]?.id ?? null;
-    const now = new Date().toISOString();
+    const now = new Date(this.now()).toISOString();
     for (const [targetId, label] of this.index.labels) {
       if (!taken.has(targetId)) continue;
       const id = generateEntryId(taken);
@@ -593,18 +604,19 @@ export class SessionManager {
     }
     const entries = [...kept, ...labelEntries];
     const parentSession = this.storageProvider ? this.storage?.path : undefined;
-    const header = buildHeader(generateSessionId(), this.getCwd(), parentSession);
+    const header = buildHeader(generateSessionId(), this.getCwd(), this.now(), parentSession);
     return this.switchTo(header, entries, entries[entries.length - 1]?.id ?? null);
   }
 
   /**
-   * Starts a new, empty session (reference-semantics §3.5). With a storage provider its file is created
+   * Starts a new, empty session (docs/tree-and-context.md#branched-session). With a storage provider its file is created
    * with the header line at once and its path returned; otherwise it lives in memory.
    */
   newSession(options: NewSessionOptions = {}): string | undefined {
     const header = buildHeader(
       options.id ?? generateSessionId(),
       options.cwd ?? this.getCwd(),
+      this.now(),
       options.parentSession,
     );
     return this.switchTo(header, [], null);
@@ -616,7 +628,7 @@ export class SessionManager {
    * returned; otherwise it lives in memory.
    */
   forkSession(): string | undefined {
-    const header = buildHeader(generateSessionId(), this.getCwd(), this.storage?.path);
+    const header = buildHeader(generateSessionId(), this.getCwd(), this.now(), this.storage?.path);
     return this.switchTo(header, this.index.entries.slice(), this.leafId);
   }
 
@@ -740,7 +752,7 @@ export class SessionManager {
     build: (id: string, parentId: string | null, timestamp: string) => SessionEntry,
   ): string {
     this.assertWritable();
-    const entry = build(generateEntryId(this.index), parentId, new Date().toISOString());
+    const entry = build(generateEntryId(this.index), parentId, new Date(this.now()).toISOString());
     const line = serialize(entry);
     if (this.storage && this.rewriteNeeded) this.rewriteMigratedFile();
     const written: string[] = [];

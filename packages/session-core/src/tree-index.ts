@@ -272,7 +272,7 @@ export class TreeIndex {
   }
 
   /**
-   * The forest of all entries (reference-semantics §3.2): roots in file order are entries with a null,
+   * The forest of all entries (docs/tree-and-context.md#tree): roots in file order are entries with a null,
    * missing or self parent, plus the earliest member of each parent cycle; every node's children are
    * sorted by timestamp, oldest first, equal times in file order, unparsable times after the valid ones
    * in file order. Every indexed entry appears exactly once. Nodes are fresh objects on every call.

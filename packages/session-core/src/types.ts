@@ -5,7 +5,9 @@
 export const CURRENT_SESSION_VERSION = 3;
 
 /** Which agent wrote the file; decides the shape of new model_change and flag fields. */
-export type Dialect = 'pi' | 'omp';
+/** The two writers of session files: pi and oh-my-pi (see docs/format.md#dialects). */
+export const DIALECTS = ['pi', 'omp'] as const;
+export type Dialect = (typeof DIALECTS)[number];
 
 // ---------------------------------------------------------------- content blocks
 
@@ -144,7 +146,7 @@ export interface CompactionSummaryMessage {
   timestamp: number;
 }
 
-/** A role this version does not know (OMP-N `developer`, `pythonExecution`, …): kept verbatim. */
+/** A role this version does not know (newer oh-my-pi's `developer`, `pythonExecution`, …): kept verbatim. */
 export interface UnknownRoleMessage {
   role: string;
   timestamp?: number;
@@ -328,20 +330,23 @@ export interface SessionContext {
 
 // ---------------------------------------------------------------- load issues
 
-export type IssueKind =
-  | 'invalid-json'
-  | 'not-object'
-  | 'missing-header'
-  | 'invalid-header'
-  | 'extra-header'
-  | 'invalid-entry'
-  | 'missing-id'
-  | 'duplicate-id'
-  | 'self-parent'
-  | 'parent-cycle'
-  | 'orphan'
-  | 'unknown-type'
-  | 'truncated-line';
+/** Every kind of load problem (the wire schema of `ParseIssue` is derived from this list). */
+export const ISSUE_KINDS = [
+  'invalid-json',
+  'not-object',
+  'missing-header',
+  'invalid-header',
+  'extra-header',
+  'invalid-entry',
+  'missing-id',
+  'duplicate-id',
+  'self-parent',
+  'parent-cycle',
+  'orphan',
+  'unknown-type',
+  'truncated-line',
+] as const;
+export type IssueKind = (typeof ISSUE_KINDS)[number];
 
 /** A problem found while loading; `line` is 1-based in the file as written. */
 export interface ParseIssue {

@@ -1,4 +1,4 @@
-// Message builders shared by the tests, shaped like the peer suites' helpers (reference-semantics §8):
+// Message builders shared by the tests, shaped like the reference suites' helpers (docs/reference-tests.md):
 // `userMsg(t)` and `assistantMsg(t)` with a minimal usage and a stop reason.
 import type { AssistantMessage, SessionEntry, Usage, UserMessage } from '../src/types';
 

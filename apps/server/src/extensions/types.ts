@@ -1,7 +1,7 @@
 import type { BranchResult, NavigateResult } from '@canopy/protocol';
 import type { SessionEntry } from '@canopy/session-core';
 
-/** What `session_before_tree` handlers see (reference §5 step 6). */
+/** What `session_before_tree` handlers see (docs/tree-and-context.md#navigate-tree, step 3). */
 export interface TreePreparation {
   targetId: string;
   oldLeafId: string | null;

@@ -20,7 +20,7 @@ export interface NavigatorDeps {
 }
 
 /**
- * navigateTree of product.md §3 / reference §5: the in-file leaf move, with an optional branch
+ * navigateTree (docs/tree-and-context.md#navigate-tree): the in-file leaf move, with an optional branch
  * summary of the abandoned path. One summary at a time per session; its AbortController is kept
  * so the browser (or Esc) can abort it.
  */

@@ -46,7 +46,7 @@ function bracketed(host: string): string {
 }
 
 /**
- * Token, Host and Origin checks of product.md §8, run before routing on every request (WebSocket
+ * Token, Host and Origin checks (docs/safety.md#access), run before routing on every request (WebSocket
  * upgrades included): a foreign Host is refused first (DNS rebinding), then a foreign Origin on
  * writes and upgrades, then a missing token. A valid `?token=` sets an HttpOnly SameSite=Strict
  * cookie so later requests (and the SPA's fetches) carry it without the URL. Installed on the root

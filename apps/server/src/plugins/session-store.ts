@@ -310,7 +310,7 @@ export class SessionStore {
   }
 
   /**
-   * /branch from a user message (reference §6): a root message starts an empty session whose
+   * /branch from a user message (docs/tree-and-context.md#branch-and-fork): a root message starts an empty session whose
    * parentSession is this file; otherwise the root→parent path goes to a new file. The original
    * file is never written.
    */

@@ -1,4 +1,4 @@
-// The tree's keyboard map (oh-my-pi's keys, reference-semantics §7.4) as a pure function from a key
+// The tree's keyboard map (oh-my-pi's keys, docs/tree-and-context.md#keys) as a pure function from a key
 // event to a command, so it can be tested without a browser. `code` is used for the Alt shortcuts
 // because Alt changes `key` on macOS (Alt+D types "∂").
 

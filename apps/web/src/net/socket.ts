@@ -4,6 +4,7 @@
 
 import { PROTOCOL_VERSION, WS_PATH, type ClientMessage, type ServerEvent } from '@canopy/protocol';
 import { backoffDelay } from './backoff';
+import { createEventDecoder } from './serverEvents';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'incompatible';
 
@@ -17,6 +18,8 @@ export interface LiveSocketHandlers {
 const HEARTBEAT_MS = 20_000;
 /** A connection that gets no pong within this time is treated as dead and replaced. */
 const HEARTBEAT_TIMEOUT_MS = 10_000;
+/** Development builds validate every incoming event against the protocol (invalid ones are dropped). */
+const decodeEvent = createEventDecoder({ validate: import.meta.env.DEV });
 
 export class LiveSocket {
   private socket: WebSocket | null = null;
@@ -83,12 +86,8 @@ export class LiveSocket {
     }
     this.socket = socket;
     socket.onmessage = (message) => {
-      let event: ServerEvent;
-      try {
-        event = JSON.parse(String(message.data)) as ServerEvent;
-      } catch {
-        return;
-      }
+      const event = decodeEvent(String(message.data));
+      if (event === undefined) return;
       if (event.type === 'hello') {
         if (event.protocolVersion !== PROTOCOL_VERSION) {
           this.stopped = true;

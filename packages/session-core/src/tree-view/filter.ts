@@ -1,17 +1,10 @@
-// The five filter modes of the tree selector (reference-semantics §7.2 item 2).
+// The five filter modes of the tree selector (docs/tree-and-context.md#filters).
 
 import { ViewFlags, type ViewEntry } from './view-entry';
 
-export type FilterMode = 'default' | 'no-tools' | 'user-only' | 'labeled-only' | 'all';
-
-/** The filter modes in Ctrl+O cycle order. */
-export const FILTER_MODES: readonly FilterMode[] = [
-  'default',
-  'no-tools',
-  'user-only',
-  'labeled-only',
-  'all',
-];
+/** The filter modes in Ctrl+O cycle order (the settings schema of @canopy/protocol derives from it). */
+export const FILTER_MODES = ['default', 'no-tools', 'user-only', 'labeled-only', 'all'] as const;
+export type FilterMode = (typeof FILTER_MODES)[number];
 
 export function isFilterMode(value: unknown): value is FilterMode {
   return typeof value === 'string' && (FILTER_MODES as readonly string[]).includes(value);

@@ -1,6 +1,6 @@
 // The tree views over the shared session fixtures, loaded through SessionManager: the view tree has
 // exactly the shape of getTree() (malformed files included), and the all-entry-types fixture renders
-// the rows worked out by hand from reference-semantics §7.
+// the rows worked out by hand from docs/tree-and-context.md#selector.
 
 import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -106,7 +106,7 @@ describe.skipIf(!fixturesPresent)('tree views over the fixtures', () => {
     expect(rows.find((r) => r.id === 'f0000001')!.entry.text).toBe('[future entry kind]');
   });
 
-  it('all-entry-types.jsonl: renders the default outline traced by hand from §7 (session_info hidden, as in the reference package 0.73.1)', async () => {
+  it('all-entry-types.jsonl: renders the default outline traced by hand from the selector rules (session_info hidden, as in the reference package 0.73.1)', async () => {
     const { sm, tree } = await load('all-entry-types.jsonl');
     const result = computeRows(tree, { leafId: sm.getLeafId(), mode: 'default' });
     const lines = renderOutline(result.rows, { selectedId: result.rows[result.selectedIndex]?.id });

@@ -19,7 +19,7 @@ function ids(tree: ViewTree, options: ComputeRowsOptions): string[] {
   return computeRows(tree, options).rows.map((r) => r.id);
 }
 
-/** u1 → a1 → {u2a → a2a, u2b → a2b}, the tree of the worked example of §7.3. */
+/** u1 → a1 → {u2a → a2a, u2b → a2b}, the fork example of docs/tree-and-context.md#rows. */
 function workedExample(): EntryBuilder {
   const b = new EntryBuilder();
   b.user('u1', null, 'u1');
@@ -31,8 +31,8 @@ function workedExample(): EntryBuilder {
   return b;
 }
 
-describe('flattening and indentation (§7.1)', () => {
-  it('renders the worked example of §7.3 exactly, with ─ in place of the ⊟ fold glyph since Canopy does not fold', () => {
+describe('flattening and indentation (docs/tree-and-context.md#rows)', () => {
+  it('renders the fork example of docs/tree-and-context.md#rows exactly, with ─ in place of the ⊟ fold glyph since Canopy does not fold', () => {
     expect(outline(treeOf(workedExample()), { leafId: 'a2a' })).toEqual([
       '  • user: u1',
       '  • assistant: a1',
@@ -176,7 +176,7 @@ function mixedSession(): EntryBuilder {
   return b;
 }
 
-describe('filter modes (§7.2)', () => {
+describe('filter modes (docs/tree-and-context.md#filters)', () => {
   const tree = treeOf(mixedSession());
   const leafId = 'u2';
 
@@ -320,7 +320,7 @@ describe('filter modes (§7.2)', () => {
   });
 });
 
-describe('search (§7.2 item 3)', () => {
+describe('search (docs/tree-and-context.md#search)', () => {
   const tree = treeOf(mixedSession());
   const leafId = 'u2';
 

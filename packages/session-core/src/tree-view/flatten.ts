@@ -1,4 +1,4 @@
-// Flattening of the view tree into display rows (reference-semantics §7.1 and §7.2, pi's
+// Flattening of the view tree into display rows (docs/tree-and-context.md#rows and #filters, pi's
 // `flattenTree` + `applyFilter` + `recalculateVisualStructure`): depth-first order with the
 // active branch first at every fork, then the filter and search, then indents, connectors and
 // gutters computed over the VISIBLE forest, where each visible entry hangs from its nearest
@@ -250,7 +250,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     }
   }
 
-  // Pass 2: indents, connectors and gutters of the visible forest (pi's rules, §7.1 item 5).
+  // Pass 2: indents, connectors and gutters of the visible forest (pi's rules, docs/tree-and-context.md#rows).
   const multipleRoots = rootCount > 1;
   const leafPosition = leaf < 0 ? -1 : nearest[leaf]!;
   const indent = new Int32Array(count);

@@ -17,6 +17,7 @@ export type {
   ViewEntry,
   ViewFlagName,
   ToolCallInfo,
+  LocatedToolCall,
   ToolCallLookup,
   RowTextOptions,
   ToViewEntriesOptions,

@@ -1,4 +1,4 @@
-// The terminal outline of the tree selector (reference-semantics §7.3): what the start command
+// The terminal outline of the tree selector (docs/tree-and-context.md#outline): what the start command
 // prints and what the web outline mirrors. Canopy does not fold, so the connector's middle
 // character is always `─` where pi draws its fold glyphs.
 
@@ -65,7 +65,7 @@ export function renderFooter(selectedIndex: number, total: number, mode: FilterM
   return `  (${position}/${total})${filterTag(mode)}`;
 }
 
-/** The rows shown in a terminal window of `maxVisible` lines, the selection kept centred (§7.3). */
+/** The rows shown in a terminal window of `maxVisible` lines, the selection kept centred (docs/tree-and-context.md#outline). */
 export function outlineWindow(
   selectedIndex: number,
   total: number,

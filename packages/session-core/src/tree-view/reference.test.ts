@@ -7,7 +7,7 @@
 // Known, deliberate differences, normalised here and asserted in the other tree-view tests:
 // - Canopy does not fold, so pi's fold glyphs ⊟/⊞ in the connector are compared as ─.
 // session_info entries follow this reference version (hidden in default mode, `[title: …]`), not
-// the older pi of the spec, which showed them as blank rows.
+// older pi, which showed them as blank rows.
 
 import {
   SessionManager as RefSessionManager,

@@ -1,4 +1,4 @@
-// Search of the tree selector (reference-semantics §7.2 item 3): whitespace-separated tokens,
+// Search of the tree selector (docs/tree-and-context.md#search): whitespace-separated tokens,
 // case-insensitive substrings, all of which must match.
 
 import type { ViewEntry } from './view-entry';

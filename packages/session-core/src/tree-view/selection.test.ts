@@ -25,7 +25,7 @@ function selected(state: TreeSelectorState): string | undefined {
   return selectedRow(state)?.id;
 }
 
-describe('§8.8 initial selection when the leaf is a metadata entry', () => {
+describe('docs/reference-tests.md#tree-selector: initial selection when the leaf is a metadata entry', () => {
   function session(leafType: 'model_change' | 'thinking_level_change'): EntryBuilder {
     const b = new EntryBuilder();
     b.user('user-1', null);
@@ -49,7 +49,7 @@ describe('§8.8 initial selection when the leaf is a metadata entry', () => {
   });
 });
 
-describe('§8.8 filter switching follows parents', () => {
+describe('docs/reference-tests.md#tree-selector: filter switching follows parents', () => {
   it('moves asst-2 to user-2 under user-only and stays on user-2 back in default', () => {
     const b = new EntryBuilder();
     b.user('user-1', null);
@@ -66,7 +66,7 @@ describe('§8.8 filter switching follows parents', () => {
   });
 });
 
-describe('§8.8 the selection survives an empty filter', () => {
+describe('docs/reference-tests.md#tree-selector: the selection survives an empty filter', () => {
   function fourEntries(): TreeSelectorState {
     const b = new EntryBuilder();
     b.user('user-1', null);

@@ -1,6 +1,6 @@
 // Selection and key handling of the tree selector as a pure reducer, so the web outline, the
-// terminal and the tests share one behaviour: oh-my-pi's keys (reference-semantics §7.4) and
-// pi's re-selection rules (§7.2 "After filtering", §8.8): after every filter or search change
+// terminal and the tests share one behaviour: oh-my-pi's keys (docs/tree-and-context.md#keys) and
+// pi's re-selection rules (docs/tree-and-context.md#selection): after every filter or search change
 // the selection moves to the nearest visible ancestor of the entry selected before, and an
 // empty list does not forget that entry.
 

@@ -1,6 +1,6 @@
 // View entries: the compact per-entry skeleton that the tree views work on. The server builds
 // them once from full entries; the browser filters, searches and lays out the tree from them
-// alone, so everything a row or a filter needs is computed here (reference-semantics §7.2, §7.3).
+// alone, so everything a row or a filter needs is computed here (docs/tree-and-context.md#row-text, #filters, #search).
 // Session files are user data written by other programs: every accessor tolerates malformed
 // shapes and never throws.
 
@@ -16,16 +16,16 @@ export interface ViewEntry {
   timestamp: string;
   /** The resolved label of the entry, if any. */
   label?: string;
-  /** The row text of reference §7.3: one line, normalised, not truncated to a width. */
+  /** The row text of docs/tree-and-context.md#row-text: one line, normalised, not truncated to a width. */
   text: string;
-  /** The lower-cased searchable text of reference §7.2 item 3, without the label. */
+  /** The lower-cased searchable text (docs/tree-and-context.md#search), without the label. */
   search: string;
   /** A bit set of {@link ViewFlags}. */
   flags: number;
 }
 
 export const ViewFlags = {
-  /** An assistant message without text that is not an error or abort (§7.2 rule 1). */
+  /** An assistant message without text that is not an error or abort (docs/tree-and-context.md#filters). */
   ToolOnlyAssistant: 1,
   /** An assistant message that stopped with "error", or a bash execution with a non-zero exit code. */
   Error: 2,
@@ -84,9 +84,16 @@ export const SEARCH_TEXT_MAX_LENGTH = 4000;
 /** Preview length of message text in rows and search (the reference's 200). */
 const PREVIEW_LENGTH = 200;
 
+/** A tool call as a toolResult row shows it: the tool's name and its arguments. */
 export interface ToolCallInfo {
   name: string;
   arguments: unknown;
+}
+
+/** A tool call together with where it is: its call id and the assistant entry holding it. */
+export interface LocatedToolCall extends ToolCallInfo {
+  id: string;
+  entryId: string;
 }
 
 /** Anything that finds a tool call by its id: a `Map` or a {@link ToolCallIndex}. */
@@ -224,7 +231,7 @@ function jsonOf(value: unknown): string {
   }
 }
 
-/** The label of a tool call as a tool result row shows it (reference §7.3). */
+/** The label of a tool call as a tool result row shows it (docs/tree-and-context.md#row-text). */
 export function formatToolCall(name: string, args: unknown, options?: RowTextOptions): string {
   const a: UnknownRecord = isRecord(args) ? args : {};
   const home = options?.home;
@@ -311,7 +318,7 @@ function messageRowText(
     case 'bashExecution':
       return `[bash]: ${normalize(str(message.command) ?? '')}`;
     case 'developer':
-      // [OMP-N] developer messages carry text worth showing.
+      // Newer oh-my-pi's developer messages carry text worth showing.
       return `developer: ${normalize(preview(message.content))}`;
     case undefined:
       return '[message]';
@@ -320,7 +327,7 @@ function messageRowText(
   }
 }
 
-/** The row text of one entry (reference §7.3), normalised to one line and capped. */
+/** The row text of one entry (docs/tree-and-context.md#row-text), normalised to one line and capped. */
 export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?: RowTextOptions): string {
   const e = entry as UnknownRecord;
   switch (entry.type) {
@@ -341,7 +348,7 @@ export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?
     case 'custom':
       return capRow(`[custom: ${str(e.customType) ?? ''}]`);
     case 'label': {
-      // An empty label clears, exactly like an absent one (§1.4), so it reads "(cleared)" too.
+      // An empty label clears, exactly like an absent one (docs/format.md#labels), so it reads "(cleared)" too.
       const label = str(e.label);
       return capRow(`[label: ${label ? normalize(label) : '(cleared)'}]`);
     }
@@ -365,7 +372,7 @@ export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?
 }
 
 /**
- * The searchable text of one entry without its label (reference §7.2 item 3), lower-cased.
+ * The searchable text of one entry without its label (docs/tree-and-context.md#search), lower-cased.
  * Tool results are found by their result text, not by the tool-call label of their row.
  */
 export function searchText(entry: SessionEntry): string {
@@ -456,7 +463,7 @@ export function viewFlags(entry: SessionEntry): number {
           else if (block.type === 'image') flags |= ViewFlags.HasImage;
         }
       }
-      // §7.2 rule 1: any stop reason other than "stop" and "toolUse" (length, error, aborted,
+      // docs/tree-and-context.md#filters: any stop reason other than "stop" and "toolUse" (length, error, aborted,
       // or one a newer agent invents) keeps the message visible.
       const errorOrAbort =
         typeof stopReason === 'string' &&

@@ -1,5 +1,5 @@
 // The tree of view entries, with the same shape rules as SessionManager.getTree()
-// (reference-semantics §3.2): roots are entries whose parent is null, themselves, or absent,
+// (docs/tree-and-context.md#tree): roots are entries whose parent is null, themselves, or absent,
 // plus one breaker per parent cycle (its earliest member in file order); roots keep file order;
 // children are sorted by timestamp, oldest first, stable, invalid timestamps last. Every entry
 // with a new id appears exactly once; a repeated id keeps the first entry.

@@ -64,7 +64,7 @@ export function restoreLeaf(session: TreeSessionApi, leaf: string | null): void 
 
 /**
  * The issues a clean file written by either implementation may still have: createBranchedSession drops
- * label entries from the path and copies the other entries verbatim (reference-semantics §3.4), so an
+ * label entries from the path and copies the other entries verbatim (docs/tree-and-context.md#branched-session), so an
  * entry that followed a label keeps the dropped label's id as parent and is an orphan in the new file.
  * Exactly those entries, and nothing else, must be reported (header on line 1, entries from line 2).
  */

@@ -474,8 +474,8 @@ export function applyStep(
 }
 
 /**
- * The reference writes nothing before the first assistant message of a session (reference-semantics
- * §2.7), so after createBranchedSession to an assistant-free path its file may not exist yet. This
+ * The reference writes nothing before the first assistant message of a session (docs/format.md#writing),
+ * so after createBranchedSession to an assistant-free path its file may not exist yet. This
  * appends `flushStep` in that case and says whether the file already existed.
  */
 export function ensureReferenceFile(

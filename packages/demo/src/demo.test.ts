@@ -2,16 +2,16 @@
 // UI has to present (branches, labels set and cleared, a branch summary, a compaction, model and thinking
 // changes, a tool-only assistant, an aborted turn, lineage, the oh-my-pi dialect), are deterministic
 // apart from ids, and open in the reference package with the same tree and contexts.
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionManager } from '@canopy/session-core';
 import type { AssistantMessage, LabelEntry, SessionEntry } from '@canopy/session-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { asApi, openReference } from '../../../../packages/session-core/test/interop/support/drivers';
-import { expectSameSession } from '../../../../packages/session-core/test/interop/support/expect-same';
-import { makeTempDir, removeTempDir } from '../../../../packages/session-core/test/interop/support/fixtures';
-import { positionalIds, snapshot } from '../../../../packages/session-core/test/interop/support/projection';
-import { DEMO_FILE_NAMES, demoSessions, writeDemoSessions } from './index';
+import { asApi, openReference } from '../../session-core/test/interop/support/drivers';
+import { expectSameSession } from '../../session-core/test/interop/support/expect-same';
+import { makeTempDir, removeTempDir } from '../../session-core/test/interop/support/fixtures';
+import { positionalIds, snapshot } from '../../session-core/test/interop/support/projection';
+import { DEMO_FILE_NAMES, demoSessions } from './index';
 
 let dir: string;
 
@@ -232,8 +232,14 @@ describe('demo sessions', () => {
     });
   });
 
-  test('each demo session opens in the reference with the same tree, leaf, paths and contexts', async () => {
-    const paths = await writeDemoSessions(join(dir, 'reference'));
+  test('each demo session opens in the reference with the same tree, leaf, paths and contexts', () => {
+    const target = join(dir, 'reference');
+    mkdirSync(target);
+    const paths = demoSessions({ pathOf: (fileName) => join(target, fileName) }).map((session) => {
+      const path = join(target, session.fileName);
+      writeFileSync(path, session.jsonl);
+      return path;
+    });
     for (const path of paths) {
       const text = readFileSync(path, 'utf8');
       const core = SessionManager.fromJsonl(text);
@@ -245,16 +251,24 @@ describe('demo sessions', () => {
     }
   });
 
-  test('writeDemoSessions writes the files into the folder and links the branched one by absolute path', async () => {
-    const target = join(dir, 'written');
-    const paths = await writeDemoSessions(target);
-    expect(paths).toEqual([
-      join(target, DEMO_FILE_NAMES.main),
-      join(target, DEMO_FILE_NAMES.branched),
-      join(target, DEMO_FILE_NAMES.omp),
-    ]);
-    const branched = SessionManager.fromJsonl(readFileSync(paths[1] as string, 'utf8'));
-    expect(branched.getHeader()?.parentSession).toBe(paths[0]);
-    for (const path of paths) expect(SessionManager.fromJsonl(readFileSync(path, 'utf8')).issues).toEqual([]);
+  test('pathOf names session 1 in the header parentSession of session 2', () => {
+    const [, branched] = demoSessions({ pathOf: (fileName) => `/sessions/${fileName}` });
+    expect(SessionManager.fromJsonl(branched?.jsonl ?? '').getHeader()?.parentSession).toBe(
+      `/sessions/${DEMO_FILE_NAMES.main}`,
+    );
+  });
+
+  test('the global Date is never replaced while the sessions are built', () => {
+    const RealDate = globalThis.Date;
+    const seen: DateConstructor[] = [];
+    const sessions = demoSessions({
+      pathOf: (fileName) => {
+        seen.push(globalThis.Date);
+        return fileName;
+      },
+    });
+    expect(sessions).toHaveLength(3);
+    expect(seen).toEqual([RealDate, RealDate]);
+    expect(globalThis.Date).toBe(RealDate);
   });
 });

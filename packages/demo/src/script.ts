@@ -10,7 +10,10 @@ import type {
   UserContentBlock,
 } from '@canopy/session-core';
 
-/** A clock that only moves when the script says so. */
+/**
+ * A clock that only moves when the script says so. SessionManager reads it through its `now` option
+ * (`now: clock.now`), so headers and entries get the script's timestamps.
+ */
 export class DemoClock {
   private current: number;
 
@@ -18,38 +21,12 @@ export class DemoClock {
     this.current = Date.parse(startIso);
   }
 
-  now(): number {
-    return this.current;
-  }
+  /** The current time in Unix milliseconds (an arrow, so it can be handed over unbound). */
+  readonly now = (): number => this.current;
 
   advance(ms: number): number {
     this.current += Math.round(ms);
     return this.current;
-  }
-}
-
-/**
- * Runs `build` with every argument-less `new Date()` and `Date.now()` reading `clock`, so SessionManager
- * stamps entries and headers deterministically. SessionManager has no clock option yet; the build is
- * synchronous, so nothing else can observe the swap, and the real Date is restored in any case.
- */
-export function withDemoClock<T>(clock: DemoClock, build: () => T): T {
-  const RealDate = globalThis.Date;
-  class DemoDate extends RealDate {
-    constructor(...args: unknown[]) {
-      if (args.length === 0) super(clock.now());
-      else super(...(args as [string | number]));
-    }
-
-    static override now(): number {
-      return clock.now();
-    }
-  }
-  globalThis.Date = DemoDate as DateConstructor;
-  try {
-    return build();
-  } finally {
-    globalThis.Date = RealDate;
   }
 }
 

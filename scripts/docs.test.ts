@@ -1,0 +1,85 @@
+// The docs/ pages are what code comments cite and what a newcomer reads first, so they must not rot:
+// every `docs/<page>.md#<anchor>` cited anywhere in the repository names a page and a heading that
+// exist, and every repository path the docs name in backticks exists.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const docsDir = join(root, 'docs');
+const SKIP = new Set(['node_modules', 'dist', '.git', '.tools', '.state', 'test-results', 'artifacts']);
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (SKIP.has(name)) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path, out);
+    else if (/\.(ts|tsx|mjs|js|md)$/.test(name)) out.push(path);
+  }
+  return out;
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{Letter}\p{Number} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+function anchorsOf(page: string): Set<string> {
+  const text = readFileSync(join(docsDir, page), 'utf8');
+  const anchors = new Set<string>();
+  let inFence = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('```')) inFence = !inFence;
+    const heading = !inFence && /^#{1,6} (.+)$/.exec(line);
+    if (heading) anchors.add(slug(heading[1] as string));
+  }
+  return anchors;
+}
+
+const pages = readdirSync(docsDir).filter((name) => name.endsWith('.md'));
+const files = ['packages', 'apps', 'e2e', 'bench', 'scripts', 'docs']
+  .map((dir) => join(root, dir))
+  .filter(existsSync)
+  .flatMap((dir) => walk(dir))
+  .concat(join(root, 'README.md'));
+
+describe('docs/', () => {
+  it('every docs/<page>.md#<anchor> cited in the repository names an existing page and heading', () => {
+    const broken: string[] = [];
+    const citation = /docs\/([a-z-]+\.md)((?:#[a-z0-9-]+)?)((?:,? #[a-z0-9-]+)*)/g;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(citation)) {
+        const page = match[1] as string;
+        const where = `${relative(root, file)}: ${match[0]}`;
+        if (!pages.includes(page)) {
+          broken.push(`${where} (no such page)`);
+          continue;
+        }
+        const anchors = [match[2], ...(match[3] ?? '').split(/,? /)]
+          .filter((anchor): anchor is string => !!anchor && anchor.startsWith('#'))
+          .map((anchor) => anchor.slice(1));
+        const known = anchorsOf(page);
+        for (const anchor of anchors) if (!known.has(anchor)) broken.push(`${where} (no heading #${anchor})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('every repository path the docs name in backticks exists', () => {
+    const missing: string[] = [];
+    const pathPattern = /`((?:packages|apps|e2e|bench|scripts)\/[\w./-]+)`/g;
+    for (const page of pages) {
+      const text = readFileSync(join(docsDir, page), 'utf8');
+      for (const match of text.matchAll(pathPattern)) {
+        if (!existsSync(join(root, match[1] as string))) missing.push(`docs/${page}: ${match[1]}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});
