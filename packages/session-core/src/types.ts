@@ -46,11 +46,7 @@ export interface ToolCall {
 export type UserContentBlock = TextContent | ImageContent;
 /** oh-my-pi assistant replies may also carry images and redacted thinking. */
 export type AssistantContentBlock =
-  | TextContent
-  | ThinkingContent
-  | ToolCall
-  | ImageContent
-  | RedactedThinkingContent;
+  TextContent | ThinkingContent | ToolCall | ImageContent | RedactedThinkingContent;
 
 // ---------------------------------------------------------------- messages
 

@@ -427,7 +427,13 @@ export function searchText(entry: SessionEntry): string {
       parts.push('model', str(e.modelId) ?? str(e.model) ?? '');
       break;
     case 'model_usage':
-      parts.push('model usage', str(e.purpose) ?? '', str(e.role) ?? '', str(e.provider) ?? '', str(e.model) ?? '');
+      parts.push(
+        'model usage',
+        str(e.purpose) ?? '',
+        str(e.role) ?? '',
+        str(e.provider) ?? '',
+        str(e.model) ?? '',
+      );
       break;
     case 'service_tier_change':
       parts.push('service tier');
