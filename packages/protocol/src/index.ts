@@ -30,6 +30,8 @@ export {
   SessionListResponse,
   SessionParams,
   EntryParams,
+  BlobParams,
+  ArtifactParams,
   SessionSnapshot,
   ToolCallInfo,
   EntryDetail,
