@@ -444,4 +444,31 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     });
     expect(afterCurrent.leafId).toBe(current);
   });
+
+  it('a rewrite staged in a .tmp file and renamed over the session (new inode, an entry gone) reloads it', async () => {
+    const { e, sessions } = await agentSetup();
+    env = e;
+    const b = new OmpSessionBuilder({ title: 'Rewritten' });
+    const user = b.user('hello');
+    const dropped = b.assistant('to be discarded');
+    const file = path.join(sessions, 'rw.jsonl');
+    fs.writeFileSync(file, b.text());
+    const id = await idOf(e, 'rw.jsonl');
+    const nodes = async () =>
+      (await e.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })).json() as {
+        nodes: Array<{ id: string }>;
+        leafId: string;
+      };
+    expect((await nodes()).nodes.map((node) => node.id)).toEqual([user, dropped]);
+    // oh-my-pi's atomic rewrite: the whole file staged beside it, then renamed over it.
+    const staged = path.join(sessions, '.rw.jsonl.1234.tmp');
+    fs.writeFileSync(staged, b.text().replace(`${b.lines[1]}\n`, ''));
+    fs.renameSync(staged, file);
+    const after = await waitFor(async () => {
+      const s = await nodes();
+      return s.nodes.length === 1 ? s : undefined;
+    });
+    expect(after.nodes.map((node) => node.id)).toEqual([user]);
+    expect(after.leafId).toBe(user);
+  });
 });
