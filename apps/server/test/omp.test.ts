@@ -7,6 +7,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentSessionDirs } from '../src/config';
+import { printOutlines } from '../src/outline';
 import { OmpSessionBuilder, titleSlotLine } from '../../../packages/session-core/test/omp-builder';
 import { AUTH, setup, waitFor, type TestEnv } from './helpers';
 
@@ -470,5 +471,23 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     });
     expect(after.nodes.map((node) => node.id)).toEqual([user]);
     expect(after.leafId).toBe(user);
+  });
+
+  it('--outline prints an archived session like a plain one and names a damaged archive', async () => {
+    const { e, sessions } = await agentSetup();
+    env = e;
+    const b = new OmpSessionBuilder({ title: 'Archived outline' });
+    b.user('an old question');
+    fs.writeFileSync(path.join(sessions, 'a.jsonl'), b.text());
+    fs.writeFileSync(path.join(sessions, 'b.jsonl.gz'), gzipSync(b.text()));
+    fs.writeFileSync(path.join(sessions, 'c.jsonl.gz'), 'not gzip');
+    let text = '';
+    await printOutlines([sessions], (chunk) => (text += chunk));
+    const blocks = text.trim().split('\n\n');
+    expect(blocks).toHaveLength(3);
+    expect(blocks[1]!.replace('b.jsonl.gz', 'a.jsonl')).toBe(blocks[0]);
+    expect(blocks[2]).toBe(
+      `${path.join(fs.realpathSync(sessions), 'c.jsonl.gz')}: The archived session could not be decompressed.`,
+    );
   });
 });
