@@ -18,15 +18,19 @@ export interface CliOptions {
 
 export const USAGE = `Usage: canopy [paths…] [--port N] [--host H] [--extension module]… [--outline]
 
-  paths          session folders or files to show (default: ~/.pi/agent/sessions and
-                 ~/.omp/agent/sessions when they exist, else bundled demo sessions)
+  paths          session folders or files to show (default: every pi / oh-my-pi sessions
+                 folder that exists: ~/.pi/agent/sessions, ~/.omp/agent/sessions and the ones
+                 named by the variables below; else bundled demo sessions)
   --port N       port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --host H       address to listen on (default ${DEFAULT_HOST})
   --extension M  load a server extension module (repeatable)
   --outline      print the tree of each session in the terminal (the rows the outline view
                  shows, active path first) and exit
 
-Environment: CANOPY_STATE_DIR (state folder), XDG_STATE_HOME.`;
+Environment: CANOPY_STATE_DIR (state folder), XDG_STATE_HOME; sessions folders:
+  PI_CODING_AGENT_SESSION_DIR, PI_CODING_AGENT_DIR (<dir>/sessions), OMP_PROFILE / PI_PROFILE
+  (~/.omp/profiles/<name>/agent/sessions), PI_CONFIG_DIR (~/<dir>/agent/sessions),
+  XDG_DATA_HOME ($XDG_DATA_HOME/omp/sessions).`;
 
 /** Parses `canopy [paths…] [--port N] [--host H] [--extension M]…`; throws a readable Error on bad input. */
 export function parseCli(argv: string[]): CliOptions {
@@ -67,9 +71,44 @@ export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, home = os.
   return path.join(home, '.local', 'state', 'canopy');
 }
 
-/** The session folders of pi and oh-my-pi, in that order. */
-export function agentSessionDirs(home = os.homedir()): string[] {
-  return [path.join(home, '.pi', 'agent', 'sessions'), path.join(home, '.omp', 'agent', 'sessions')];
+/** A profile name as oh-my-pi accepts it; anything that could leave the profiles folder is ignored. */
+function profileName(value: string | undefined): string | undefined {
+  const name = value?.trim();
+  if (!name || name === '.' || name === '..' || !/^[A-Za-z0-9._-]+$/.test(name)) return undefined;
+  return name;
+}
+
+/**
+ * Every folder pi and oh-my-pi may keep sessions in, most specific first, without duplicates (the
+ * caller keeps the ones that exist). oh-my-pi resolves its folder from these variables:
+ * `PI_CODING_AGENT_SESSION_DIR` (the sessions folder itself), `PI_CODING_AGENT_DIR` (the agent
+ * folder), `OMP_PROFILE` (or the older `PI_PROFILE` when `OMP_PROFILE` is unset) for
+ * `~/.omp/profiles/<name>/agent`, `PI_CONFIG_DIR` for another name than `.omp`, and
+ * `$XDG_DATA_HOME/omp` once that folder exists (its `agent/` level is flattened away). pi's own
+ * `~/.pi/agent/sessions` comes last.
+ */
+export function agentSessionDirs(home = os.homedir(), env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs: string[] = [];
+  const add = (dir: string) => {
+    const resolved = path.resolve(dir.startsWith('~/') ? path.join(home, dir.slice(2)) : dir);
+    if (!dirs.includes(resolved)) dirs.push(resolved);
+  };
+  if (env.PI_CODING_AGENT_SESSION_DIR) add(env.PI_CODING_AGENT_SESSION_DIR);
+  if (env.PI_CODING_AGENT_DIR) add(path.join(env.PI_CODING_AGENT_DIR, 'sessions'));
+  const configDirs = [...new Set([env.PI_CONFIG_DIR || '.omp', '.omp'])];
+  const profile = profileName(env.OMP_PROFILE !== undefined ? env.OMP_PROFILE : env.PI_PROFILE);
+  if (env.XDG_DATA_HOME) {
+    const xdg = path.join(env.XDG_DATA_HOME, 'omp');
+    if (profile) add(path.join(xdg, 'profiles', profile, 'sessions'));
+    add(path.join(xdg, 'sessions'));
+  }
+  for (const configDir of configDirs) {
+    const root = path.isAbsolute(configDir) ? configDir : path.join(home, configDir);
+    if (profile) add(path.join(root, 'profiles', profile, 'agent', 'sessions'));
+    add(path.join(root, 'agent', 'sessions'));
+  }
+  add(path.join(home, '.pi', 'agent', 'sessions'));
+  return dirs;
 }
 
 /** `canopy.config.json` in the state folder; every key optional. */

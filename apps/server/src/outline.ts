@@ -9,7 +9,8 @@ import {
   toViewEntries,
   ViewTree,
 } from '@canopy/session-core';
-import { listJsonlFiles, readWhole } from './store/files';
+import { listJsonlFiles } from './store/files';
+import { readSessionBytes } from './store/omp-files';
 
 export interface OutlineOptions {
   home?: string;
@@ -44,7 +45,15 @@ export async function printOutlines(
   for (const root of roots) files.push(...(await listJsonlFiles(root)));
   files.sort();
   for (const file of files) {
-    const lines = outlineOfSession(file, await readWhole(file), options);
+    let bytes: Buffer;
+    try {
+      // An archived oh-my-pi session (.jsonl.gz) is decompressed first.
+      bytes = await readSessionBytes(file);
+    } catch (error) {
+      write(`${file}: ${(error as Error).message}\n\n`);
+      continue;
+    }
+    const lines = outlineOfSession(file, bytes, options);
     write(`${lines.join('\n')}\n\n`);
   }
   if (files.length === 0) write(`No session files under ${roots.join(', ')}\n`);

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   /** The file changed underneath the operation in a way that made it unsafe to continue. */
   'FILE_CHANGED',
   'WRITE_FAILED',
+  /** The session is opened read-only (an archive, an unknown format version): nothing is written. */
+  'READ_ONLY',
   /** A summary was requested, there is something to summarise, and no summariser is configured. */
   'NO_SUMMARIZER',
   'SUMMARY_FAILED',

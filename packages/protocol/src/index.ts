@@ -28,6 +28,8 @@ export {
   SessionListResponse,
   SessionParams,
   EntryParams,
+  BlobParams,
+  ArtifactParams,
   SessionSnapshot,
   EntryDetail,
   ContextQuery,

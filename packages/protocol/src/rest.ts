@@ -57,6 +57,13 @@ export const SessionListItem = Type.Object({
   writerActive: Type.Boolean(),
   /** The file is not a session (no header): listed so the user sees it, but it cannot be opened. */
   invalid: Type.Optional(Type.Boolean()),
+  /**
+   * [oh-my-pi] A subagent or advisor transcript kept in its parent session's folder; `parentId`
+   * is then that parent session.
+   */
+  kind: Type.Optional(Type.Union([Type.Literal('subagent'), Type.Literal('advisor')])),
+  /** Why the session opens read-only (an archived `.jsonl.gz`, an unknown format version). */
+  readOnly: Type.Optional(Type.String()),
 });
 export type SessionListItem = Static<typeof SessionListItem>;
 
@@ -72,6 +79,17 @@ export type SessionParams = Static<typeof SessionParams>;
 
 export const EntryParams = Type.Object({ id: SessionId, entryId: EntryId });
 export type EntryParams = Static<typeof EntryParams>;
+
+/** [oh-my-pi] An image stored as `blob:sha256:<hex>`: the 64 lower-case hex digits. */
+export const BlobParams = Type.Object({ id: SessionId, hash: Type.String({ pattern: '^[a-f0-9]{64}$' }) });
+export type BlobParams = Static<typeof BlobParams>;
+
+/** [oh-my-pi] A tool output saved as `artifact://N`: the decimal N. */
+export const ArtifactParams = Type.Object({
+  id: SessionId,
+  artifactId: Type.String({ pattern: '^[0-9]{1,9}$' }),
+});
+export type ArtifactParams = Static<typeof ArtifactParams>;
 
 // ---------------------------------------------------------------- GET /api/sessions/:id
 

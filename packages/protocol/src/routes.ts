@@ -1,6 +1,8 @@
 import { ErrorResponses } from './common';
 import {
   AbortSummaryResponse,
+  ArtifactParams,
+  BlobParams,
   BranchRequest,
   BranchResult,
   ContextQuery,
@@ -97,6 +99,18 @@ export const API_ROUTES = {
       body: MessageRequest,
       response: { 200: MessageResult, ...ErrorResponses },
     },
+  },
+  /** [oh-my-pi] An image blob of the session's agent folder (`<agent dir>/blobs/<hash>`), as bytes. */
+  getBlob: {
+    method: 'GET',
+    url: '/api/sessions/:id/blobs/:hash',
+    schema: { params: BlobParams, response: ErrorResponses },
+  },
+  /** [oh-my-pi] A saved tool output (`<session file without .jsonl>/N.<tool>.log`), as text. */
+  getArtifact: {
+    method: 'GET',
+    url: '/api/sessions/:id/artifacts/:artifactId',
+    schema: { params: ArtifactParams, response: ErrorResponses },
   },
   getSettings: {
     method: 'GET',

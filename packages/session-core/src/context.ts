@@ -9,7 +9,10 @@ import type {
   BranchSummaryMessage,
   CompactionSummaryMessage,
   CustomMessage,
+  DeveloperMessage,
+  Dialect,
   FileMentionMessage,
+  PythonExecutionMessage,
   ImageContent,
   SessionContext,
   SessionEntry,
@@ -106,6 +109,17 @@ export function contextMessageOf(entry: SessionEntry): AgentMessage | undefined 
   }
 }
 
+export interface BuildContextOptions {
+  /**
+   * Whose rules to follow; default 'pi'. oh-my-pi (18.3.4, `session-context.ts`) differs: an explicit
+   * default model_change is not overridden by later assistant messages; a reset_boundary (`/clear`)
+   * after the latest compaction starts the context after it; empty error turns are skipped; tool
+   * calls without a result on the path are stripped; aborted and error turns are dropped with their
+   * tool results. See `packages/session-core/docs/oh-my-pi.md`.
+   */
+  dialect?: Dialect;
+}
+
 /**
  * The context the model receives at `leafId`:
  * - `leafId === null` → the empty context (navigated to before the first entry);
@@ -119,7 +133,9 @@ export function buildSessionContext(
   entries: readonly SessionEntry[],
   leafId?: string | null,
   byId?: ReadonlyMap<string, SessionEntry>,
+  options?: BuildContextOptions,
 ): SessionContext {
+  const omp = options?.dialect === 'omp';
   if (leafId === null) return emptyContext();
   let index = byId;
   if (!index) {
@@ -137,6 +153,10 @@ export function buildSessionContext(
   const models: Record<string, string> = context.models;
   const ttsrRules = new Set<string>();
   let compactionIndex = -1;
+  let resetIndex = -1;
+  // oh-my-pi: once an explicit default model_change is on the path, assistant messages no longer
+  // override it (a retry fallback answers under another model id).
+  let explicitDefaultModel = false;
 
   for (let i = 0; i < path.length; i++) {
     const entry = path[i] as SessionEntry;
@@ -151,6 +171,7 @@ export function buildSessionContext(
           const role = typeof entry.role === 'string' ? entry.role : 'default';
           models[role] = entry.model;
           if (role === 'default') {
+            explicitDefaultModel = true;
             const split = splitModelString(entry.model);
             if (split) context.model = split;
           }
@@ -166,7 +187,7 @@ export function buildSessionContext(
       case 'message': {
         const message = entry.message;
         // A later assistant message overrides an earlier model_change (pi and oh-my-pi 5.x).
-        if (isRecord(message) && message.role === 'assistant') {
+        if (isRecord(message) && message.role === 'assistant' && !(omp && explicitDefaultModel)) {
           const { provider, model } = message as Partial<AssistantMessage>;
           if (typeof provider === 'string' && typeof model === 'string') {
             context.model = { provider, modelId: model };
@@ -177,6 +198,14 @@ export function buildSessionContext(
       }
       case 'compaction':
         compactionIndex = i;
+        break;
+      case 'reset_boundary':
+        resetIndex = i;
+        break;
+      case 'service_tier_change':
+        context.serviceTier = isRecord(entry.serviceTier)
+          ? (entry.serviceTier as Record<string, string>)
+          : null;
         break;
       case 'ttsr_injection':
         if (Array.isArray(entry.injectedRules)) {
@@ -196,14 +225,32 @@ export function buildSessionContext(
   const messages = context.messages;
   const emit = (entry: SessionEntry): void => {
     const message = contextMessageOf(entry);
-    if (message) messages.push(message);
+    if (!message) return;
+    if (omp && isSkippedOmpTurn(message)) return;
+    messages.push(message);
   };
 
-  if (compactionIndex < 0) {
+  if (omp && resetIndex > compactionIndex) {
+    // `/clear` after the latest compaction: only what follows the boundary counts.
+    for (let i = resetIndex + 1; i < path.length; i++) emit(path[i] as SessionEntry);
+  } else if (compactionIndex < 0) {
     for (const entry of path) emit(entry);
-    return context;
+  } else {
+    emitCompacted(path, compactionIndex, messages, emit);
   }
+  if (omp) {
+    stripDanglingToolCalls(messages);
+    dropFailedTurns(messages);
+  }
+  return context;
+}
 
+function emitCompacted(
+  path: readonly SessionEntry[],
+  compactionIndex: number,
+  messages: AgentMessage[],
+  emit: (entry: SessionEntry) => void,
+): void {
   const compaction = path[compactionIndex] as SessionEntry;
   messages.push(compactionSummaryMessageFromEntry(compaction));
   const firstKept = compaction.firstKeptEntryId;
@@ -214,13 +261,117 @@ export function buildSessionContext(
     if (keeping) emit(entry);
   }
   for (let i = compactionIndex + 1; i < path.length; i++) emit(path[i] as SessionEntry);
-  return context;
+}
+
+/** [OMP] The custom message type that keeps an interrupted turn in the context. */
+const INTERRUPTED_THINKING_TYPE = 'interrupted-thinking';
+
+function blocksOf(message: AgentMessage): Record<string, unknown>[] {
+  const content = (message as { content?: unknown }).content;
+  return Array.isArray(content) ? (content as unknown[]).filter(isRecord) : [];
+}
+
+function nonBlank(value: unknown): boolean {
+  return typeof value === 'string' && value.trim().length > 0;
+}
+
+/**
+ * [OMP] An assistant turn oh-my-pi never replays: a retry-recovery marker, or an error turn with
+ * nothing in it (no text, thinking, tool call or unknown block).
+ */
+function isSkippedOmpTurn(message: AgentMessage): boolean {
+  if (message.role !== 'assistant') return false;
+  if ((message as { retryRecovery?: unknown }).retryRecovery) return true;
+  if ((message as { stopReason?: unknown }).stopReason !== 'error') return false;
+  return !blocksOf(message).some((block) => {
+    switch (block.type) {
+      case 'text':
+        return nonBlank(block.text);
+      case 'thinking':
+        return nonBlank(block.thinking) || nonBlank(block.thinkingSignature);
+      case 'redactedThinking':
+        return nonBlank(block.data);
+      case 'fallback':
+        return false;
+      default:
+        return true;
+    }
+  });
+}
+
+/**
+ * [OMP] Tool calls without a tool result on the path are removed from their assistant turn (as
+ * oh-my-pi does, so the provider is not sent a call with no answer). A rewritten turn also loses
+ * its redacted thinking and its thinking signatures; a turn left empty is dropped.
+ */
+function stripDanglingToolCalls(messages: AgentMessage[]): void {
+  const answered = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'toolResult') {
+      const id = (message as { toolCallId?: unknown }).toolCallId;
+      if (typeof id === 'string') answered.add(id);
+    }
+  }
+  const dangling = (block: Record<string, unknown>): boolean =>
+    block.type === 'toolCall' && !(typeof block.id === 'string' && answered.has(block.id));
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i] as AgentMessage;
+    if (message.role !== 'assistant') continue;
+    const blocks = blocksOf(message);
+    if (!blocks.some(dangling)) continue;
+    const kept = blocks
+      .filter((block) => !dangling(block) && block.type !== 'redactedThinking')
+      .map((block) => {
+        if (block.type !== 'thinking' || !block.thinkingSignature) return block;
+        const copy = { ...block };
+        delete copy.thinkingSignature;
+        return copy;
+      });
+    if (kept.length === 0) messages.splice(i, 1);
+    else messages[i] = { ...message, content: kept } as AgentMessage;
+  }
+}
+
+/**
+ * [OMP] Aborted and error assistant turns are not replayed, and neither are the tool results that
+ * answer their calls, unless the next message is the interrupted-thinking note that keeps them.
+ */
+function dropFailedTurns(messages: AgentMessage[]): void {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i] as AgentMessage;
+    if (message.role !== 'assistant') continue;
+    const stopReason = (message as { stopReason?: unknown }).stopReason;
+    if (stopReason !== 'aborted' && stopReason !== 'error') continue;
+    const next = messages[i + 1] as Record<string, unknown> | undefined;
+    if (next?.role === 'custom' && next.customType === INTERRUPTED_THINKING_TYPE) continue;
+    const callIds = new Set<string>();
+    for (const block of blocksOf(message)) {
+      if (block.type === 'toolCall' && typeof block.id === 'string') callIds.add(block.id);
+    }
+    messages.splice(i, 1);
+    if (callIds.size === 0) continue;
+    for (let j = messages.length - 1; j >= i; j--) {
+      const candidate = messages[j] as Record<string, unknown>;
+      if (
+        candidate.role === 'toolResult' &&
+        typeof candidate.toolCallId === 'string' &&
+        callIds.has(candidate.toolCallId)
+      ) {
+        messages.splice(j, 1);
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------- LLM wire form
 
-/** A message as sent to the model: only these three roles exist on the wire. */
-export type LlmMessage = UserMessage | AssistantMessage | ToolResultMessage;
+/** A message as sent to the model: these roles exist on the wire (developer only for oh-my-pi). */
+export type LlmMessage = UserMessage | AssistantMessage | ToolResultMessage | DeveloperMessage;
+
+export interface ConvertOptions {
+  /** oh-my-pi 18.3.4 sends @-mentioned text files as a developer message without a reminder wrapper. */
+  dialect?: Dialect;
+}
 
 export const COMPACTION_SUMMARY_LEAD_IN =
   'The conversation history before this point was compacted into the following summary:';
@@ -284,8 +435,80 @@ function summaryOf(message: Record<string, unknown>): string {
   return typeof message.summary === 'string' ? message.summary : '';
 }
 
+/** [OMP] The user-message text a Python cell run becomes (oh-my-pi's `pythonExecutionToText`). */
+export function pythonExecutionToText(
+  message: Pick<PythonExecutionMessage, 'code' | 'output' | 'cancelled' | 'exitCode'>,
+): string {
+  let text = `Ran Python:\n\`\`\`python\n${message.code}\n\`\`\`\n`;
+  text += message.output ? `Output:\n\`\`\`\n${message.output}\n\`\`\`` : '(no output)';
+  if (message.cancelled) {
+    text += '\n\n(execution cancelled)';
+  } else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {
+    text += `\n\nExecution failed with code ${message.exitCode}`;
+  }
+  return text;
+}
+
+function fileMentionFiles(message: AgentMessage): Record<string, unknown>[] {
+  const files = (message as { files?: unknown }).files;
+  return Array.isArray(files) ? (files as unknown[]).filter(isRecord) : [];
+}
+
+function fileBlock(file: Record<string, unknown>): string {
+  const content = typeof file.content === 'string' ? file.content : '';
+  const path = typeof file.path === 'string' ? file.path : '';
+  return `<file path="${path}">${content ? `\n${content}\n` : '\n'}</file>`;
+}
+
+/**
+ * [OMP] oh-my-pi 18.3.4: text files go in a developer message, image files (their text block, then
+ * the images) in a user message.
+ */
+function ompFileMentionToLlm(message: AgentMessage, timestamp: number): LlmMessage[] {
+  const files = fileMentionFiles(message);
+  const textFiles = files.filter((file) => !isRecord(file.image));
+  const imageFiles = files.filter((file) => isRecord(file.image));
+  const out: LlmMessage[] = [];
+  if (textFiles.length > 0) {
+    out.push({
+      role: 'developer',
+      content: [textBlock(textFiles.map(fileBlock).join('\n'))],
+      timestamp,
+    });
+  }
+  if (imageFiles.length > 0) {
+    const content: UserContentBlock[] = [textBlock(imageFiles.map(fileBlock).join('\n'))];
+    for (const file of imageFiles) content.push(file.image as ImageContent);
+    out.push({ role: 'user', content, timestamp });
+  }
+  return out;
+}
+
 /** One context message in wire form, or undefined when it never reaches the model. */
-export function messageToLlm(message: AgentMessage): LlmMessage | undefined {
+export function messageToLlm(message: AgentMessage, options?: ConvertOptions): LlmMessage | undefined {
+  return messageToLlmList(message, options)[0];
+}
+
+/** One context message in wire form: none, one, or (an oh-my-pi file mention) two messages. */
+function messageToLlmList(message: AgentMessage, options?: ConvertOptions): LlmMessage[] {
+  if (!isRecord(message)) return [];
+  if (message.role === 'fileMention' && options?.dialect === 'omp') {
+    return ompFileMentionToLlm(message, message.timestamp as number);
+  }
+  if (options?.dialect === 'omp') {
+    if (message.role === 'developer') return [message as LlmMessage];
+    if (message.role === 'pythonExecution') {
+      const python = message as PythonExecutionMessage;
+      if (python.excludeFromContext) return [];
+      const text = pythonExecutionToText(python);
+      return [{ role: 'user', content: [textBlock(text)], timestamp: message.timestamp as number }];
+    }
+  }
+  const converted = singleMessageToLlm(message);
+  return converted ? [converted] : [];
+}
+
+function singleMessageToLlm(message: AgentMessage): LlmMessage | undefined {
   if (!isRecord(message)) return undefined;
   const timestamp = message.timestamp as number;
   switch (message.role) {
@@ -293,6 +516,10 @@ export function messageToLlm(message: AgentMessage): LlmMessage | undefined {
     case 'assistant':
     case 'toolResult':
       return message as LlmMessage;
+    case 'developer':
+    case 'pythonExecution':
+      // Only oh-my-pi sends these two; pi drops roles it does not know.
+      return undefined;
     case 'bashExecution': {
       const bash = message as BashExecutionMessage;
       // The `!!` prefix runs a command without showing it to the model.
@@ -326,24 +553,21 @@ export function messageToLlm(message: AgentMessage): LlmMessage | undefined {
       return { role: 'user', content, timestamp };
     }
     default:
-      // Roles this version does not know (developer, pythonExecution, …) are not sent.
+      // Roles this version does not know are not sent.
       return undefined;
   }
 }
 
 /** The context messages in wire form, order kept, messages that never reach the model dropped. */
-export function convertToLlm(messages: readonly AgentMessage[]): LlmMessage[] {
+export function convertToLlm(messages: readonly AgentMessage[], options?: ConvertOptions): LlmMessage[] {
   const result: LlmMessage[] = [];
-  for (const message of messages) {
-    const converted = messageToLlm(message);
-    if (converted) result.push(converted);
-  }
+  for (const message of messages) result.push(...messageToLlmList(message, options));
   return result;
 }
 
 /** Sum of the per-message estimates (ceil(chars / 4) each) of a context. */
-export function estimateContextTokens(messages: readonly AgentMessage[]): number {
+export function estimateContextTokens(messages: readonly AgentMessage[], dialect?: Dialect): number {
   let total = 0;
-  for (const message of messages) total += estimateTokens(message);
+  for (const message of messages) total += estimateTokens(message, dialect);
   return total;
 }

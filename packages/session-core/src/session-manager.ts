@@ -10,7 +10,7 @@ import { SessionLineParser } from './parse';
 import type { ParseBatch, TitleSlot } from './parse';
 import type { SessionStorage, SessionStorageProvider } from './storage';
 import { TreeIndex } from './tree-index';
-import { CURRENT_SESSION_VERSION } from './types';
+import { CURRENT_SESSION_VERSION, OMP_ENTRY_TYPES } from './types';
 import type {
   BranchSummaryEntry,
   CompactionEntry,
@@ -111,12 +111,41 @@ function isOmpEntry(entry: SessionEntry): boolean {
     case 'compaction':
     case 'branch_summary':
       return entry.fromExtension !== undefined;
-    case 'ttsr_injection':
-    case 'mode_change':
-      return true;
+    case 'message': {
+      const role = (entry.message as { role?: unknown } | undefined)?.role;
+      return role === 'pythonExecution';
+    }
     default:
-      return false;
+      return OMP_ENTRY_TYPES.has(entry.type);
   }
+}
+
+/**
+ * The session name of an oh-my-pi file, as oh-my-pi 18.3.4 shows it: the title line before the
+ * header is rewritten in place on every rename, so it wins (an empty title there means no name);
+ * without one, the latest title_change, then the header's own `title`. The title line truncates a
+ * long title to fit its fixed size; when the latest title_change holds the same title in full, the
+ * full one is shown.
+ */
+export function ompSessionName(
+  titleSlot: TitleSlot | undefined,
+  latestTitleChange: string | undefined,
+  headerTitle: unknown,
+): string | undefined {
+  if (titleSlot && typeof titleSlot.title === 'string') {
+    const slotTitle = titleSlot.title.trim();
+    if (slotTitle === '') return undefined;
+    if (latestTitleChange !== undefined && latestTitleChange.startsWith(titleSlot.title))
+      return latestTitleChange.trim();
+    return slotTitle;
+  }
+  if (latestTitleChange !== undefined && latestTitleChange.trim() !== '') return latestTitleChange.trim();
+  return typeof headerTitle === 'string' && headerTitle.trim() !== '' ? headerTitle.trim() : undefined;
+}
+
+/** The title a title_change entry records, if it is a string. */
+export function titleChangeTitle(entry: SessionEntry): string | undefined {
+  return entry.type === 'title_change' && typeof entry.title === 'string' ? entry.title : undefined;
 }
 
 /**
@@ -149,6 +178,8 @@ export class SessionManager {
   /** While the file is still a legacy one, lines read from it are migrated as they arrive. */
   private legacy: { version: number; v1: V1ChainState; v1Lines: Map<number, FileLine> } | undefined;
   private sessionName: string | undefined;
+  /** [OMP] The title of the latest title_change entry. */
+  private latestTitleChange: string | undefined;
   private headerLine: number | undefined;
   private readonly now: () => number;
 
@@ -345,16 +376,33 @@ export class SessionManager {
     return this.storage?.path;
   }
 
-  /** The latest session_info name; for oh-my-pi files the header title is the fallback. */
+  /**
+   * The latest session_info name (pi); otherwise the oh-my-pi title: the title line, the latest
+   * title_change, the header title (see {@link ompSessionName}).
+   */
   getSessionName(): string | undefined {
     if (this.sessionName !== undefined) return this.sessionName;
-    const title = this.header?.title ?? this.titleSlot?.title;
-    return typeof title === 'string' && title.length > 0 ? title : undefined;
+    return ompSessionName(this.titleSlot, this.latestTitleChange, this.header?.title);
+  }
+
+  /** [OMP] The title line before the header, if the file has one. */
+  getTitleSlot(): TitleSlot | undefined {
+    return this.titleSlot;
+  }
+
+  /**
+   * [OMP] oh-my-pi rewrote the fixed-size title line in place (a rename): take the new one. The
+   * line keeps its size, so nothing else in the file moved and the tail offset stays valid.
+   */
+  replaceTitleSlot(slot: TitleSlot): void {
+    this.titleSlot = slot;
   }
 
   /** What the model sees at the leaf (delegates to buildSessionContext). */
   buildSessionContext(): SessionContext {
-    return buildSessionContext(this.index.entries, this.leafId, this.index.byId);
+    return buildSessionContext(this.index.entries, this.leafId, this.index.byId, {
+      dialect: this.currentDialect,
+    });
   }
 
   /** The whole file: title slot (if any), header, then every entry, one JSON line each. */
@@ -719,6 +767,7 @@ export class SessionManager {
 
   private noteEntry(entry: SessionEntry): void {
     if (entry.type === 'session_info') this.sessionName = sessionInfoName(entry);
+    else if (entry.type === 'title_change') this.latestTitleChange = titleChangeTitle(entry);
     this.noteDialectEvidence(isOmpEntry(entry));
   }
 
@@ -815,6 +864,7 @@ export class SessionManager {
   private reindex(entries: readonly SessionEntry[], text: string): void {
     this.parseIssues = [];
     this.sessionName = undefined;
+    this.latestTitleChange = undefined;
     this.index = new TreeIndex();
     this.parser.restart(text, this.header, this.titleSlot);
     this.headerLine = this.header ? (this.titleSlot ? 2 : 1) : undefined;

@@ -2,7 +2,7 @@
 // Session files are user data written by other programs, so every function here accepts
 // malformed shapes (non-array content, null blocks, non-string text) and never throws.
 
-import type { AgentMessage, SessionEntry } from './types';
+import type { AgentMessage, Dialect, SessionEntry } from './types';
 
 export interface ContentTextOptions {
   /** Cut the result to this many UTF-16 code units (the reference's row preview uses 200). */
@@ -116,7 +116,7 @@ function contentCharsWithImages(content: unknown): number {
  * user text; assistant text + thinking + tool name + JSON of the arguments; custom and toolResult
  * text plus 4800 characters per image; bash command + output; summary text. Other roles count 0.
  */
-export function estimateTokens(message: AgentMessage): number {
+export function estimateTokens(message: AgentMessage, dialect?: Dialect): number {
   if (!isRecord(message)) return 0;
   const m = message as Record<string, unknown>;
   let chars = 0;
@@ -142,6 +142,16 @@ export function estimateTokens(message: AgentMessage): number {
       break;
     case 'bashExecution':
       chars = stringLength(m.command) + stringLength(m.output);
+      break;
+    // [OMP] both reach oh-my-pi's model (pi does not send them): a developer message as it is, a
+    // Python run as its code and output.
+    case 'developer':
+      if (dialect !== 'omp') return 0;
+      chars = contentCharsWithImages(m.content);
+      break;
+    case 'pythonExecution':
+      if (dialect !== 'omp') return 0;
+      chars = stringLength(m.code) + stringLength(m.output);
       break;
     case 'branchSummary':
     case 'compactionSummary':

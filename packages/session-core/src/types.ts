@@ -30,6 +30,13 @@ export interface ThinkingContent {
   [key: string]: unknown;
 }
 
+/** [OMP] Encrypted reasoning: no plain text, only an opaque `data` string. */
+export interface RedactedThinkingContent {
+  type: 'redactedThinking';
+  data: string;
+  [key: string]: unknown;
+}
+
 export interface ToolCall {
   type: 'toolCall';
   id: string;
@@ -39,7 +46,9 @@ export interface ToolCall {
 }
 
 export type UserContentBlock = TextContent | ImageContent;
-export type AssistantContentBlock = TextContent | ThinkingContent | ToolCall;
+/** oh-my-pi assistant replies may also carry images and redacted thinking. */
+export type AssistantContentBlock =
+  TextContent | ThinkingContent | ToolCall | ImageContent | RedactedThinkingContent;
 
 // ---------------------------------------------------------------- messages
 
@@ -130,6 +139,27 @@ export interface FileMentionMessage {
   [key: string]: unknown;
 }
 
+/** [OMP] A system-level instruction the agent injected; reaches the model as a developer message. */
+export interface DeveloperMessage {
+  role: 'developer';
+  content: string | UserContentBlock[];
+  timestamp: number;
+  [key: string]: unknown;
+}
+
+/** [OMP] A Python cell the user ran (the `$` prefix); reaches the model as a user message. */
+export interface PythonExecutionMessage {
+  role: 'pythonExecution';
+  code: string;
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated?: boolean;
+  excludeFromContext?: boolean;
+  timestamp: number;
+  [key: string]: unknown;
+}
+
 /** Synthesized from branch_summary entries; never stored as a message entry. */
 export interface BranchSummaryMessage {
   role: 'branchSummary';
@@ -146,7 +176,7 @@ export interface CompactionSummaryMessage {
   timestamp: number;
 }
 
-/** A role this version does not know (newer oh-my-pi's `developer`, `pythonExecution`, …): kept verbatim. */
+/** A role this version does not know: kept verbatim. */
 export interface UnknownRoleMessage {
   role: string;
   timestamp?: number;
@@ -160,7 +190,9 @@ export type KnownAgentMessage =
   | BashExecutionMessage
   | CustomMessage
   | HookMessage
-  | FileMentionMessage;
+  | FileMentionMessage
+  | DeveloperMessage
+  | PythonExecutionMessage;
 
 /** What a `message` entry may hold. */
 export type StoredMessage = KnownAgentMessage | UnknownRoleMessage;
@@ -272,6 +304,58 @@ export interface ModeChangeEntry extends EntryBase {
   data?: Record<string, unknown>;
 }
 
+/** [OMP] Audit record of a rename; the title line before the header holds the current title. */
+export interface TitleChangeEntry extends EntryBase {
+  type: 'title_change';
+  title: string;
+  previousTitle?: string;
+  source?: 'auto' | 'user';
+  trigger?: string;
+}
+
+/**
+ * [OMP] Usage of a side call (a title, a summary, …) that is not part of the transcript. Its parent
+ * is the leaf when the call started; it becomes the leaf only if that was still the leaf.
+ */
+export interface ModelUsageEntry extends EntryBase {
+  type: 'model_usage';
+  purpose: string;
+  role?: string;
+  api: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  stopReason: StopReason;
+  errorMessage?: string;
+}
+
+/** [OMP] Service tier by model family ("openai": "priority", …), or null for the default. */
+export interface ServiceTierChangeEntry extends EntryBase {
+  type: 'service_tier_change';
+  serviceTier: Record<string, string> | null;
+}
+
+/** [OMP] Written by /clear: the model context starts after it (unless a later compaction). */
+export interface ResetBoundaryEntry extends EntryBase {
+  type: 'reset_boundary';
+}
+
+/** [OMP] Which account served a provider (a hash, never the account itself). */
+export interface CredentialPinEntry extends EntryBase {
+  type: 'credential_pin';
+  provider: string;
+  hash: string;
+}
+
+/** [OMP] The initial context of a subagent session (system prompt, task, tools). */
+export interface SessionInitEntry extends EntryBase {
+  type: 'session_init';
+  systemPrompt: string;
+  task: string;
+  tools: string[];
+  agent?: string;
+}
+
 export type KnownSessionEntry =
   | MessageEntry
   | ThinkingLevelChangeEntry
@@ -283,7 +367,25 @@ export type KnownSessionEntry =
   | LabelEntry
   | SessionInfoEntry
   | TtsrInjectionEntry
-  | ModeChangeEntry;
+  | ModeChangeEntry
+  | TitleChangeEntry
+  | ModelUsageEntry
+  | ServiceTierChangeEntry
+  | ResetBoundaryEntry
+  | CredentialPinEntry
+  | SessionInitEntry;
+
+/** Entry types only oh-my-pi writes: one of them in a file makes it an oh-my-pi session. */
+export const OMP_ENTRY_TYPES: ReadonlySet<string> = new Set([
+  'ttsr_injection',
+  'mode_change',
+  'title_change',
+  'model_usage',
+  'service_tier_change',
+  'reset_boundary',
+  'credential_pin',
+  'session_init',
+]);
 
 export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
   'message',
@@ -295,8 +397,7 @@ export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
   'custom_message',
   'label',
   'session_info',
-  'ttsr_injection',
-  'mode_change',
+  ...OMP_ENTRY_TYPES,
 ]);
 
 /** Any non-header line with an id. Unknown entry types keep all their fields. */
@@ -326,6 +427,8 @@ export interface SessionContext {
   injectedTtsrRules: string[];
   mode: string;
   modeData?: Record<string, unknown>;
+  /** [OMP] The latest service_tier_change on the path (null: back to the default). */
+  serviceTier?: Record<string, string> | null;
 }
 
 // ---------------------------------------------------------------- load issues

@@ -29,6 +29,13 @@ import {
   type Watcher,
 } from '../store/files';
 import { NewFileStorageProvider, ReadOnlyStorage } from '../store/file-storage';
+import {
+  blobDirOf,
+  readArtifact,
+  readBlob,
+  type ArtifactContent,
+  type BlobContent,
+} from '../store/omp-files';
 import { OpenSession } from '../store/open-session';
 import { SessionIndex, type IndexedSession, type Root } from '../store/session-index';
 import type { StateStore } from '../store/state';
@@ -260,8 +267,9 @@ export class SessionStore {
     if (at !== undefined && !sm.getEntry(at))
       throw new AppError('ENTRY_NOT_FOUND', `No entry ${at} in this session.`);
     const leaf = at ?? sm.getLeafId();
-    const context = buildSessionContext(sm.getEntries(), leaf);
-    const llm = convertToLlm(context.messages).map((message) => ({
+    const dialect = sm.dialect;
+    const context = buildSessionContext(sm.getEntries(), leaf, undefined, { dialect });
+    const llm = convertToLlm(context.messages, { dialect }).map((message) => ({
       role: message.role,
       text: llmText(message),
     }));
@@ -273,11 +281,28 @@ export class SessionStore {
       model: context.model,
       models: context.models,
       mode: context.mode,
-      tokens: estimateContextTokens(context.messages),
+      tokens: estimateContextTokens(context.messages, dialect),
     };
   }
 
+  /** [oh-my-pi] An image blob of the session's agent folder (hash validated, confined, checked, capped). */
+  async blob(id: string, hash: string): Promise<BlobContent> {
+    const indexed = await this.resolve(id);
+    return readBlob(await blobDirOf(indexed.file, indexed.root.path), hash);
+  }
+
+  /** [oh-my-pi] Artifact N of a session (`<session file without .jsonl>/N.<tool>.log`). */
+  async artifact(id: string, artifactId: string): Promise<ArtifactContent> {
+    const indexed = await this.resolve(id);
+    return readArtifact(indexed.file, artifactId);
+  }
+
   // ------------------------------------------------------------------ writes
+
+  private assertWritable(session: OpenSession): void {
+    const readOnly = session.readOnly;
+    if (readOnly) throw new AppError('READ_ONLY', `Nothing was written. ${readOnly}`);
+  }
 
   async setLabel(id: string, entryId: string, label: string | undefined): Promise<LabelResult> {
     const session = await this.open(id);
@@ -317,6 +342,7 @@ export class SessionStore {
   async branch(id: string, entryId: string): Promise<BranchResult> {
     const session = await this.open(id);
     await session.refresh();
+    this.assertWritable(session);
     const entry = session.sm.getEntry(entryId);
     if (!entry) throw new AppError('ENTRY_NOT_FOUND', `No entry ${entryId} in this session.`);
     const editorText = entry.type === 'message' ? userMessageText(entry.message) : '';
@@ -353,6 +379,7 @@ export class SessionStore {
   async fork(id: string): Promise<ForkResult> {
     const session = await this.open(id);
     await session.refresh();
+    this.assertWritable(session);
     const provider = new NewFileStorageProvider(path.dirname(session.file));
     const copy = SessionManager.fromJsonl(session.sm.toJsonl(), {
       storage: new ReadOnlyStorage(session.file),

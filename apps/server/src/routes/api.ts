@@ -2,6 +2,8 @@ import os from 'node:os';
 import {
   API_ROUTES,
   PROTOCOL_VERSION,
+  type ArtifactParams,
+  type BlobParams,
   type BranchRequest,
   type ContextQuery,
   type EntryParams,
@@ -113,6 +115,37 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     handler: async (request) => {
       if (request.body.text.trim() === '') throw new AppError('BAD_REQUEST', 'The message is empty.');
       return store.appendMessage(request.params.id, request.body.text);
+    },
+  });
+
+  // Session files name these; the bytes are served as data only: a checked image type or plain
+  // text, never sniffed by the browser, never a document that could run script.
+  app.route<{ Params: BlobParams }>({
+    ...r.getBlob,
+    handler: async (request, reply) => {
+      const blob = await store.blob(request.params.id, request.params.hash);
+      return reply
+        .header('content-type', blob.contentType)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .send(blob.bytes);
+    },
+  });
+
+  app.route<{ Params: ArtifactParams }>({
+    ...r.getArtifact,
+    handler: async (request, reply) => {
+      const artifact = await store.artifact(request.params.id, request.params.artifactId);
+      return reply
+        .header('content-type', 'text/plain; charset=utf-8')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'no-store')
+        .header('x-canopy-artifact-name', artifact.name)
+        .header('x-canopy-artifact-size', String(artifact.size))
+        .header('x-canopy-artifact-truncated', artifact.truncated ? '1' : '0')
+        .send(artifact.text);
     },
   });
 

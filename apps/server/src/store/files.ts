@@ -79,11 +79,21 @@ export function isInside(root: string, candidate: string): boolean {
  * Every `*.jsonl` file under `root`, found with an explicit stack (no recursion), following
  * symlinked directories only when they resolve inside the root; each directory is visited once.
  */
+/**
+ * A session file's name: `*.jsonl`, or an archived `*.jsonl.gz` (oh-my-pi). Hidden names are the
+ * staging and lock files of a writer (`.<name>.jsonl.lock`, `.<name>.<rand>.tmp`) and never sessions;
+ * `.tmp` / `.bak` / `.lock` names do not end in `.jsonl` anyway.
+ */
+export function isSessionFileName(name: string): boolean {
+  if (name.startsWith('.')) return false;
+  return name.endsWith('.jsonl') || name.endsWith('.jsonl.gz');
+}
+
 export async function listJsonlFiles(root: string): Promise<string[]> {
   const realRoot = await realpathOrUndefined(root);
   if (!realRoot) return [];
   const rootStat = await fsp.stat(realRoot);
-  if (rootStat.isFile()) return realRoot.endsWith('.jsonl') ? [realRoot] : [];
+  if (rootStat.isFile()) return isSessionFileName(path.basename(realRoot)) ? [realRoot] : [];
   const found: string[] = [];
   const seen = new Set<string>([realRoot]);
   const stack = [realRoot];
@@ -103,7 +113,7 @@ export async function listJsonlFiles(root: string): Promise<string[]> {
           stack.push(full);
         }
       } else if (entry.isFile()) {
-        if (entry.name.endsWith('.jsonl')) found.push(full);
+        if (isSessionFileName(entry.name)) found.push(full);
       } else if (entry.isSymbolicLink()) {
         const real = await realpathOrUndefined(full);
         if (!real || !isInside(realRoot, real)) continue; // links out of the root are refused
@@ -111,7 +121,7 @@ export async function listJsonlFiles(root: string): Promise<string[]> {
         if (stat?.isDirectory() && !seen.has(real)) {
           seen.add(real);
           stack.push(real);
-        } else if (stat?.isFile() && entry.name.endsWith('.jsonl')) {
+        } else if (stat?.isFile() && isSessionFileName(entry.name)) {
           found.push(real);
         }
       }

@@ -22,6 +22,7 @@ import {
   watchPath,
   type Watcher,
 } from './files';
+import { isArchive, readOnlyReason, readSessionBytes } from './omp-files';
 import { buildSkeletonNodes, SkeletonCache } from './skeleton';
 import type { StateStore } from './state';
 
@@ -64,6 +65,11 @@ export class OpenSession {
   private window: Buffer = Buffer.alloc(0);
   private ino = 0;
   private dev = 0;
+  private mtimeMs = 0;
+  /** Bytes of the file on disk (an archive's compressed size differs from `offset`). */
+  private diskSize = 0;
+  /** [oh-my-pi] The title line as last read (oh-my-pi rewrites it in place on a rename). */
+  private titleLine: Buffer | undefined;
   private toolCalls = new ToolCallIndex();
   private readonly skeletonCache: SkeletonCache;
   private queue: Promise<unknown> = Promise.resolve();
@@ -88,6 +94,11 @@ export class OpenSession {
 
   get pendingBytes(): number {
     return this.sm.pendingBytes;
+  }
+
+  /** Why Canopy does not write to this session (an archive, an unknown format version), if so. */
+  get readOnly(): string | undefined {
+    return readOnlyReason(this.file, this.sm?.version);
   }
 
   /** Loads the file and starts tailing it. */
@@ -143,7 +154,7 @@ export class OpenSession {
   private async load(initial: boolean): Promise<void> {
     const before = await statFile(this.file);
     if (!before) throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
-    const bytes = await readWhole(this.file);
+    const bytes = isArchive(this.file) ? await readSessionBytes(this.file) : await readWhole(this.file);
     // A cut-off last line stays buffered in the manager until its newline arrives.
     const sm = SessionManager.fromJsonl(bytes, {
       storage: this.storage(),
@@ -155,6 +166,9 @@ export class OpenSession {
     this.window = Buffer.from(bytes.subarray(Math.max(0, bytes.length - WINDOW_BYTES)));
     this.ino = before.ino;
     this.dev = before.dev;
+    this.mtimeMs = before.mtimeMs;
+    this.diskSize = before.size;
+    this.titleLine = sm.getTitleSlot() ? firstLine(bytes) : undefined;
     this.toolCalls = new ToolCallIndex();
     this.toolCalls.addEntries(sm.getEntries());
     this.skeletonCache.clear();
@@ -236,7 +250,17 @@ export class OpenSession {
     const stat = await statFile(this.file);
     if (!stat) return; // deleted: the index drops it; keep the last state for open tabs
     if (stat.ino !== this.ino || stat.dev !== this.dev) return this.reload('replaced');
+    if (isArchive(this.file)) {
+      // Compressed: not tailed; any change is read again whole.
+      if (stat.size !== this.diskSize || stat.mtimeMs !== this.mtimeMs) return this.reload('rewritten');
+      return;
+    }
     if (stat.size < this.offset) return this.reload('truncated');
+    if (stat.mtimeMs !== this.mtimeMs) {
+      this.mtimeMs = stat.mtimeMs;
+      // A rename rewrites the title line in place: the size need not change.
+      if (this.titleLine && (await this.checkTitleLine()) === 'reload') return this.reload('rewritten');
+    }
     if (stat.size === this.offset) return;
     const start = Math.max(0, this.offset - this.window.length);
     const bytes = await readRange(this.file, start, stat.size - start);
@@ -244,6 +268,30 @@ export class OpenSession {
     if (!before.equals(this.window)) return this.reload('rewritten');
     const fresh = bytes.subarray(this.offset - start);
     this.ingestExternal(fresh);
+  }
+
+  /**
+   * [oh-my-pi] Re-reads the title line. Rewritten with the same size, it is taken in place (the rest
+   * of the file did not move) and the name change is published; any other change of the first line
+   * means the file was rewritten, and the caller reloads it.
+   */
+  private async checkTitleLine(): Promise<'same' | 'changed' | 'reload'> {
+    const old = this.titleLine as Buffer;
+    const current = await readRange(this.file, 0, old.length);
+    if (current.equals(old)) return 'same';
+    if (current.length !== old.length || current[current.length - 1] !== 0x0a) return 'reload';
+    let slot: unknown;
+    try {
+      slot = JSON.parse(current.toString('utf8'));
+    } catch {
+      return 'reload';
+    }
+    if (!slot || typeof slot !== 'object' || (slot as { type?: unknown }).type !== 'title') return 'reload';
+    this.titleLine = Buffer.from(current);
+    this.sm.replaceTitleSlot(slot as { type: 'title' });
+    this.options.publish({ type: 'sessions_changed' });
+    this.options.onGrow?.();
+    return 'changed';
   }
 
   private ingestExternal(fresh: Buffer): void {
@@ -321,6 +369,8 @@ export class OpenSession {
   mutate<T>(mutate: (sm: SessionManager) => T, writes: boolean): Promise<T> {
     return this.enqueue(async () => {
       await this.poll();
+      const readOnly = writes ? this.readOnly : undefined;
+      if (readOnly) throw new AppError('READ_ONLY', `Nothing was written. ${readOnly}`);
       if (writes && this.sm.pendingBytes > 0) {
         const deadline = Date.now() + this.options.midWriteWaitMs;
         while (this.sm.pendingBytes > 0 && Date.now() < deadline) {
@@ -443,6 +493,12 @@ export class OpenSession {
       });
     }
   }
+}
+
+/** The first line of a file's bytes, its newline included (all of it without one). */
+function firstLine(bytes: Buffer): Buffer {
+  const newline = bytes.indexOf(0x0a);
+  return Buffer.from(newline < 0 ? bytes : bytes.subarray(0, newline + 1));
 }
 
 function statFileSyncOrThrow(file: string): { size: number; ino: number; dev: number } {

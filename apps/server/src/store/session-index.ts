@@ -2,12 +2,16 @@ import path from 'node:path';
 import type { SessionListItem } from '@canopy/protocol';
 import {
   getSessionVersion,
+  ompSessionName,
   SessionLineParser,
+  titleChangeTitle,
   userMessageText,
   type SessionEntry,
   sessionInfoName,
+  type TitleSlot,
 } from '@canopy/session-core';
 import { sessionIdOf } from './ids';
+import { isArchive, readOnlyReason, readSessionBytes, subagentParentCandidates } from './omp-files';
 import {
   isInside,
   listJsonlFiles,
@@ -39,6 +43,12 @@ export interface IndexedSession {
   messageCount: number;
   /** The name set by the latest session_info (pi); a blank one clears it. */
   infoName?: string;
+  /** [oh-my-pi] The title line before the header, re-read whenever the file changes. */
+  titleSlot?: TitleSlot;
+  /** [oh-my-pi] Bytes of the title line, its newline included. */
+  titleSlotBytes?: number;
+  /** [oh-my-pi] The title of the latest title_change entry. */
+  titleChange?: string;
   firstMessage: string;
   issueCount: number;
 }
@@ -143,8 +153,12 @@ export class SessionIndex {
       return false;
     }
     let session = known;
+    // An archive is read whole every time it changes (it is compressed, so it cannot be tailed).
     const grewInPlace =
-      known !== undefined && known.identity.ino === identity.ino && identity.size >= known.offset;
+      known !== undefined &&
+      !isArchive(file) &&
+      known.identity.ino === identity.ino &&
+      identity.size >= known.offset;
     if (!session || !grewInPlace) {
       session = {
         id: sessionIdOf(file),
@@ -160,7 +174,12 @@ export class SessionIndex {
       };
     }
     try {
-      await this.readFrom(session, identity.size);
+      if (isArchive(file)) await this.readArchive(session);
+      else {
+        // oh-my-pi rewrites its title line in place (same size) on every rename.
+        if (session.titleSlotBytes !== undefined) await this.rereadTitleSlot(session);
+        await this.readFrom(session, identity.size);
+      }
     } catch {
       return false; // vanished or unreadable mid-read: the next scan retries
     }
@@ -168,6 +187,37 @@ export class SessionIndex {
     this.byFile.set(file, session);
     this.byId.set(session.id, session);
     return true;
+  }
+
+  private async readArchive(session: IndexedSession): Promise<void> {
+    const bytes = await readSessionBytes(session.file);
+    session.offset = 0;
+    this.absorb(session, session.parser.push(bytes), bytes);
+    session.parser.end();
+  }
+
+  private async rereadTitleSlot(session: IndexedSession): Promise<void> {
+    const length = session.titleSlotBytes as number;
+    const line = (await readRange(session.file, 0, length)).toString('utf8');
+    try {
+      const value = JSON.parse(line) as unknown;
+      if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'title') {
+        session.titleSlot = value as TitleSlot;
+      }
+    } catch {
+      // Mid-rewrite or no longer a title line: keep the last good title.
+    }
+  }
+
+  private absorb(session: IndexedSession, batch: ReturnType<SessionLineParser['push']>, chunk: Buffer): void {
+    if (batch.titleSlot) {
+      session.titleSlot = batch.titleSlot.slot;
+      const newline = chunk.indexOf(0x0a);
+      if (batch.titleSlot.line === 1 && newline >= 0) session.titleSlotBytes = newline + 1;
+    }
+    if (batch.header) session.header = batch.header.header;
+    session.issueCount += batch.issues.length;
+    for (const { entry } of batch.entries) this.countEntry(session, entry);
   }
 
   private async readFrom(session: IndexedSession, size: number): Promise<void> {
@@ -178,11 +228,10 @@ export class SessionIndex {
         Math.min(CHUNK_BYTES, size - session.offset),
       );
       if (chunk.length === 0) break;
+      const atStart = session.offset === 0;
       session.offset += chunk.length;
       const batch = session.parser.push(chunk);
-      if (batch.header) session.header = batch.header.header;
-      session.issueCount += batch.issues.length;
-      for (const { entry } of batch.entries) this.countEntry(session, entry);
+      this.absorb(session, batch, atStart ? chunk : Buffer.alloc(0));
     }
   }
 
@@ -196,6 +245,8 @@ export class SessionIndex {
       }
     } else if (entry.type === 'session_info') {
       session.infoName = sessionInfoName(entry);
+    } else if (entry.type === 'title_change') {
+      session.titleChange = titleChangeTitle(entry);
     }
   }
 
@@ -203,9 +254,9 @@ export class SessionIndex {
   toListItem(session: IndexedSession, writerActive: boolean): SessionListItem {
     const header = session.header;
     const parentSession = typeof header?.parentSession === 'string' ? header.parentSession : undefined;
-    const title =
-      typeof header?.title === 'string' && header.title.trim() !== '' ? header.title.trim() : undefined;
-    const name = session.infoName ?? title;
+    const name = session.infoName ?? ompSessionName(session.titleSlot, session.titleChange, header?.title);
+    const version = header ? getSessionVersion(header as { version?: number }) : 0;
+    const subagent = this.subagentParent(session);
     const item: SessionListItem = {
       id: session.id,
       headerId: typeof header?.id === 'string' ? header.id : '',
@@ -218,15 +269,32 @@ export class SessionIndex {
       size: session.identity.size,
       mtime: session.identity.mtimeMs,
       created: typeof header?.timestamp === 'string' ? header.timestamp : '',
-      version: header ? getSessionVersion(header as { version?: number }) : 0,
-      parentId: parentSession !== undefined ? this.resolveParent(session, parentSession) : null,
+      version,
+      parentId:
+        subagent?.parentId ??
+        (parentSession !== undefined ? this.resolveParent(session, parentSession) : null),
       issueCount: session.issueCount + (session.parser.remainderIssue() ? 1 : 0),
       writerActive,
     };
     if (name !== undefined) item.name = name;
     if (parentSession !== undefined) item.parentSession = parentSession;
     if (!header) item.invalid = true;
+    if (subagent) item.kind = subagent.kind;
+    const readOnly = readOnlyReason(session.file, header ? version : undefined);
+    if (readOnly) item.readOnly = readOnly;
     return item;
+  }
+
+  /** [oh-my-pi] A subagent or advisor transcript in a listed session's folder, and that session. */
+  private subagentParent(
+    session: IndexedSession,
+  ): { kind: 'subagent' | 'advisor'; parentId: string } | undefined {
+    const { kind, parents } = subagentParentCandidates(session.file);
+    for (const candidate of parents) {
+      const parent = this.byFile.get(candidate);
+      if (parent && parent !== session) return { kind, parentId: parent.id };
+    }
+    return undefined;
   }
 
   /** `parentSession` is a path (pi, createBranchedSession) or a header id (oh-my-pi forkFrom). */

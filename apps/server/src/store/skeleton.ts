@@ -40,12 +40,31 @@ export function buildSkeletonNodes(
   return nodes;
 }
 
-/** Token and cost numbers of an assistant message. */
-export function usageOf(entry: SessionEntry): SkeletonNode['usage'] {
+/**
+ * The usage an entry adds to the totals, as oh-my-pi counts it (`entryUsage` in its
+ * session-manager.ts): an assistant message's, a model_usage side call's, and the `details.usage` of
+ * a `task` tool result (a subagent's run).
+ */
+function rawUsageOf(entry: SessionEntry): unknown {
+  if (entry.type === 'model_usage') return entry.usage;
   if (entry.type !== 'message') return undefined;
-  const message = entry.message as { role?: unknown; usage?: unknown } | undefined;
-  if (message?.role !== 'assistant' || !message.usage || typeof message.usage !== 'object') return undefined;
-  const usage = message.usage as Record<string, unknown>;
+  const message = entry.message as { role?: unknown; usage?: unknown; toolName?: unknown; details?: unknown };
+  if (message?.role === 'assistant') return message.usage;
+  if (
+    message?.role === 'toolResult' &&
+    message.toolName === 'task' &&
+    message.details &&
+    typeof message.details === 'object'
+  )
+    return (message.details as { usage?: unknown }).usage;
+  return undefined;
+}
+
+/** Token and cost numbers of an entry that used a model (see {@link rawUsageOf}). */
+export function usageOf(entry: SessionEntry): SkeletonNode['usage'] {
+  const raw = rawUsageOf(entry);
+  if (!raw || typeof raw !== 'object') return undefined;
+  const usage = raw as Record<string, unknown>;
   const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
   const cost = usage.cost && typeof usage.cost === 'object' ? (usage.cost as Record<string, unknown>) : {};
   return {

@@ -13,6 +13,7 @@ export function Composer() {
   const busy = useApp((s) => s.busy);
   const leafId = useApp((s) => s.leafId);
   const doubleEscape = useApp((s) => s.settings.doubleEscapeAction);
+  const readOnly = useApp((s) => s.session?.item.readOnly);
   const lastEscape = useRef(0);
 
   return (
@@ -20,7 +21,12 @@ export function Composer() {
       <textarea
         data-testid="composer.input"
         aria-label="Message to append under the current leaf"
-        placeholder="Write a user message to append under the current leaf (Ctrl+Enter sends)…"
+        placeholder={
+          readOnly
+            ? `Read-only: ${readOnly}`
+            : 'Write a user message to append under the current leaf (Ctrl+Enter sends)…'
+        }
+        disabled={readOnly !== undefined}
         value={text}
         onChange={(e) => store.getState().setComposerText(e.target.value)}
         onKeyDown={(e) => {
@@ -50,7 +56,8 @@ export function Composer() {
           type="button"
           className="primary"
           data-testid="composer.send"
-          disabled={!text.trim() || busy !== null}
+          disabled={!text.trim() || busy !== null || readOnly !== undefined}
+          title={readOnly}
           onClick={() => void store.getState().sendComposer()}
         >
           Append message

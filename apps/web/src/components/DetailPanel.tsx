@@ -9,7 +9,7 @@ import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
 import { api } from '../net/api';
 import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
-import { EntryContent, RawJson } from './EntryContent';
+import { EntryContent, EntrySessionContext, RawJson } from './EntryContent';
 import { Pre } from './Markdown';
 
 function useEntryDetail(entryId: string | null, treeVersion: number) {
@@ -177,6 +177,7 @@ export function DetailPanel() {
   const kind = entryKind(entry.type, entry.role);
   const isLeaf = entry.id === leafId;
   const isUser = entry.type === 'message' && entry.role === 'user';
+  const readOnly = session.item.readOnly;
   const copyLink = () => {
     const url = new URL(window.location.href);
     url.search = `?session=${encodeURIComponent(session.id)}&entry=${encodeURIComponent(entry.id)}`;
@@ -210,6 +211,11 @@ export function DetailPanel() {
           </span>
           <span>{formatTimestamp(entry.timestamp)}</span>
         </div>
+        {readOnly && (
+          <div className="notice warn" data-testid="detail.read-only">
+            Read-only: {readOnly}
+          </div>
+        )}
         <div className="detail-actions">
           <button
             type="button"
@@ -228,8 +234,9 @@ export function DetailPanel() {
           <button
             type="button"
             data-testid="detail.label-edit"
+            disabled={readOnly !== undefined}
             onClick={() => store.getState().startLabelEdit(entry.id)}
-            title="Shift+L"
+            title={readOnly ?? 'Shift+L'}
           >
             {entry.label ? 'Edit label' : 'Add label'}
           </button>
@@ -237,8 +244,8 @@ export function DetailPanel() {
             <button
               type="button"
               data-testid="detail.branch"
-              disabled={busy !== null}
-              title="Start a new session file with the path up to this message (/branch)"
+              disabled={busy !== null || readOnly !== undefined}
+              title={readOnly ?? 'Start a new session file with the path up to this message (/branch)'}
               onClick={() => void store.getState().branchFrom(entry.id)}
             >
               Branch from here
@@ -257,7 +264,9 @@ export function DetailPanel() {
         {!detail && !error && <div className="help">Loading…</div>}
         {detail && (
           <div data-testid="detail.content">
-            <EntryContent detail={detail} />
+            <EntrySessionContext.Provider value={session.id}>
+              <EntryContent detail={detail} />
+            </EntrySessionContext.Provider>
           </div>
         )}
 

@@ -1,9 +1,16 @@
 // Full content of one entry, by type. Everything here comes from the session file and is untrusted:
 // markdown goes through DOMPurify (Markdown), everything else is rendered as text by React.
 
+import { createContext, useContext } from 'react';
 import type { EntryDetail } from '@canopy/protocol';
 import { formatCost, formatTokens } from '../lib/format';
+import { artifactIdsIn, blobHashOf } from '../lib/ompFiles';
+import { api } from '../net/api';
+import { ArtifactView } from './ArtifactView';
 import { Markdown, Pre } from './Markdown';
+
+/** The open session's id: blob images and artifacts are fetched through it. */
+export const EntrySessionContext = createContext<string | null>(null);
 
 type Json = Record<string, unknown>;
 
@@ -21,8 +28,22 @@ function json(value: unknown): string {
 }
 
 function ImageBlock({ block }: { block: Json }) {
+  const sessionId = useContext(EntrySessionContext);
   const mime = str(block.mimeType);
   const data = str(block.data);
+  // oh-my-pi stores images as `blob:sha256:<hex>`: the server serves them, after checking the bytes.
+  const hash = blobHashOf(data);
+  if (hash !== undefined) {
+    if (!sessionId) return <div className="notice warn">Image blob not shown</div>;
+    return (
+      <img
+        className="content-image"
+        alt={`image blob ${hash.slice(0, 12)}`}
+        src={api.blobUrl(sessionId, hash)}
+        data-testid="detail.image"
+      />
+    );
+  }
   // Only raster image types as data URLs: an SVG could carry script.
   if (!/^image\/(png|jpe?g|gif|webp|bmp)$/i.test(mime) || !/^[A-Za-z0-9+/=\s]*$/.test(data)) {
     return <div className="notice warn">Image ({mime || 'unknown type'}) not shown</div>;
@@ -190,6 +211,14 @@ function MessageContent({ message, detail }: { message: Json; detail: EntryDetai
                   </div>
                 </details>
               );
+            if (block.type === 'redactedThinking')
+              return (
+                <div className="block" key={i} data-testid="detail.redacted-thinking">
+                  <div className="block-head">
+                    <span>redacted thinking (encrypted by the provider, not readable)</span>
+                  </div>
+                </div>
+              );
             if (block.type === 'text')
               return <Markdown key={i} text={str(block.text)} testId="detail.text" />;
             if (block.type === 'toolCall') return <ToolCallBlock key={i} call={block} />;
@@ -226,6 +255,7 @@ function MessageContent({ message, detail }: { message: Json; detail: EntryDetai
               <Content content={message.content} as="pre" />
             </div>
           </div>
+          <Artifacts content={message.content} />
           {message.details !== undefined && (
             <details className="block">
               <summary>details</summary>
@@ -248,6 +278,28 @@ function MessageContent({ message, detail }: { message: Json; detail: EntryDetai
             {message.excludeFromContext === true && <span>not in context</span>}
           </div>
           <div className="block-body">
+            <Pre text={str(message.output) || '(no output)'} />
+          </div>
+        </div>
+      );
+    case 'developer':
+      return (
+        <>
+          <div className="help">Instructions the agent gave the model (oh-my-pi developer message)</div>
+          <Content content={message.content} />
+        </>
+      );
+    case 'pythonExecution':
+      return (
+        <div className="block">
+          <div className="block-head">
+            <span>python</span>
+            {message.exitCode !== undefined && <span>exit {String(message.exitCode)}</span>}
+            {message.cancelled === true && <span>cancelled</span>}
+            {message.excludeFromContext === true && <span>not in context</span>}
+          </div>
+          <div className="block-body">
+            <Pre text={str(message.code)} />
             <Pre text={str(message.output) || '(no output)'} />
           </div>
         </div>
@@ -297,17 +349,31 @@ export function EntryContent({ detail }: { detail: EntryDetail }) {
           <FileLists details={entry.details} />
         </>
       );
-    case 'branch_summary':
+    case 'branch_summary': {
+      const markerKind = str(entry.summary) === '' && isObject(entry.details) ? str(entry.details.kind) : '';
       return (
         <>
           <div className="detail-meta">
             <span className="mono">from: {str(entry.fromId)}</span>
             {(entry.fromExtension === true || entry.fromHook === true) && <span>from an extension</span>}
           </div>
-          <Markdown text={str(entry.summary)} testId="detail.summary" />
-          <FileLists details={entry.details} />
+          {markerKind ? (
+            <>
+              <div className="help" data-testid="detail.marker">
+                A branch marker ({markerKind}) with no summary: oh-my-pi writes it so the chosen branch
+                survives a reload. It adds nothing to the model context.
+              </div>
+              <Pre text={json(entry.details)} />
+            </>
+          ) : (
+            <>
+              <Markdown text={str(entry.summary)} testId="detail.summary" />
+              <FileLists details={entry.details} />
+            </>
+          )}
         </>
       );
+    }
     case 'custom_message':
       return (
         <>
@@ -335,11 +401,60 @@ export function EntryContent({ detail }: { detail: EntryDetail }) {
       return <Fields entry={entry} keys={['injectedRules']} />;
     case 'mode_change':
       return <Fields entry={entry} keys={['mode', 'data']} />;
+    case 'title_change':
+      return <Fields entry={entry} keys={['title', 'previousTitle', 'source', 'trigger']} />;
+    case 'model_usage':
+      return (
+        <>
+          <div className="help">A side call (not part of the conversation) and what it used.</div>
+          <Fields
+            entry={entry}
+            keys={['purpose', 'role', 'provider', 'model', 'api', 'stopReason', 'errorMessage']}
+          />
+          {isObject(entry.usage) && <UsageTable usage={entry.usage} />}
+        </>
+      );
+    case 'service_tier_change':
+      return <Fields entry={entry} keys={['serviceTier']} />;
+    case 'credential_pin':
+      return <Fields entry={entry} keys={['provider', 'hash']} />;
+    case 'reset_boundary':
+      return (
+        <div className="help" data-testid="detail.reset">
+          Written by /clear: the model context starts after this entry (unless a later compaction).
+        </div>
+      );
+    case 'session_init':
+      return (
+        <>
+          <Fields entry={entry} keys={['agent', 'task', 'tools', 'modelRole', 'resolvedModel', 'readOnly']} />
+          <details className="block">
+            <summary>system prompt ({str(entry.systemPrompt).length.toLocaleString()} characters)</summary>
+            <div className="block-body">
+              <Pre text={str(entry.systemPrompt)} />
+            </div>
+          </details>
+        </>
+      );
     default:
       return (
         <div className="help">Entry type “{type}” is not known to Canopy; its raw content is below.</div>
       );
   }
+}
+
+/** Every `artifact://N` a tool result names, each openable in place. */
+function Artifacts({ content }: { content: unknown }) {
+  const sessionId = useContext(EntrySessionContext);
+  const ids = artifactIdsIn(content);
+  if (!sessionId || ids.length === 0) return null;
+  return (
+    <>
+      {ids.map((id) => (
+        <ArtifactView key={id} sessionId={sessionId} artifactId={id} />
+      ))}
+    </>
+  );
 }
 
 export function RawJson({ value }: { value: unknown }) {

@@ -85,6 +85,11 @@ export function SessionBrowser() {
             >
               <div className="s-title">
                 {depth > 0 && <span className="s-lineage">↳ </span>}
+                {session.kind && (
+                  <span className="s-badge" data-testid="session.kind">
+                    {session.kind}
+                  </span>
+                )}
                 {sessionTitle(session)}
               </div>
               <div className="s-cwd mono">
@@ -95,11 +100,16 @@ export function SessionBrowser() {
                 <span>{session.entryCount.toLocaleString()} entries</span>
                 <span>{formatBytes(session.size)}</span>
                 {session.writerActive && <span className="writer-badge">writing</span>}
+                {session.readOnly && (
+                  <span className="s-badge" data-testid="session.read-only" title={session.readOnly}>
+                    read-only
+                  </span>
+                )}
                 {session.issueCount > 0 && (
                   <span style={{ color: 'var(--warning)' }}>{session.issueCount} issues</span>
                 )}
               </div>
-              {session.parentSession && (
+              {session.parentSession && !session.kind && (
                 <div className="s-meta s-lineage" data-testid="session.lineage">
                   from{' '}
                   {session.parentId

@@ -6,7 +6,8 @@ export function entryKind(type: string, role: string | undefined): EntryKind {
   if (type === 'message') {
     if (role === 'user') return 'user';
     if (role === 'assistant') return 'assistant';
-    if (role === 'toolResult' || role === 'bashExecution') return 'tool';
+    if (role === 'toolResult' || role === 'bashExecution' || role === 'pythonExecution') return 'tool';
+    if (role === 'developer') return 'custom';
     if (role === 'custom' || role === 'hookMessage' || role === 'fileMention') return 'custom';
     return 'other';
   }
@@ -19,7 +20,13 @@ export function entryKind(type: string, role: string | undefined): EntryKind {
     type === 'thinking_level_change' ||
     type === 'session_info' ||
     type === 'ttsr_injection' ||
-    type === 'mode_change'
+    type === 'mode_change' ||
+    type === 'title_change' ||
+    type === 'model_usage' ||
+    type === 'service_tier_change' ||
+    type === 'reset_boundary' ||
+    type === 'credential_pin' ||
+    type === 'session_init'
   )
     return 'settings';
   return 'other';

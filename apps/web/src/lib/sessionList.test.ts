@@ -65,4 +65,16 @@ describe('session list', () => {
     expect(sessionTitle(a)).toBe('first a');
     expect(sessionTitle(item('e', 1, { firstMessage: '' }))).toBe('(no messages)');
   });
+
+  it('nests oh-my-pi subagents under their parent, but does not count them as its branches', () => {
+    const parent = item('p', 3);
+    const subagent = item('s', 2, { parentId: 'p', kind: 'subagent' });
+    const branch = item('b', 1, { parentId: 'p' });
+    expect(sessionRows([subagent, parent, branch], '').map((row) => [row.session.id, row.depth])).toEqual([
+      ['p', 0],
+      ['s', 1],
+      ['b', 1],
+    ]);
+    expect(childSessionsOf([parent, subagent, branch], 'p').map((s) => s.id)).toEqual(['b']);
+  });
 });

@@ -75,7 +75,10 @@ export function lineageOf(sessions: readonly SessionListItem[], id: string): Ses
   return chain;
 }
 
-/** Sessions whose lineage parent is the given one. */
+/**
+ * Sessions branched or forked from the given one. oh-my-pi's subagent and advisor transcripts also
+ * name it as parent, but they are not branches of it.
+ */
 export function childSessionsOf(sessions: readonly SessionListItem[], id: string): SessionListItem[] {
-  return sessions.filter((s) => s.parentId === id && s.id !== id);
+  return sessions.filter((s) => s.parentId === id && s.id !== id && s.kind === undefined);
 }

@@ -70,6 +70,44 @@ async function call<T>(
   return json as T;
 }
 
+/** [oh-my-pi] An artifact's text and how much of it the server sent. */
+export interface ArtifactText {
+  text: string;
+  name: string;
+  size: number;
+  truncated: boolean;
+}
+
+async function getArtifact(id: string, artifactId: string): Promise<ArtifactText> {
+  const url = apiPath(API_ROUTES.getArtifact.url, { id, artifactId });
+  let response: Response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin' });
+  } catch (cause) {
+    throw new ApiError(0, 'NETWORK', `Cannot reach the Canopy server (${(cause as Error).message})`);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let error: { code?: string; message?: string } | undefined;
+    try {
+      error = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
+    } catch {
+      error = undefined;
+    }
+    throw new ApiError(
+      response.status,
+      error?.code ?? `HTTP_${response.status}`,
+      error?.message ?? response.statusText,
+    );
+  }
+  return {
+    text,
+    name: response.headers.get('x-canopy-artifact-name') ?? `${artifactId}.log`,
+    size: Number(response.headers.get('x-canopy-artifact-size') ?? text.length),
+    truncated: response.headers.get('x-canopy-artifact-truncated') === '1',
+  };
+}
+
 export const api = {
   info: () => call<InfoResponse>(API_ROUTES.info),
   listSessions: () => call<SessionListResponse>(API_ROUTES.listSessions),
@@ -91,6 +129,10 @@ export const api = {
   fork: (id: string) => call<ForkResult>(API_ROUTES.fork, { id }),
   appendMessage: (id: string, text: string) =>
     call<MessageResult>(API_ROUTES.appendMessage, { id }, { text }),
+  /** The URL of an image blob; an <img> sends the token cookie with it. */
+  blobUrl: (id: string, hash: string) => apiPath(API_ROUTES.getBlob.url, { id, hash }),
+  artifactUrl: (id: string, artifactId: string) => apiPath(API_ROUTES.getArtifact.url, { id, artifactId }),
+  getArtifact,
   getSettings: () => call<Settings>(API_ROUTES.getSettings),
   putSettings: (patch: SettingsPatch) => call<Settings>(API_ROUTES.putSettings, {}, patch),
 };

@@ -332,4 +332,19 @@ describe('pane preferences', () => {
     expect(store.getState().splitRatio).toBe(0.55);
     expect(store.getState().detailWidth).toBe(280);
   });
+
+  it('takes the open session’s name from the reloaded list (an oh-my-pi rename rewrites its title line)', async () => {
+    const renamed = { ...snapshot('a4').session, name: 'Renamed in oh-my-pi' };
+    const store = createAppStore({
+      api: fakeApi({
+        getSession: () => Promise.resolve({ ...snapshot('a4'), name: 'First title' }),
+        listSessions: () => Promise.resolve({ sessions: [renamed] }),
+      }),
+      storage: null,
+    });
+    await store.getState().openSession('s1');
+    expect(store.getState().session?.name).toBe('First title');
+    await store.getState().loadSessions();
+    expect(store.getState().session?.name).toBe('Renamed in oh-my-pi');
+  });
 });

@@ -361,7 +361,9 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           const open = get().session;
           if (open) {
             const item = sessions.find((s) => s.id === open.id);
-            if (item) set({ session: { ...open, item } });
+            // The list carries the current name (an oh-my-pi rename rewrites the title line).
+            if (item)
+              set({ session: { ...open, item, ...(item.name !== undefined ? { name: item.name } : {}) } });
           }
         } catch (error) {
           if (error instanceof ApiError && error.status === 401) set({ unauthorized: true });

@@ -282,6 +282,20 @@ function modelChangeText(entry: UnknownRecord, dialect: Dialect | undefined): st
   return modelId ?? model ?? '';
 }
 
+/** [OMP] `details.kind` of an empty-summary branch marker (e.g. "discarded-entry-branch"). */
+export function branchMarkerKind(entry: UnknownRecord): string | undefined {
+  const details = entry.details;
+  if (!isRecord(details)) return undefined;
+  return typeof details.kind === 'string' && details.kind !== '' ? details.kind : undefined;
+}
+
+/** [OMP] "family:tier …" of a service_tier_change, or "(default)" when it went back to the default. */
+function serviceTierText(tiers: unknown): string {
+  if (!isRecord(tiers)) return '(default)';
+  const parts = Object.entries(tiers).map(([family, tier]) => `${family}:${String(tier)}`);
+  return parts.length > 0 ? parts.join(' ') : '(default)';
+}
+
 function thinkingLevelText(entry: UnknownRecord): string {
   // oh-my-pi writes null for "off".
   const level = entry.thinkingLevel;
@@ -339,8 +353,21 @@ export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?
       const tokens = finiteNumber(e.tokensBefore) ?? 0;
       return `[compaction: ${Math.round(tokens / 1000)}k tokens]`;
     }
-    case 'branch_summary':
-      return capRow(`[branch summary]: ${normalize(str(e.summary) ?? '')}`);
+    case 'branch_summary': {
+      const summary = normalize(str(e.summary) ?? '');
+      // [OMP] An empty summary is a marker that keeps a chosen branch on reload; oh-my-pi's row
+      // would be blank after the colon, so name the marker's kind instead.
+      const kind = summary === '' ? branchMarkerKind(e) : undefined;
+      return capRow(`[branch summary]: ${kind !== undefined ? `(${kind})` : summary}`);
+    }
+    case 'model_usage': {
+      const role = str(e.role) ? `${normalize(str(e.role) ?? '')} ` : '';
+      return capRow(
+        `[model usage: ${normalize(str(e.purpose) ?? '')} ${role}${normalize(str(e.provider) ?? '')}/${normalize(str(e.model) ?? '')}]`,
+      );
+    }
+    case 'service_tier_change':
+      return capRow(`[service tier: ${serviceTierText(e.serviceTier)}]`);
     case 'model_change':
       return capRow(`[model: ${modelChangeText(e, options?.dialect)}]`);
     case 'thinking_level_change':
@@ -401,9 +428,38 @@ export function searchText(entry: SessionEntry): string {
       break;
     case 'branch_summary':
       parts.push('branch summary', str(e.summary) ?? '');
+      if (!str(e.summary)) parts.push(branchMarkerKind(e) ?? '');
       break;
     case 'model_change':
       parts.push('model', str(e.modelId) ?? str(e.model) ?? '');
+      break;
+    case 'model_usage':
+      parts.push(
+        'model usage',
+        str(e.purpose) ?? '',
+        str(e.role) ?? '',
+        str(e.provider) ?? '',
+        str(e.model) ?? '',
+      );
+      break;
+    case 'service_tier_change':
+      parts.push('service tier');
+      if (isRecord(e.serviceTier)) {
+        for (const [family, tier] of Object.entries(e.serviceTier))
+          if (typeof tier === 'string' && tier) parts.push(family, tier);
+      }
+      break;
+    case 'title_change':
+      parts.push('title', str(e.title) ?? '');
+      break;
+    case 'credential_pin':
+      parts.push('credential pin', str(e.provider) ?? '');
+      break;
+    case 'reset_boundary':
+      parts.push('reset boundary');
+      break;
+    case 'session_init':
+      parts.push('session init');
       break;
     case 'thinking_level_change':
       parts.push('thinking', thinkingLevelText(e));
@@ -458,7 +514,7 @@ export function viewFlags(entry: SessionEntry): number {
       if (Array.isArray(message.content)) {
         for (const block of message.content as unknown[]) {
           if (!isRecord(block)) continue;
-          if (block.type === 'thinking') flags |= ViewFlags.HasThinking;
+          if (block.type === 'thinking' || block.type === 'redactedThinking') flags |= ViewFlags.HasThinking;
           else if (block.type === 'toolCall') flags |= ViewFlags.HasToolCalls;
           else if (block.type === 'image') flags |= ViewFlags.HasImage;
         }

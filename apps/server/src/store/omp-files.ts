@@ -1,0 +1,182 @@
+// The files oh-my-pi keeps beside its sessions: image blobs (`<agent dir>/blobs/<sha256>`), saved
+// tool outputs (`<session file without .jsonl>/N.<tool>.log`, referred to as `artifact://N`),
+// subagent and advisor transcripts in that same folder, and archived `*.jsonl.gz` sessions.
+// Every path here comes from a session file, which is user data: names are validated against
+// strict patterns, the resolved real path must stay inside its folder, and sizes are capped.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { CURRENT_SESSION_VERSION } from '@canopy/session-core';
+import { AppError } from '../errors';
+import { isDirectory, isInside, isNotFound, readRange, realpathOrUndefined } from './files';
+
+const gunzipAsync = promisify(gunzip);
+
+/** Larger blobs are refused: an image in a chat never needs more. */
+export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
+/** Artifacts are sent up to this size, with a note on what was left out. */
+export const MAX_ARTIFACT_BYTES = 4 * 1024 * 1024;
+/** An archived session is decompressed up to this size. */
+export const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
+
+const BLOB_HASH = /^[a-f0-9]{64}$/;
+const ARTIFACT_ID = /^[0-9]{1,9}$/;
+/** oh-my-pi sanitizes the tool name in an artifact's file name to these characters. */
+const ARTIFACT_FILE = /^([0-9]{1,9})\.([A-Za-z0-9_-]{1,64})\.log$/;
+
+export const ARCHIVE_SUFFIX = '.jsonl.gz';
+
+export function isArchive(file: string): boolean {
+  return file.endsWith(ARCHIVE_SUFFIX);
+}
+
+/** The session file's name without `.jsonl` / `.jsonl.gz`: its artifacts and subagents folder. */
+export function sessionFolderOf(file: string): string {
+  if (file.endsWith(ARCHIVE_SUFFIX)) return file.slice(0, -ARCHIVE_SUFFIX.length);
+  if (file.endsWith('.jsonl')) return file.slice(0, -'.jsonl'.length);
+  return file;
+}
+
+/** Why a session opens read-only, or undefined when Canopy may write to it. */
+export function readOnlyReason(file: string, version: number | undefined): string | undefined {
+  if (isArchive(file)) return 'An archived session (.jsonl.gz): it is shown read-only.';
+  if (version !== undefined && version > CURRENT_SESSION_VERSION) {
+    return `Format version ${version} is newer than the version ${CURRENT_SESSION_VERSION} Canopy knows: it is shown read-only so nothing of it is lost.`;
+  }
+  return undefined;
+}
+
+/** The bytes of a session file: an archive is decompressed (capped), a plain file read as it is. */
+export async function readSessionBytes(file: string): Promise<Buffer> {
+  const raw = await fsp.readFile(file);
+  if (!isArchive(file)) return raw;
+  try {
+    return await gunzipAsync(raw, { maxOutputLength: MAX_ARCHIVE_BYTES });
+  } catch (error) {
+    throw new AppError('SESSION_INVALID', 'The archived session could not be decompressed.', {
+      cause: error,
+    });
+  }
+}
+
+export type SubagentKind = 'subagent' | 'advisor';
+
+/**
+ * The parent of a transcript kept in a session's folder, as candidate files in order: an advisor
+ * (`__advisor*.jsonl`) and a top-level subagent (`<AgentId>.jsonl`) belong to the folder's session;
+ * a nested subagent `<Parent>.<Child>.jsonl` to `<Parent>.jsonl` beside it, else the folder's session.
+ */
+export function subagentParentCandidates(file: string): { kind: SubagentKind; parents: string[] } {
+  const dir = path.dirname(file);
+  const folderSessions = [`${dir}.jsonl`, `${dir}${ARCHIVE_SUFFIX}`];
+  const name = path.basename(sessionFolderOf(file));
+  if (name.startsWith('__advisor')) return { kind: 'advisor', parents: folderSessions };
+  const lastDot = name.lastIndexOf('.');
+  const nested = lastDot > 0 ? [path.join(dir, `${name.slice(0, lastDot)}.jsonl`)] : [];
+  return { kind: 'subagent', parents: [...nested, ...folderSessions] };
+}
+
+/**
+ * The blobs folder of the agent a session belongs to: `blobs/` beside the sessions folder
+ * (`~/.omp/agent/blobs`, or `$XDG_DATA_HOME/omp/blobs`), looked for from the session's folder up to
+ * the parent of its root.
+ */
+export async function blobDirOf(sessionFile: string, rootPath: string): Promise<string | undefined> {
+  const stop = path.dirname(rootPath);
+  let dir = path.dirname(sessionFile);
+  for (let depth = 0; depth < 64; depth++) {
+    const candidate = path.join(dir, 'blobs');
+    if (await isDirectory(candidate)) return realpathOrUndefined(candidate);
+    if (dir === stop || !isInside(stop, dir)) return undefined;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+  return undefined;
+}
+
+/** The image types a blob may be served as, by their magic bytes; anything else is refused. */
+export function sniffImageType(bytes: Uint8Array): string | undefined {
+  const at = (i: number) => bytes[i];
+  if (at(0) === 0x89 && at(1) === 0x50 && at(2) === 0x4e && at(3) === 0x47) return 'image/png';
+  if (at(0) === 0xff && at(1) === 0xd8 && at(2) === 0xff) return 'image/jpeg';
+  if (at(0) === 0x47 && at(1) === 0x49 && at(2) === 0x46 && at(3) === 0x38) return 'image/gif';
+  const ascii = (from: number, to: number) => Buffer.from(bytes.subarray(from, to)).toString('latin1');
+  if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+/** A file inside `dir` by its real path, or a 404/403 AppError; `dir` must be a real path. */
+async function confinedFile(
+  dir: string,
+  name: string,
+  what: string,
+): Promise<{ file: string; size: number }> {
+  const candidate = path.join(dir, name);
+  const real = await realpathOrUndefined(candidate);
+  if (!real) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
+  if (!isInside(dir, real) || real === dir) {
+    throw new AppError('OUTSIDE_ROOTS', `The ${what} resolves outside its folder.`);
+  }
+  let stat;
+  try {
+    stat = await fsp.stat(real);
+  } catch (error) {
+    if (isNotFound(error)) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
+    throw error;
+  }
+  if (!stat.isFile()) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
+  return { file: real, size: stat.size };
+}
+
+export interface BlobContent {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** Reads `<blobDir>/<hash>`: the hash is 64 hex digits, the file stays inside, is an image, and is capped. */
+export async function readBlob(blobDir: string | undefined, hash: string): Promise<BlobContent> {
+  if (!BLOB_HASH.test(hash))
+    throw new AppError('BAD_REQUEST', 'A blob is named by 64 lower-case hex digits.');
+  if (!blobDir) throw new AppError('NOT_FOUND', 'This session has no blobs folder.');
+  const { file, size } = await confinedFile(blobDir, hash, 'blob');
+  if (size > MAX_BLOB_BYTES) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The blob is ${size} bytes; Canopy shows images up to ${MAX_BLOB_BYTES}.`,
+    );
+  }
+  const bytes = await fsp.readFile(file);
+  const contentType = sniffImageType(bytes);
+  if (!contentType) throw new AppError('INVALID_TARGET', 'The blob is not a PNG, JPEG, GIF or WebP image.');
+  return { bytes, contentType };
+}
+
+export interface ArtifactContent {
+  text: string;
+  /** Its file name (`N.<tool>.log`). */
+  name: string;
+  size: number;
+  truncated: boolean;
+}
+
+/** Reads artifact N of a session: `<session folder>/N.<tool>.log`, confined to that folder, capped. */
+export async function readArtifact(sessionFile: string, artifactId: string): Promise<ArtifactContent> {
+  if (!ARTIFACT_ID.test(artifactId)) throw new AppError('BAD_REQUEST', 'An artifact is named by its number.');
+  const folder = await realpathOrUndefined(sessionFolderOf(sessionFile));
+  if (!folder) throw new AppError('NOT_FOUND', 'This session has no artifacts folder.');
+  let names: string[];
+  try {
+    names = await fsp.readdir(folder);
+  } catch (error) {
+    if (isNotFound(error)) throw new AppError('NOT_FOUND', 'This session has no artifacts folder.');
+    throw error;
+  }
+  const wanted = String(Number(artifactId));
+  const name = names.sort().find((candidate) => ARTIFACT_FILE.exec(candidate)?.[1] === wanted);
+  if (!name) throw new AppError('NOT_FOUND', `No artifact ${artifactId} in this session.`);
+  const { file, size } = await confinedFile(folder, name, 'artifact');
+  const bytes = await readRange(file, 0, Math.min(size, MAX_ARTIFACT_BYTES));
+  return { text: bytes.toString('utf8'), name, size, truncated: size > MAX_ARTIFACT_BYTES };
+}
