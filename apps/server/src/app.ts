@@ -10,9 +10,11 @@ import { Navigator } from './navigation/navigate-tree';
 import { installErrorHandler } from './plugins/error-handler';
 import { installSecurity, redactToken } from './plugins/security';
 import { SessionStore } from './plugins/session-store';
+import type { WriteOnce } from './store/confined';
+import type { Clock } from './store/open-session';
 import { registerApiRoutes } from './routes/api';
 import { registerStatic } from './routes/static';
-import { ensureDirSync, isDirectory } from './store/files';
+import { ensurePrivateDirSync, isDirectory } from './store/files';
 import { resolveRoots } from './store/session-index';
 import { StateStore } from './store/state';
 import type { Summarizer } from './summarizer';
@@ -84,6 +86,12 @@ export interface AppOptions {
   rescanMs?: number;
   midWriteWaitMs?: number;
   heartbeatMs?: number;
+  /** A write waits until the session file has not grown for this long (default QUIET_WINDOW_MS). */
+  quietWindowMs?: number;
+  /** The write path's clock (tests inject one so nothing depends on timing). */
+  clock?: Clock;
+  /** Test seam: the one write() of an append (to simulate a full disk or a racing writer). */
+  appendWrite?: WriteOnce;
   /** Slow-client limits (defaults: DEFAULT_HTTP_TIMEOUTS). */
   httpTimeouts?: Partial<HttpTimeouts>;
 }
@@ -123,7 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installErrorHandler(app);
   installSecurity(app, { token: options.token, host: options.host ?? '127.0.0.1', port: options.port });
 
-  ensureDirSync(options.stateDir);
+  ensurePrivateDirSync(options.stateDir);
   const state = new StateStore(options.stateDir, (message) => app.log.warn(message));
   await state.load();
 
@@ -135,7 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const publish = (event: ServerEvent) => hub.publish(event);
 
   const store: SessionStore = new SessionStore({
-    roots: await resolveRoots(options.roots, home),
+    roots: await resolveRoots(options.roots, home, (message) => app.log.warn(message)),
     state,
     home,
     publish,
@@ -143,6 +151,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     pollMs: options.pollMs,
     rescanMs: options.rescanMs,
     midWriteWaitMs: options.midWriteWaitMs,
+    quietWindowMs: options.quietWindowMs,
+    clock: options.clock,
+    write: options.appendWrite,
     log: (message) => app.log.warn(message),
   });
   const navigator = new Navigator({ store, extensions, summarizer: options.summarizer, publish });

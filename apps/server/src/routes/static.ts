@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors';
+import { readWhole } from '../store/files';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Canopy</title>
@@ -60,7 +60,7 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
       !path.extname(request.url.split('?')[0] ?? '')
     ) {
       if (webDist) {
-        const page = await readFile(path.join(path.resolve(webDist), 'index.html'));
+        const page = await readWhole(path.join(path.resolve(webDist), 'index.html'));
         return reply.type('text/html; charset=utf-8').send(page);
       }
       return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);

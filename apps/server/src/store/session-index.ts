@@ -8,13 +8,12 @@ import {
   sessionInfoName,
 } from '@canopy/session-core';
 import { sessionIdOf } from './ids';
+import { readRangeConfinedSync, statConfinedSync } from './confined';
 import {
   isInside,
   listJsonlFiles,
-  readRange,
   realpathOrUndefined,
   realpathSyncOrUndefined,
-  statFile,
   type FileIdentity,
 } from './files';
 
@@ -56,7 +55,19 @@ export class SessionIndex {
   private scanning: Promise<boolean> | undefined;
   private rescanRequested = false;
 
-  constructor(readonly roots: Root[]) {}
+  /** Warnings (a symlink loop, an unreadable folder) are given once per path. */
+  private readonly warned = new Set<string>();
+
+  constructor(
+    readonly roots: Root[],
+    private readonly log: (message: string) => void = () => undefined,
+  ) {}
+
+  private warnOnce(where: string, message: string): void {
+    if (this.warned.has(where)) return;
+    this.warned.add(where);
+    this.log(message);
+  }
 
   get(id: string): IndexedSession | undefined {
     return this.byId.get(id);
@@ -109,7 +120,7 @@ export class SessionIndex {
     const seen = new Set<string>();
     let changed = false;
     for (const root of this.roots) {
-      for (const file of await listJsonlFiles(root.path)) {
+      for (const file of await listJsonlFiles(root.path, (where, message) => this.warnOnce(where, message))) {
         if (seen.has(file)) continue; // nested or duplicate roots
         seen.add(file);
         if (await this.update(file, root)) changed = true;
@@ -126,7 +137,12 @@ export class SessionIndex {
   }
 
   private async update(file: string, root: Root): Promise<boolean> {
-    const identity = await statFile(file);
+    let identity: FileIdentity | undefined;
+    try {
+      identity = statConfinedSync(file);
+    } catch {
+      identity = undefined; // gone, or no longer this path (swapped for a link): not listed
+    }
     const known = this.byFile.get(file);
     if (!identity) {
       if (!known) return false;
@@ -138,13 +154,15 @@ export class SessionIndex {
       known &&
       known.identity.size === identity.size &&
       known.identity.mtimeMs === identity.mtimeMs &&
+      known.identity.ctimeMs === identity.ctimeMs &&
       known.identity.ino === identity.ino
     ) {
       return false;
     }
     let session = known;
+    // Touched without growing may be an in-place rewrite of the same size: read it again in full.
     const grewInPlace =
-      known !== undefined && known.identity.ino === identity.ino && identity.size >= known.offset;
+      known !== undefined && known.identity.ino === identity.ino && identity.size > known.offset;
     if (!session || !grewInPlace) {
       session = {
         id: sessionIdOf(file),
@@ -172,7 +190,7 @@ export class SessionIndex {
 
   private async readFrom(session: IndexedSession, size: number): Promise<void> {
     while (session.offset < size) {
-      const chunk = await readRange(
+      const chunk = readRangeConfinedSync(
         session.file,
         session.offset,
         Math.min(CHUNK_BYTES, size - session.offset),
@@ -253,12 +271,22 @@ function relativeDisplayPath(root: Root, file: string): string {
   return relative === '' ? path.basename(file) : relative;
 }
 
-/** Resolves configured root paths to real paths; missing ones are dropped. */
-export async function resolveRoots(paths: string[], home: string): Promise<Root[]> {
+/** Resolves configured root paths to real paths; missing ones (and symlink loops) are dropped. */
+export async function resolveRoots(
+  paths: string[],
+  home: string,
+  warn: (message: string) => void = () => undefined,
+): Promise<Root[]> {
   const roots: Root[] = [];
-  home = (await realpathOrUndefined(home)) ?? home;
+  home = (await realpathOrUndefined(home).catch(() => undefined)) ?? home;
   for (const p of paths) {
-    const real = await realpathOrUndefined(p);
+    let real: string | undefined;
+    try {
+      real = await realpathOrUndefined(p);
+    } catch (error) {
+      warn(`skipping ${p}: ${(error as Error).message}`);
+      continue;
+    }
     if (!real || roots.some((root) => root.path === real)) continue;
     const name =
       real === home
