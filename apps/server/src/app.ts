@@ -19,7 +19,7 @@ import { resolveRoots } from './store/session-index';
 import { StateStore } from './store/state';
 import type { Summarizer } from './summarizer';
 import { EventHub } from './ws/hub';
-import { registerWsRoute } from './ws/route';
+import { registerWsRoute, type WsLimits } from './ws/route';
 
 /** Server-side limits on slow clients; see HttpTimeouts. */
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
@@ -92,6 +92,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Test seam: the one write() of an append (to simulate a full disk or a racing writer). */
   appendWrite?: WriteOnce;
+  /** Per-WebSocket flood limits (defaults: DEFAULT_WS_LIMITS). */
+  wsLimits?: Partial<WsLimits>;
   /** Slow-client limits (defaults: DEFAULT_HTTP_TIMEOUTS). */
   httpTimeouts?: Partial<HttpTimeouts>;
 }
@@ -200,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       abortSummary: (sessionId) => navigator.abort(sessionId),
     },
     options.heartbeatMs,
+    options.wsLimits,
   );
   registerApiRoutes(app, { store, state, navigator, summarizer: options.summarizer !== undefined, home });
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
