@@ -249,3 +249,24 @@ describe('failed writes', () => {
     expect(fs.existsSync(env.file('a.jsonl'))).toBe(false);
   });
 });
+
+describe('navigation', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  it('two simultaneous plain jumps both succeed (no "summary already being generated")', async () => {
+    const session = makeSession(3);
+    env = await setupOwn({ 'a.jsonl': session.text }, { quietWindowMs: 0 });
+    const id = await idOf(env, 'a.jsonl');
+    const jump = (targetId: string) =>
+      env.app.inject({
+        method: 'POST',
+        url: `/api/sessions/${id}/navigate`,
+        headers: AUTH,
+        payload: { targetId },
+      });
+    const [first, second] = await Promise.all([jump(session.ids[1]!), jump(session.ids[3]!)]);
+    expect([first.statusCode, second.statusCode], `${first.body} ${second.body}`).toEqual([200, 200]);
+    expect((await snapshot(env, id)).leafId).toBe(session.ids[3]);
+  });
+});
