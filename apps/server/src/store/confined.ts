@@ -513,21 +513,42 @@ export function replaceConfinedSync(
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   createConfinedSync(temp, text, seen.mode, confined);
+  // The old file stays open across the rename, to catch a line appended to it meanwhile.
+  let old: number | undefined;
   try {
-    const { fd, stat } = openConfinedSync(file, fs.constants.O_RDONLY);
-    fs.closeSync(fd);
-    if (!unchanged(seen, stateOf(stat))) {
-      throw new FileSafetyError(
-        'changed',
-        'The session file changed during the migration; nothing was replaced.',
-      );
+    const opened = openConfinedSync(file, fs.constants.O_RDONLY);
+    old = opened.fd;
+    if (!unchanged(seen, stateOf(opened.stat))) {
+      throw new FileSafetyError('changed', 'The session file changed during the migration; nothing was replaced.');
     }
     fs.renameSync(temp, file);
   } catch (error) {
+    if (old !== undefined) fs.closeSync(old);
     fs.rmSync(temp, { force: true });
     throw wrap(error, 'Could not replace the session file');
   }
   fsyncDirSync(dir);
+  try {
+    const late = fs.fstatSync(old).size - seen.size;
+    if (late > 0) {
+      // Another program appended to the old file between the last check and the rename: carry its
+      // bytes over to the new file so they are not lost, then make the caller read the file again.
+      const bytes = readAtSync(old, seen.size, late);
+      const current = openConfinedSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND);
+      try {
+        writeAllSync(current.fd, bytes);
+        fs.fsyncSync(current.fd);
+      } finally {
+        fs.closeSync(current.fd);
+      }
+      throw new FileSafetyError(
+        'changed',
+        'Another program appended during the migration; its lines were carried over to the migrated file.',
+      );
+    }
+  } finally {
+    fs.closeSync(old);
+  }
   const { fd, stat } = openConfinedSync(file, fs.constants.O_RDONLY);
   fs.closeSync(fd);
   return stateOf(stat);
