@@ -519,7 +519,10 @@ export function replaceConfinedSync(
     const opened = openConfinedSync(file, fs.constants.O_RDONLY);
     old = opened.fd;
     if (!unchanged(seen, stateOf(opened.stat))) {
-      throw new FileSafetyError('changed', 'The session file changed during the migration; nothing was replaced.');
+      throw new FileSafetyError(
+        'changed',
+        'The session file changed during the migration; nothing was replaced.',
+      );
     }
     fs.renameSync(temp, file);
   } catch (error) {
