@@ -270,3 +270,28 @@ describe('navigation', () => {
     expect((await snapshot(env, id)).leafId).toBe(session.ids[3]);
   });
 });
+
+describe('entries without a string type', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  it('an entry with an id but no string type appears in the tree, with an issue noted', async () => {
+    const session = makeSession(1);
+    const untyped = JSON.stringify({ id: 'untyped1', parentId: session.ids.at(-1), timestamp: 't' });
+    const numeric = JSON.stringify({ type: 7, id: 'numeric1', parentId: 'untyped1', timestamp: 't' });
+    env = await setupOwn({ 'a.jsonl': `${session.text}${untyped}\n${numeric}\n` });
+    const id = await idOf(env, 'a.jsonl');
+    const snap = (
+      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
+    ).json() as {
+      nodes: Array<{ id: string; parentId: string | null; type: string }>;
+      issues: Array<{ line: number; kind: string }>;
+    };
+    expect(snap.nodes.slice(-2)).toMatchObject([
+      { id: 'untyped1', parentId: session.ids.at(-1), type: 'untyped' },
+      { id: 'numeric1', parentId: 'untyped1', type: 'untyped' },
+    ]);
+    const firstLine = session.text.trimEnd().split('\n').length + 1;
+    expect(snap.issues.map((issue) => issue.line)).toEqual([firstLine, firstLine + 1]);
+  });
+});
