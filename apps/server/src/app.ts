@@ -8,16 +8,57 @@ import { ExtensionHost, loadExtensions } from './extensions/host';
 import type { CanopyExtension } from './extensions/types';
 import { Navigator } from './navigation/navigate-tree';
 import { installErrorHandler } from './plugins/error-handler';
-import { installSecurity } from './plugins/security';
+import { installSecurity, redactToken } from './plugins/security';
 import { SessionStore } from './plugins/session-store';
+import type { WriteOnce } from './store/confined';
+import type { Clock } from './store/open-session';
 import { registerApiRoutes } from './routes/api';
 import { registerStatic } from './routes/static';
-import { ensureDirSync, isDirectory } from './store/files';
+import { ensurePrivateDirSync, isDirectory } from './store/files';
 import { resolveRoots } from './store/session-index';
 import { StateStore } from './store/state';
 import type { Summarizer } from './summarizer';
 import { EventHub } from './ws/hub';
-import { registerWsRoute } from './ws/route';
+import { registerWsRoute, type WsLimits } from './ws/route';
+
+/** Server-side limits on slow clients; see HttpTimeouts. */
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersMs: 10_000,
+  requestMs: 30_000,
+  idleMs: 60_000,
+  keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
+};
+
+export interface HttpTimeouts {
+  /** The request headers must arrive within this long. */
+  headersMs: number;
+  /** The whole request (headers and body) must arrive within this long. */
+  requestMs: number;
+  /** A connection with no traffic at all is closed after this long. */
+  idleMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveMs: number;
+  /** How often the header and request deadlines are enforced. */
+  checkEveryMs: number;
+}
+
+/** The logger with request URLs stripped of `?token=` (info-level request logs must not leak it). */
+function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === false || logger === undefined) return false;
+  const base = typeof logger === 'object' ? logger : {};
+  return {
+    ...base,
+    serializers: {
+      ...(base.serializers ?? {}),
+      req: (request: { method?: string; url?: string; ip?: string }) => ({
+        method: request.method,
+        url: redactToken(request.url ?? ''),
+        remoteAddress: request.ip,
+      }),
+    },
+  };
+}
 
 /** Largest REST body accepted (a composer message of about a million characters fits). */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -45,6 +86,16 @@ export interface AppOptions {
   rescanMs?: number;
   midWriteWaitMs?: number;
   heartbeatMs?: number;
+  /** A write waits until the session file has not grown for this long (default QUIET_WINDOW_MS). */
+  quietWindowMs?: number;
+  /** The write path's clock (tests inject one so nothing depends on timing). */
+  clock?: Clock;
+  /** Test seam: the one write() of an append (to simulate a full disk or a racing writer). */
+  appendWrite?: WriteOnce;
+  /** Per-WebSocket flood limits (defaults: DEFAULT_WS_LIMITS). */
+  wsLimits?: Partial<WsLimits>;
+  /** Slow-client limits (defaults: DEFAULT_HTTP_TIMEOUTS). */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 declare module 'fastify' {
@@ -62,8 +113,14 @@ declare module 'fastify' {
 
 /** Builds the fully registered Fastify app over the given roots (it does not listen). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const timeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts };
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedactedUrls(options.logger ?? false),
+    // Slow or idle clients (slowloris) are cut off instead of holding a connection forever.
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    requestTimeout: timeouts.requestMs,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     bodyLimit: BODY_LIMIT_BYTES,
     // Session ids and entry ids are short; a long URL is an attack or a mistake.
     routerOptions: { maxParamLength: 300 },
@@ -76,7 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installErrorHandler(app);
   installSecurity(app, { token: options.token, host: options.host ?? '127.0.0.1', port: options.port });
 
-  ensureDirSync(options.stateDir);
+  ensurePrivateDirSync(options.stateDir);
   const state = new StateStore(options.stateDir, (message) => app.log.warn(message));
   await state.load();
 
@@ -88,7 +145,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const publish = (event: ServerEvent) => hub.publish(event);
 
   const store: SessionStore = new SessionStore({
-    roots: await resolveRoots(options.roots, home),
+    roots: await resolveRoots(options.roots, home, (message) => app.log.warn(message)),
     state,
     home,
     publish,
@@ -96,6 +153,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     pollMs: options.pollMs,
     rescanMs: options.rescanMs,
     midWriteWaitMs: options.midWriteWaitMs,
+    quietWindowMs: options.quietWindowMs,
+    clock: options.clock,
+    write: options.appendWrite,
     log: (message) => app.log.warn(message),
   });
   const navigator = new Navigator({ store, extensions, summarizer: options.summarizer, publish });
@@ -142,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       abortSummary: (sessionId) => navigator.abort(sessionId),
     },
     options.heartbeatMs,
+    options.wsLimits,
   );
   registerApiRoutes(app, { store, state, navigator, summarizer: options.summarizer !== undefined, home });
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;

@@ -21,6 +21,7 @@ import { createToken, isWellFormedToken } from './plugins/security';
 import { writeDemoSessions } from './store/demo';
 import {
   ensureDirSync,
+  ensurePrivateDirSync,
   isDirectory,
   pathExistsSync,
   readJsonFile,
@@ -69,7 +70,7 @@ async function main(): Promise<void> {
   }
   const home = os.homedir();
   const stateDir = resolveStateDir();
-  ensureDirSync(stateDir);
+  ensurePrivateDirSync(stateDir);
   const config = await readConfig(stateDir);
 
   let roots = cli.paths.map((p) => expandPath(p, process.cwd(), home));

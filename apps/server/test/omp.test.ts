@@ -176,7 +176,7 @@ describe('listing oh-my-pi sessions', () => {
       headers: { ...AUTH, 'content-type': 'application/json', origin: `http://${AUTH.host}` },
       payload: { label: 'x' },
     });
-    expect(label.statusCode).toBe(409);
+    expect(label.statusCode).toBe(403);
     expect((label.json() as { error: { code: string } }).error.code).toBe('READ_ONLY');
     expect(fs.readFileSync(path.join(sessions, 'old.jsonl.gz'))).toEqual(gzipSync(b.text()));
   });

@@ -202,7 +202,7 @@ describe.skipIf(!HAVE_FIXTURES)(
       const withCookie = await env.app.inject({
         method: 'GET',
         url: '/api/sessions',
-        headers: { host: HOST, cookie: `canopy_token=${TOKEN}` },
+        headers: { host: HOST, cookie: `canopy_token_4999=${TOKEN}` },
       });
       expect(withCookie.statusCode).toBe(200);
     });

@@ -26,6 +26,18 @@ export const ERROR_CODES = [
   'FILE_MID_WRITE',
   /** The file changed underneath the operation in a way that made it unsafe to continue. */
   'FILE_CHANGED',
+  /** Another program appended to the file within the last moment (a quiet window); nothing was written. */
+  'FILE_BUSY',
+  /** oh-my-pi holds the session's lock file (`.<name>.jsonl.lock`); nothing was written. */
+  'FILE_LOCKED',
+  /** Another program wrote part of a line at the same moment as Canopy: a line is damaged (noted as an issue). */
+  'FILE_TORN',
+  /** The disk is full; the partial line was removed again. */
+  'DISK_FULL',
+  /** The file or its folder cannot be written (permissions, read-only file system). */
+  'READ_ONLY',
+  /** A migration left out lines it could not use; they are kept in the backup. A notice, not a failure. */
+  'LINES_DROPPED',
   'WRITE_FAILED',
   /** The session is opened read-only (an archive, an unknown format version): nothing is written. */
   'READ_ONLY',
@@ -65,6 +77,7 @@ export const ErrorResponses = {
   413: ErrorBody,
   500: ErrorBody,
   503: ErrorBody,
+  507: ErrorBody,
 } as const;
 
 /** An entry id as found in session files; unknown formats are accepted, only the size is capped. */

@@ -170,12 +170,14 @@ describe('SessionLineParser classification', () => {
     expect(batch.entries).toHaveLength(1);
   });
 
-  it('reports entries without a string type as invalid', () => {
+  it('keeps entries with an id but no string type in the tree, each with an issue; skips them without an id', () => {
     const batch = new SessionLineParser().push(
-      `${HEADER}\n{"id":"a","parentId":null}\n{"type":5,"id":"b"}\n`,
+      `${HEADER}\n{"id":"a","parentId":null}\n{"type":5,"id":"b","parentId":"a"}\n{"parentId":null}\n`,
     );
-    expect(kinds(batch)).toEqual(['2:invalid-entry', '3:invalid-entry']);
-    expect(batch.entries).toEqual([]);
+    expect(kinds(batch)).toEqual(['2:unknown-type', '3:unknown-type', '4:invalid-entry']);
+    expect(batch.issues[0]?.message).toBe('line 2: an entry without a string "type"; kept as it is');
+    expect(batch.entries.map(({ entry }) => entry.id)).toEqual(['a', 'b']);
+    expect(batch.entries[1]?.entry).toEqual({ type: 5, id: 'b', parentId: 'a' });
   });
 
   it('reports and skips entries of a v3 file without a usable id', () => {

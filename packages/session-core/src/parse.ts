@@ -441,11 +441,18 @@ export class SessionLineParser {
       return;
     }
 
+    const id = value.id;
     if (typeof type !== 'string') {
-      batch.issues.push(issue(line, 'invalid-entry', 'an entry without a string "type"; skipped'));
+      // With an id it is a node of the tree (others may hang under it): kept verbatim, like an
+      // entry of an unknown type. Without one there is nothing to place.
+      if (typeof id === 'string' && id.length > 0) {
+        batch.issues.push(issue(line, 'unknown-type', 'an entry without a string "type"; kept as it is'));
+        batch.entries.push({ line, entry: value as unknown as SessionEntry });
+      } else {
+        batch.issues.push(issue(line, 'invalid-entry', 'an entry without a string "type"; skipped'));
+      }
       return;
     }
-    const id = value.id;
     if ((typeof id !== 'string' || id.length === 0) && !this.allowEntriesWithoutId) {
       const what =
         id === undefined ? 'has no id' : typeof id === 'string' ? 'has an empty id' : 'has a non-string id';

@@ -56,7 +56,10 @@ export class Navigator {
     const { entries, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
 
     const controller = new AbortController();
-    this.running.set(sessionId, controller);
+    // Only a navigation that may produce a summary holds the session's slot: plain jumps are
+    // serialized by the session's write queue and must not refuse each other.
+    const maySummarize = options.summarize === true || extensions.hasHandlers('session_before_tree');
+    if (maySummarize) this.running.set(sessionId, controller);
     try {
       let customInstructions = options.customInstructions;
       let replaceInstructions = options.replaceInstructions;
@@ -168,7 +171,7 @@ export class Navigator {
       if (summaryEntry) result.summaryEntry = summaryEntry as unknown as Record<string, unknown>;
       return result;
     } finally {
-      this.running.delete(sessionId);
+      if (this.running.get(sessionId) === controller) this.running.delete(sessionId);
     }
   }
 

@@ -2,7 +2,17 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors';
 
-export const TOKEN_COOKIE = 'canopy_token';
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Served without the access token (the SPA shell and its assets, which hold no data). */
+    public?: boolean;
+  }
+}
+
+/** The cookie is per port: browsers send cookies to every port of a host, so another local server must not receive ours. */
+export function tokenCookieName(port: number | undefined): string {
+  return `canopy_token_${port ?? 0}`;
+}
 
 export interface SecurityOptions {
   token: string;
@@ -26,11 +36,18 @@ function sameToken(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** A cookie's value; a malformed one (another local page can set anything) counts as absent. */
 function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
@@ -41,16 +58,23 @@ function queryToken(url: string): string | undefined {
   return new URLSearchParams(url.slice(q + 1)).get('token') ?? undefined;
 }
 
+/** The URL with any `token` query parameter replaced, for logs. */
+export function redactToken(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+}
+
 function bracketed(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
 /**
- * Token, Host and Origin checks (docs/safety.md#access), run before routing on every request (WebSocket
- * upgrades included): a foreign Host is refused first (DNS rebinding), then a foreign Origin on
- * writes and upgrades, then a missing token. A valid `?token=` sets an HttpOnly SameSite=Strict
- * cookie so later requests (and the SPA's fetches) carry it without the URL. Installed on the root
- * instance (not as an encapsulated plugin) so the hook covers every route.
+ * Token, Host and Origin checks (docs/safety.md#access), run on every request (WebSocket upgrades included) after the
+ * router matched it, so the decision is made on the route the request will actually reach and not
+ * on how its path is spelled (`/%61pi/…` reaches `/api/…`). Every route needs the token unless it
+ * was registered with `config.public`; unmatched requests only ever get the SPA shell or a 404.
+ * Refused first: a request target that is not a path on this server (absolute-form naming another
+ * authority), then a foreign Host (DNS rebinding), then a foreign Origin on writes and upgrades.
+ * A valid `?token=` sets an HttpOnly SameSite=Strict cookie, named for this port.
  */
 export function installSecurity(app: FastifyInstance, options: SecurityOptions): void {
   const listeningPort = (): number | undefined => {
@@ -72,6 +96,20 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
 
   const check = (request: FastifyRequest, reply: FastifyReply): void => {
     const hosts = allowedHosts();
+    const target = request.raw.url ?? '';
+    if (!target.startsWith('/')) {
+      // Absolute-form (`GET http://host/path`) is for proxies; accept it only naming this server.
+      let authority = '';
+      try {
+        const parsed = new URL(target);
+        if (parsed.protocol === 'http:' || parsed.protocol === 'ws:') authority = parsed.host.toLowerCase();
+      } catch {
+        authority = '';
+      }
+      if (!hosts.has(authority)) {
+        throw new AppError('FORBIDDEN_HOST', 'The request target must be a path on this server.');
+      }
+    }
     const host = (request.headers.host ?? '').toLowerCase();
     if (!hosts.has(host))
       throw new AppError(
@@ -108,41 +146,43 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
       }
     }
 
-    const fromQuery = queryToken(request.url);
+    const cookieName = tokenCookieName(listeningPort());
+    const fromQuery = queryToken(target);
     const authorization = request.headers.authorization;
     const fromHeader = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
-    const fromCookie = cookieValue(request.headers.cookie, TOKEN_COOKIE);
+    const fromCookie = cookieValue(request.headers.cookie, cookieName);
     if (fromQuery !== undefined && sameToken(fromQuery, options.token)) {
       reply.header(
         'set-cookie',
-        `${TOKEN_COOKIE}=${encodeURIComponent(options.token)}; Path=/; HttpOnly; SameSite=Strict`,
+        `${cookieName}=${encodeURIComponent(options.token)}; Path=/; HttpOnly; SameSite=Strict`,
       );
       return;
     }
     const presented = fromHeader ?? fromCookie;
     if (presented !== undefined && sameToken(presented, options.token)) return;
-    if (isProtected(request)) {
-      throw new AppError(
-        'UNAUTHORIZED',
-        'Missing or wrong access token: open the URL Canopy printed when it started.',
-      );
-    }
+    // The not-found handler serves only the SPA shell or a coded 404: nothing to protect.
+    if (request.is404 || request.routeOptions.config.public === true) return;
+    throw new AppError(
+      'UNAUTHORIZED',
+      'Missing or wrong access token: open the URL Canopy printed when it started.',
+    );
   };
 
   app.addHook('onRequest', async (request, reply) => {
     check(request, reply);
   });
-}
 
-/** The API and the WebSocket need the token; the static SPA shell does not hold any data. */
-function isProtected(request: FastifyRequest): boolean {
-  const url = request.url;
-  return (
-    url === '/api' ||
-    url.startsWith('/api/') ||
-    url.startsWith('/api?') ||
-    url === '/ws' ||
-    url.startsWith('/ws?') ||
-    url.startsWith('/ws/')
-  );
+  // A refused upgrade is answered before the WebSocket plugin's own hooks run, so it would not
+  // close the socket; an answered upgrade request never becomes a WebSocket, so end it here.
+  app.addHook('onResponse', async (request) => {
+    if (request.headers.upgrade !== undefined) request.raw.socket?.destroy();
+  });
+
+  // No page of Canopy may be framed (clickjacking) or leak its URL (which can carry the token).
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('content-security-policy', "frame-ancestors 'none'");
+    reply.header('x-content-type-options', 'nosniff');
+  });
 }

@@ -20,14 +20,8 @@ import {
 } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
-import {
-  createFileSync,
-  isInside,
-  realpathOrUndefined,
-  statFileSync,
-  watchPath,
-  type Watcher,
-} from '../store/files';
+import { createConfinedSync, FileSafetyError, type WriteOnce } from '../store/confined';
+import { isInside, realpathOrUndefined, statFileSync, watchPath, type Watcher } from '../store/files';
 import { NewFileStorageProvider, ReadOnlyStorage } from '../store/file-storage';
 import {
   blobDirOf,
@@ -36,7 +30,7 @@ import {
   type ArtifactContent,
   type BlobContent,
 } from '../store/omp-files';
-import { OpenSession } from '../store/open-session';
+import { fileErrorToAppError, OpenSession, REAL_CLOCK, type Clock } from '../store/open-session';
 import { SessionIndex, type IndexedSession, type Root } from '../store/session-index';
 import type { StateStore } from '../store/state';
 
@@ -54,8 +48,16 @@ export interface SessionStoreOptions {
   midWriteWaitMs?: number;
   /** Open sessions without subscribers are closed after this long. */
   idleCloseMs?: number;
+  /** A write waits until the file has not grown for this long. */
+  quietWindowMs?: number;
+  clock?: Clock;
+  /** Test seam: the one write() of an append. */
+  write?: WriteOnce;
   log?: (message: string) => void;
 }
+
+/** Default quiet window: an agent streaming lines writes them closer together than this. */
+export const QUIET_WINDOW_MS = 250;
 
 /**
  * The server's view of the session files: the index of every session under the roots, kept
@@ -72,8 +74,12 @@ export class SessionStore {
   private closed = false;
 
   constructor(private readonly options: SessionStoreOptions) {
-    this.index = new SessionIndex(options.roots);
+    this.index = new SessionIndex(options.roots, options.log);
   }
+
+  /** Is a real path inside one of the roots? Checked again at every file operation. */
+  private readonly confined = (real: string): boolean =>
+    this.options.roots.some((root) => isInside(root.path, real));
 
   async start(): Promise<void> {
     await this.index.scan();
@@ -135,7 +141,7 @@ export class SessionStore {
     if (!indexed) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
     const real = await realpathOrUndefined(indexed.file);
     if (!real) throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
-    if (real !== indexed.file || !this.options.roots.some((root) => isInside(root.path, real))) {
+    if (real !== indexed.file || !this.confined(real)) {
       throw new AppError('OUTSIDE_ROOTS', 'The session file now resolves outside the configured folders.');
     }
     return indexed;
@@ -147,7 +153,7 @@ export class SessionStore {
     if (existing) return existing;
     const pending = (async () => {
       const indexed = await this.resolve(id);
-      const session = new OpenSession({
+      const session: OpenSession = new OpenSession({
         id,
         file: indexed.file,
         state: this.options.state,
@@ -155,8 +161,17 @@ export class SessionStore {
         publish: this.options.publish,
         pollMs: this.options.pollMs ?? 150,
         midWriteWaitMs: this.options.midWriteWaitMs ?? 1000,
-        storageProvider: new NewFileStorageProvider(path.dirname(indexed.file)),
+        storageProvider: new NewFileStorageProvider(
+          path.dirname(indexed.file),
+          (): number => session.mode,
+          this.confined,
+        ),
+        confined: this.confined,
+        quietWindowMs: this.options.quietWindowMs ?? QUIET_WINDOW_MS,
+        clock: this.options.clock ?? REAL_CLOCK,
+        write: this.options.write,
         onGrow: () => this.scheduleScan(),
+        log: this.options.log,
       });
       await session.open();
       this.openedNow.set(id, session);
@@ -352,11 +367,7 @@ export class SessionStore {
     const before = await this.options.extensions.beforeBranch({ sessionId: id, entryId });
     if (before.cancel) return { cancelled: true, editorText };
 
-    const provider = new NewFileStorageProvider(path.dirname(session.file));
-    const copy = SessionManager.fromJsonl(session.sm.toJsonl(), {
-      storage: new ReadOnlyStorage(session.file),
-      storageProvider: provider,
-    });
+    const copy = this.copyOf(session);
     let newPath: string | undefined;
     try {
       newPath =
@@ -364,9 +375,9 @@ export class SessionStore {
           ? copy.newSession({ parentSession: session.file })
           : copy.createBranchedSession(entry.parentId);
     } catch (error) {
-      throw new AppError('WRITE_FAILED', 'Could not write the branched session file.', { cause: error });
+      throw writeError(error, 'Could not write the branched session file.');
     }
-    const created = await this.materialize(copy, newPath);
+    const created = await this.materialize(copy, newPath, session);
     await this.options.extensions.branch({
       sessionId: created.id,
       newSessionId: created.id,
@@ -380,25 +391,43 @@ export class SessionStore {
     const session = await this.open(id);
     await session.refresh();
     this.assertWritable(session);
-    const provider = new NewFileStorageProvider(path.dirname(session.file));
-    const copy = SessionManager.fromJsonl(session.sm.toJsonl(), {
-      storage: new ReadOnlyStorage(session.file),
-      storageProvider: provider,
-    });
+    const copy = this.copyOf(session);
     let newPath: string | undefined;
     try {
       newPath = copy.forkSession();
     } catch (error) {
-      throw new AppError('WRITE_FAILED', 'Could not write the forked session file.', { cause: error });
+      throw writeError(error, 'Could not write the forked session file.');
     }
-    const created = await this.materialize(copy, newPath);
+    const created = await this.materialize(copy, newPath, session);
     return { sessionId: created.id, session: created };
   }
 
+  /** A throwaway copy of the session whose new files go beside it, confined, with its mode. */
+  private copyOf(session: OpenSession): SessionManager {
+    return SessionManager.fromJsonl(session.sm.toJsonl(), {
+      storage: new ReadOnlyStorage(session.file),
+      storageProvider: new NewFileStorageProvider(
+        path.dirname(session.file),
+        () => session.mode,
+        this.confined,
+      ),
+    });
+  }
+
   /** Makes sure a new session file exists (the manager may defer writing it) and indexes it. */
-  private async materialize(copy: SessionManager, newPath: string | undefined): Promise<SessionListItem> {
+  private async materialize(
+    copy: SessionManager,
+    newPath: string | undefined,
+    source: OpenSession,
+  ): Promise<SessionListItem> {
     if (!newPath) throw new AppError('WRITE_FAILED', 'The new session has no file.');
-    if (!statFileSync(newPath)) createFileSync(newPath, copy.toJsonl());
+    if (!statFileSync(newPath)) {
+      try {
+        createConfinedSync(newPath, Buffer.from(copy.toJsonl(), 'utf8'), source.mode, this.confined);
+      } catch (error) {
+        throw writeError(error, 'Could not write the new session file.');
+      }
+    }
     const real = await realpathOrUndefined(newPath);
     if (!real || !(await this.index.refreshFile(real))) {
       await this.index.scan();
@@ -408,6 +437,13 @@ export class SessionStore {
     this.options.publish({ type: 'sessions_changed' });
     return this.index.toListItem(indexed, false);
   }
+}
+
+/** A file refusal keeps its specific code; anything else is WRITE_FAILED. */
+function writeError(error: unknown, message: string): AppError {
+  if (error instanceof FileSafetyError) return fileErrorToAppError(error);
+  if (error instanceof AppError) return error;
+  return new AppError('WRITE_FAILED', message, { cause: error });
 }
 
 function findToolCall(sm: SessionManager, entry: SessionEntry, toolCallId: string): EntryDetail['toolCall'] {

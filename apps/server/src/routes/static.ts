@@ -2,6 +2,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors';
+import { readWhole } from '../store/files';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Canopy</title>
@@ -26,21 +27,31 @@ function isApiPath(url: string): boolean {
  * small page saying the web app is not built. Unknown API paths get a coded 404.
  */
 export async function registerStatic(app: FastifyInstance, webDist: string | undefined): Promise<void> {
-  // A first load with ?token= has just set the cookie: drop the token from the address bar.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || isApiPath(request.url) || !request.url.includes('token=')) return;
-    const url = new URL(request.url, 'http://localhost');
-    if (!url.searchParams.has('token')) return;
-    url.searchParams.delete('token');
-    const rest = url.searchParams.toString();
-    return reply.redirect(`${url.pathname}${rest ? `?${rest}` : ''}`, 302);
+  // The shell and its assets hold no session data: every route registered in this scope is public
+  // (the security hook still refuses foreign hosts, and every other route needs the token).
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...(route.config ?? {}), public: true };
+    });
+    // A first load with ?token= has just set the cookie: drop the token from the address bar.
+    scope.addHook('onRequest', async (request, reply) => {
+      if (request.method !== 'GET' || !request.url.includes('token=')) return;
+      const url = new URL(request.url, 'http://localhost');
+      if (!url.searchParams.has('token')) return;
+      url.searchParams.delete('token');
+      const rest = url.searchParams.toString();
+      return reply.redirect(`${url.pathname}${rest ? `?${rest}` : ''}`, 302);
+    });
+    if (webDist) {
+      await scope.register(fastifyStatic, {
+        root: path.resolve(webDist),
+        index: ['index.html'],
+        wildcard: true,
+      });
+    } else {
+      scope.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE));
+    }
   });
-
-  if (webDist) {
-    await app.register(fastifyStatic, { root: path.resolve(webDist), index: ['index.html'], wildcard: true });
-  } else {
-    app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE));
-  }
 
   app.setNotFoundHandler(async (request, reply) => {
     if (
@@ -48,7 +59,10 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
       !isApiPath(request.url) &&
       !path.extname(request.url.split('?')[0] ?? '')
     ) {
-      if (webDist) return reply.type('text/html; charset=utf-8').sendFile('index.html');
+      if (webDist) {
+        const page = await readWhole(path.join(path.resolve(webDist), 'index.html'));
+        return reply.type('text/html; charset=utf-8').send(page);
+      }
       return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     }
     throw new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);

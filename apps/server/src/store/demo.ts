@@ -2,7 +2,7 @@
 // the store stays the only part of the server that touches the file system.
 import path from 'node:path';
 import { demoSessions } from '@canopy/demo';
-import { createFileSync, ensureDirSync } from './files';
+import { createNewFileSync, ensureDirSync } from './files';
 
 /**
  * Writes the demo sessions into `dir` (created if missing; an existing file is never overwritten) and
@@ -14,7 +14,7 @@ export function writeDemoSessions(dir: string): string[] {
   const pathOf = (fileName: string) => path.join(target, fileName);
   return demoSessions({ pathOf }).map((session) => {
     const file = pathOf(session.fileName);
-    createFileSync(file, session.jsonl);
+    createNewFileSync(file, session.jsonl);
     return file;
   });
 }

@@ -1,40 +1,61 @@
 import path from 'node:path';
 import type { SessionHeader, SessionStorage, SessionStorageProvider } from '@canopy/session-core';
-import { appendLinesSync, atomicWriteSync, readWholeSync, statFileSync } from './files';
+import { appendConfinedSync, createConfinedSync, readConfinedSync } from './confined';
 
 /**
  * Storage for a brand-new session file (branch, fork, new session), named like the reference's
- * `<dir>/<timestamp>_<sessionId>.jsonl` beside the file it came from.
+ * `<dir>/<timestamp>_<sessionId>.jsonl` beside the file it came from. The file is created with
+ * O_EXCL in the verified folder, with the permission bits of the session it came from.
  */
 export class NewFileStorage implements SessionStorage {
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly mode: number,
+    private readonly confined: (realDir: string) => boolean,
+  ) {}
 
   appendLines(lines: readonly string[]): void {
-    const size = statFileSync(this.path)?.size ?? 0;
-    if (size === 0) {
-      atomicWriteSync(this.path, lines.map((line) => `${line}\n`).join(''));
+    const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
+    let current;
+    try {
+      current = readConfinedSync(this.path);
+    } catch {
+      current = undefined;
+    }
+    if (!current) {
+      createConfinedSync(this.path, data, this.mode, this.confined);
       return;
     }
-    appendLinesSync(this.path, [...lines], size);
+    appendConfinedSync(this.path, data, current.state, { now: Date.now() });
   }
 
   rewrite(text: string): void {
-    atomicWriteSync(this.path, text);
+    // Only ever called once, to create the file: an existing file is never replaced.
+    createConfinedSync(this.path, Buffer.from(text, 'utf8'), this.mode, this.confined);
   }
 
   read(): string {
-    return readWholeSync(this.path).toString('utf8');
+    return readConfinedSync(this.path).bytes.toString('utf8');
   }
 }
 
 export class NewFileStorageProvider implements SessionStorageProvider {
   readonly created: NewFileStorage[] = [];
 
-  constructor(private readonly directory: string) {}
+  /** `mode()`: the permission bits of the session the new file comes from, read when it is created. */
+  constructor(
+    private readonly directory: string,
+    private readonly mode: () => number,
+    private readonly confined: (realDir: string) => boolean,
+  ) {}
 
   create(header: SessionHeader): NewFileStorage {
     const stamp = String(header.timestamp).replace(/[:.]/g, '-');
-    const storage = new NewFileStorage(path.join(this.directory, `${stamp}_${header.id}.jsonl`));
+    const storage = new NewFileStorage(
+      path.join(this.directory, `${stamp}_${header.id}.jsonl`),
+      this.mode(),
+      this.confined,
+    );
     this.created.push(storage);
     return storage;
   }
@@ -50,6 +71,6 @@ export class ReadOnlyStorage implements SessionStorage {
     throw new Error('internal: the source copy of a branch must not be written');
   }
   read(): string {
-    return readWholeSync(this.path).toString('utf8');
+    return readConfinedSync(this.path).bytes.toString('utf8');
   }
 }

@@ -1,6 +1,6 @@
-// The only module of the server that touches the file system. Everything else goes through it,
-// so the file-safety rules (append whole lines, never after a cut-off line, atomic rewrites,
-// backups that are never overwritten) live in one place.
+// With confined.ts, the only modules of the server that touch the file system. This one holds the
+// general helpers (listing, state files, watching); confined.ts holds every read and write of a
+// session file, so the file-safety rules live in one place.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -9,12 +9,13 @@ import path from 'node:path';
 export interface FileIdentity {
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
   dev: number;
 }
 
 function identityOf(stat: fs.Stats): FileIdentity {
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, dev: stat.dev };
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, dev: stat.dev };
 }
 
 export function isNotFound(error: unknown): boolean {
@@ -78,6 +79,8 @@ export function isInside(root: string, candidate: string): boolean {
 /**
  * Every `*.jsonl` file under `root`, found with an explicit stack (no recursion), following
  * symlinked directories only when they resolve inside the root; each directory is visited once.
+ * A link that cannot be resolved (a symlink loop, ELOOP) or an unreadable folder is skipped with a
+ * warning, so one bad entry never stops a scan.
  */
 /**
  * A session file's name: `*.jsonl`, or an archived `*.jsonl.gz` (oh-my-pi). Hidden names are the
@@ -89,10 +92,20 @@ export function isSessionFileName(name: string): boolean {
   return name.endsWith('.jsonl') || name.endsWith('.jsonl.gz');
 }
 
-export async function listJsonlFiles(root: string): Promise<string[]> {
-  const realRoot = await realpathOrUndefined(root);
+export async function listJsonlFiles(
+  root: string,
+  warn: (where: string, message: string) => void = () => undefined,
+): Promise<string[]> {
+  let realRoot: string | undefined;
+  try {
+    realRoot = await realpathOrUndefined(root);
+  } catch (error) {
+    warn(root, `skipping ${root}: ${(error as Error).message}`);
+    return [];
+  }
   if (!realRoot) return [];
-  const rootStat = await fsp.stat(realRoot);
+  const rootStat = await fsp.stat(realRoot).catch(() => undefined);
+  if (!rootStat) return [];
   if (rootStat.isFile()) return isSessionFileName(path.basename(realRoot)) ? [realRoot] : [];
   const found: string[] = [];
   const seen = new Set<string>([realRoot]);
@@ -115,7 +128,16 @@ export async function listJsonlFiles(root: string): Promise<string[]> {
       } else if (entry.isFile()) {
         if (isSessionFileName(entry.name)) found.push(full);
       } else if (entry.isSymbolicLink()) {
-        const real = await realpathOrUndefined(full);
+        let real: string | undefined;
+        try {
+          real = await realpathOrUndefined(full);
+        } catch (error) {
+          warn(
+            full,
+            `skipping ${full}: ${(error as NodeJS.ErrnoException).code ?? ''} ${(error as Error).message}`,
+          );
+          continue;
+        }
         if (!real || !isInside(realRoot, real)) continue; // links out of the root are refused
         const stat = await fsp.stat(real).catch(() => undefined);
         if (stat?.isDirectory() && !seen.has(real)) {
@@ -147,94 +169,12 @@ export async function readRange(file: string, start: number, length: number): Pr
   }
 }
 
-/** Synchronous read of a range, for the write path's check-then-append critical section. */
-export function readRangeSync(file: string, start: number, length: number): Buffer {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(length);
-    let filled = 0;
-    while (filled < length) {
-      const bytesRead = fs.readSync(fd, buffer, filled, length - filled, start + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 export async function readWhole(file: string): Promise<Buffer> {
   return fsp.readFile(file);
 }
 
-export function readWholeSync(file: string): Buffer {
-  return fs.readFileSync(file);
-}
-
 export function sha256(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
-}
-
-export class MidWriteError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MidWriteError';
-  }
-}
-
-export class ChangedUnderneathError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ChangedUnderneathError';
-  }
-}
-
-/**
- * Appends complete lines, one `write` per line (each ending in `\n`), to a file that must still
- * be exactly `expectedSize` bytes long and end in `\n` (or be empty). The check and the writes are
- * synchronous so nothing of ours interleaves; another process could still write between them, which
- * is why the size is compared again through the same descriptor right before writing.
- * Returns the new size.
- */
-export function appendLinesSync(file: string, lines: readonly string[], expectedSize: number): number {
-  // 'a+' so the same descriptor can read the last byte; writes still always go to the end.
-  const fd = fs.openSync(file, 'a+');
-  try {
-    const stat = fs.fstatSync(fd);
-    if (stat.size !== expectedSize) {
-      throw new ChangedUnderneathError(`the file is ${stat.size} bytes, expected ${expectedSize}`);
-    }
-    if (stat.size > 0) {
-      const last = Buffer.alloc(1);
-      fs.readSync(fd, last, 0, 1, stat.size - 1);
-      if (last[0] !== 0x0a) throw new MidWriteError('the last line of the file is cut off');
-    }
-    let size = stat.size;
-    for (const line of lines) {
-      if (line.includes('\n')) throw new Error('a session line must not contain a raw newline');
-      const bytes = Buffer.from(`${line}\n`, 'utf8');
-      let written = 0;
-      // writeSync may write less than asked on some file systems; finish the same line.
-      while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-      size += bytes.length;
-    }
-    return size;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Creates a new file with `text`; refuses to overwrite an existing one. */
-export function createFileSync(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const fd = fs.openSync(file, 'wx');
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 function fsyncDirSync(dir: string): void {
@@ -249,14 +189,20 @@ function fsyncDirSync(dir: string): void {
   }
 }
 
-/** Replaces `file` atomically: temp file in the same directory, fsync, rename, fsync the directory. */
+/**
+ * Replaces one of Canopy's own state files atomically: a temporary file created owner-only (0600)
+ * from its first byte, fsync, rename, fsync the directory. Nobody else can read a state file at
+ * any moment, not even while it is being written.
+ */
 export function atomicWriteSync(file: string, data: string | Uint8Array): void {
   const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true });
+  ensurePrivateDirSync(dir);
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = fs.openSync(temp, 'wx');
+  const fd = fs.openSync(temp, 'wx', 0o600);
   try {
-    fs.writeSync(fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let written = 0;
+    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
     fs.fsyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);
@@ -265,9 +211,6 @@ export function atomicWriteSync(file: string, data: string | Uint8Array): void {
   }
   fs.closeSync(fd);
   try {
-    // Keep the original's permission bits on the replacement.
-    const mode = statModeOrUndefined(file);
-    if (mode !== undefined) fs.chmodSync(temp, mode);
     fs.renameSync(temp, file);
   } catch (error) {
     fs.rmSync(temp, { force: true });
@@ -276,26 +219,22 @@ export function atomicWriteSync(file: string, data: string | Uint8Array): void {
   fsyncDirSync(dir);
 }
 
-function statModeOrUndefined(file: string): number | undefined {
+/** Canopy's state folder (it holds the access token): owner-only, created so and tightened if wider. */
+/** Creates `file` with `text` (never an existing file: `wx`), owner-only, and syncs it to disk. */
+export function createNewFileSync(file: string, text: string): void {
+  const fd = fs.openSync(file, 'wx', 0o600);
   try {
-    return fs.statSync(file).mode & 0o7777;
-  } catch {
-    return undefined;
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
-/**
- * Copies `file` byte for byte to `backup` unless a backup already exists there (a backup is never
- * overwritten). Returns whether a copy was made.
- */
-export function backupOnceSync(file: string, backup: string): boolean {
-  try {
-    fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
+export function ensurePrivateDirSync(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const stat = fs.statSync(dir);
+  if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) fs.chmodSync(dir, 0o700);
 }
 
 export function ensureDirSync(dir: string): void {
@@ -333,9 +272,7 @@ export function readOrCreateSecretSync(
     if (!isNotFound(error)) throw error;
   }
   const value = create();
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   atomicWriteSync(file, `${value}\n`);
-  fs.chmodSync(file, 0o600);
   return value;
 }
 

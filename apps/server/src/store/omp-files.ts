@@ -5,13 +5,10 @@
 // strict patterns, the resolved real path must stay inside its folder, and sizes are capped.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { CURRENT_SESSION_VERSION } from '@canopy/session-core';
 import { AppError } from '../errors';
 import { isDirectory, isInside, isNotFound, readRange, realpathOrUndefined } from './files';
-
-const gunzipAsync = promisify(gunzip);
 
 /** Larger blobs are refused: an image in a chat never needs more. */
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
@@ -47,17 +44,21 @@ export function readOnlyReason(file: string, version: number | undefined): strin
   return undefined;
 }
 
-/** The bytes of a session file: an archive is decompressed (capped), a plain file read as it is. */
-export async function readSessionBytes(file: string): Promise<Buffer> {
-  const raw = await fsp.readFile(file);
-  if (!isArchive(file)) return raw;
+/** An archived session's bytes, decompressed (capped). */
+export function decompressArchive(raw: Buffer): Buffer {
   try {
-    return await gunzipAsync(raw, { maxOutputLength: MAX_ARCHIVE_BYTES });
+    return gunzipSync(raw, { maxOutputLength: MAX_ARCHIVE_BYTES });
   } catch (error) {
     throw new AppError('SESSION_INVALID', 'The archived session could not be decompressed.', {
       cause: error,
     });
   }
+}
+
+/** The bytes of a session file: an archive is decompressed (capped), a plain file read as it is. */
+export async function readSessionBytes(file: string): Promise<Buffer> {
+  const raw = await fsp.readFile(file);
+  return isArchive(file) ? decompressArchive(raw) : raw;
 }
 
 export type SubagentKind = 'subagent' | 'advisor';

@@ -3,6 +3,7 @@ import {
   SessionManager,
   SessionWriteError,
   ToolCallIndex,
+  type IssueKind,
   type SessionEntry,
   type SessionHeader,
   type SessionStorage,
@@ -10,24 +11,38 @@ import {
 } from '@canopy/session-core';
 import { AppError } from '../errors';
 import {
-  appendLinesSync,
-  atomicWriteSync,
-  backupOnceSync,
-  ChangedUnderneathError,
-  MidWriteError,
-  readRange,
-  readWhole,
-  statFile,
-  statFileSync,
-  watchPath,
-  type Watcher,
-} from './files';
-import { isArchive, readOnlyReason, readSessionBytes } from './omp-files';
+  appendConfinedSync,
+  backupExactSync,
+  FileSafetyError,
+  liveLockOf,
+  readAtSync,
+  readConfinedSync,
+  replaceConfinedSync,
+  RunningHash,
+  sameFile,
+  stateOf,
+  withConfinedSync,
+  type FileState,
+  type WriteOnce,
+} from './confined';
+import { watchPath, type Watcher } from './files';
+import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { buildSkeletonNodes, SkeletonCache } from './skeleton';
 import type { StateStore } from './state';
 
 /** Bytes kept from just before our read offset; if they change, the file was rewritten underneath. */
 const WINDOW_BYTES = 64;
+/** Issues whose line is not an entry, so a migrated file (entries only) leaves the line out. */
+const DROPPED_KINDS: ReadonlySet<IssueKind> = new Set<IssueKind>([
+  'invalid-json',
+  'not-object',
+  'invalid-header',
+  'extra-header',
+  'invalid-entry',
+  'missing-id',
+  'duplicate-id',
+  'truncated-line',
+]);
 /** Another writer counts as active for this long after its last append. */
 export const WRITER_ACTIVE_MS = 3000;
 
@@ -43,7 +58,70 @@ export interface OpenSessionOptions {
   midWriteWaitMs: number;
   /** New files (branch, fork) are created through this. */
   storageProvider: SessionStorageProvider;
+  /** Is this real folder inside the roots? */
+  confined: (realDir: string) => boolean;
+  /** A write waits until the file has not grown for this long (another writer may be mid-burst). */
+  quietWindowMs: number;
+  clock: Clock;
+  /** The one write() of an append; a test seam for full disks and racing writers. */
+  write?: WriteOnce;
   onGrow?: () => void;
+  log?: (message: string) => void;
+}
+
+/** Time for the write path's waits, injectable so tests do not depend on timing. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const REAL_CLOCK: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** The client error for a refused or failed file operation. */
+export function fileErrorToAppError(error: FileSafetyError): AppError {
+  const nothing = 'nothing was written';
+  switch (error.reason) {
+    case 'deleted':
+      return new AppError(
+        'SESSION_NOT_FOUND',
+        `The session file was deleted; ${nothing} (Canopy does not recreate it).`,
+      );
+    case 'outside-roots':
+      return new AppError('OUTSIDE_ROOTS', `${error.message} ${capitalized(nothing)}.`);
+    case 'changed':
+      return new AppError(
+        'FILE_CHANGED',
+        `Another program changed the session file at the same moment; ${nothing}. Try again.`,
+      );
+    case 'mid-write':
+      return new AppError(
+        'FILE_MID_WRITE',
+        `The last line of the session file is cut off (another program is writing it, or it crashed mid-write); ${nothing}. Try again in a moment.`,
+      );
+    case 'locked':
+      return new AppError(
+        'FILE_LOCKED',
+        `oh-my-pi is writing this session (its lock file is held); ${nothing}.`,
+      );
+    case 'disk-full':
+      return new AppError('DISK_FULL', `The disk is full; ${nothing} (a partial line was removed again).`);
+    case 'read-only':
+      return new AppError('READ_ONLY', `The session file or its folder cannot be written; ${nothing}.`);
+    case 'torn':
+      return new AppError(
+        'FILE_TORN',
+        `${error.message} The damaged line is reported as an issue of the session.`,
+      );
+    case 'failed':
+      return new AppError('WRITE_FAILED', `Could not write the session file: ${error.message}`);
+  }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 export interface LeafNotice {
@@ -63,9 +141,17 @@ export class OpenSession {
   sm!: SessionManager;
   private offset = 0;
   private window: Buffer = Buffer.alloc(0);
-  private ino = 0;
-  private dev = 0;
-  private mtimeMs = 0;
+  /** The file as last read or written; any difference means another program touched it. */
+  private fileState: FileState = { size: 0, ino: 0, dev: 0, mtimeMs: 0, ctimeMs: 0, mode: 0o600 };
+  private readonly hash = new RunningHash();
+  /** When (by the clock) the file was last seen growing by another writer. */
+  private lastGrowthAt = Number.NEGATIVE_INFINITY;
+  /** Why the file cannot be read any more (deleted, or now resolving outside the roots). */
+  private unreachable: FileSafetyError | undefined;
+  /** Set by an append that landed after another writer's complete lines: reload after the write. */
+  private landedAfterOthers = false;
+  /** The backup and the lines a migration left out, reported after the write. */
+  private migration: { backup: string; droppedLines: number[] } | undefined;
   /** Bytes of the file on disk (an archive's compressed size differs from `offset`). */
   private diskSize = 0;
   /** [oh-my-pi] The title line as last read (oh-my-pi rewrites it in place on a rename). */
@@ -101,9 +187,14 @@ export class OpenSession {
     return readOnlyReason(this.file, this.sm?.version);
   }
 
+  /** The session file's permission bits, given to branched and forked copies. */
+  get mode(): number {
+    return this.fileState.mode;
+  }
+
   /** Loads the file and starts tailing it. */
   async open(): Promise<void> {
-    await this.load(true);
+    this.loadFromFile(true);
     this.watcher = watchPath(this.file, false, () => this.schedulePoll());
     this.pollTimer = setInterval(() => this.schedulePoll(), this.options.pollMs);
     this.pollTimer.unref();
@@ -130,9 +221,12 @@ export class OpenSession {
     void this.enqueue(() => this.poll()).catch(() => undefined);
   }
 
-  /** Brings the in-memory session up to date with the file (in the queue). */
+  /**
+   * Brings the in-memory session up to date with the file (in the queue). Refuses (OUTSIDE_ROOTS)
+   * when the file now resolves outside the roots; a deleted file keeps its last state.
+   */
   refresh(): Promise<void> {
-    return this.enqueue(() => this.poll());
+    return this.enqueue(() => this.poll(true));
   }
 
   // ------------------------------------------------------------------ loading
@@ -150,11 +244,26 @@ export class OpenSession {
     throw new Error('OpenSession reads through its own tail; SessionManager.read() is not used');
   }
 
-  /** (Re)reads the whole file. */
-  private async load(initial: boolean): Promise<void> {
-    const before = await statFile(this.file);
-    if (!before) throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
-    const bytes = isArchive(this.file) ? await readSessionBytes(this.file) : await readWhole(this.file);
+  /** (Re)reads the whole file through a verified descriptor. */
+  private loadFromFile(initial: boolean): void {
+    let read: { bytes: Buffer; state: FileState };
+    try {
+      read = readConfinedSync(this.file);
+    } catch (error) {
+      if (error instanceof FileSafetyError) {
+        if (error.reason === 'deleted')
+          throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
+        throw fileErrorToAppError(error);
+      }
+      throw error;
+    }
+    this.loadBytes(read.bytes, read.state, initial);
+  }
+
+  private loadBytes(onDisk: Buffer, state: FileState, initial: boolean): void {
+    // An archive (read-only) is decompressed whole; it is never tailed or written.
+    const bytes = isArchive(this.file) ? decompressArchive(onDisk) : onDisk;
+    this.diskSize = state.size;
     // A cut-off last line stays buffered in the manager until its newline arrives.
     const sm = SessionManager.fromJsonl(bytes, {
       storage: this.storage(),
@@ -164,10 +273,8 @@ export class OpenSession {
     this.sm = sm;
     this.offset = bytes.length;
     this.window = Buffer.from(bytes.subarray(Math.max(0, bytes.length - WINDOW_BYTES)));
-    this.ino = before.ino;
-    this.dev = before.dev;
-    this.mtimeMs = before.mtimeMs;
-    this.diskSize = before.size;
+    this.fileState = { ...state, size: bytes.length };
+    this.hash.reset(bytes);
     this.titleLine = sm.getTitleSlot() ? firstLine(bytes) : undefined;
     this.toolCalls = new ToolCallIndex();
     this.toolCalls.addEntries(sm.getEntries());
@@ -224,8 +331,8 @@ export class OpenSession {
     this.options.state.setLeaf(this.id, {
       leafId: this.sm.getLeafId(),
       size: this.offset,
-      ino: this.ino,
-      dev: this.dev,
+      ino: this.fileState.ino,
+      dev: this.fileState.dev,
       entryCount: this.sm.getEntries().length,
       headerId: this.headerId(),
     });
@@ -245,58 +352,109 @@ export class OpenSession {
 
   // ------------------------------------------------------------------ tailing
 
-  private async poll(): Promise<void> {
+  /**
+   * Reads what changed since the last look, through a descriptor verified to be the session file
+   * inside the roots (a file swapped for a link to elsewhere is never read). Growth is ingested; a
+   * replaced, truncated or rewritten file (same size included: the content hash differs) is
+   * reloaded. With `strict`, a file now outside the roots is an error instead of being ignored.
+   */
+  private async poll(strict = false): Promise<void> {
     if (this.closed) return;
-    const stat = await statFile(this.file);
-    if (!stat) return; // deleted: the index drops it; keep the last state for open tabs
-    if (stat.ino !== this.ino || stat.dev !== this.dev) return this.reload('replaced');
+    try {
+      withConfinedSync(this.file, (fd, stat) => this.pollDescriptor(fd, stateOf(stat)));
+      this.unreachable = undefined;
+    } catch (error) {
+      if (!(error instanceof FileSafetyError)) throw error;
+      // Deleted: the index drops it; open tabs keep the last state. Elsewhere: never read.
+      this.unreachable = error;
+      if (strict && error.reason !== 'deleted') throw fileErrorToAppError(error);
+    }
+  }
+
+  private pollDescriptor(fd: number, now: FileState): void {
+    if (!sameFile(now, this.fileState)) return this.reload('replaced', readAtSync(fd, 0, now.size), now);
     if (isArchive(this.file)) {
       // Compressed: not tailed; any change is read again whole.
-      if (stat.size !== this.diskSize || stat.mtimeMs !== this.mtimeMs) return this.reload('rewritten');
+      if (now.size !== this.diskSize || now.mtimeMs !== this.fileState.mtimeMs)
+        this.reload('rewritten', readAtSync(fd, 0, now.size), now);
       return;
     }
-    if (stat.size < this.offset) return this.reload('truncated');
-    if (stat.mtimeMs !== this.mtimeMs) {
-      this.mtimeMs = stat.mtimeMs;
-      // A rename rewrites the title line in place: the size need not change.
-      if (this.titleLine && (await this.checkTitleLine()) === 'reload') return this.reload('rewritten');
+    if (now.size < this.offset) return this.reload('truncated', readAtSync(fd, 0, now.size), now);
+    if (now.size === this.offset) {
+      if (now.mtimeMs === this.fileState.mtimeMs && now.ctimeMs === this.fileState.ctimeMs) return;
+      // Touched without growing: an in-place rewrite of the same size is only visible in the bytes.
+      const bytes = readAtSync(fd, 0, now.size);
+      if (this.hash.matches(bytes)) {
+        this.fileState = now;
+        return;
+      }
+      // A rename rewrites oh-my-pi's title line in place: taken without a reload when nothing else moved.
+      if (this.takeTitleRewrite(bytes)) {
+        this.fileState = now;
+        return;
+      }
+      return this.reload('rewritten', bytes, now);
     }
-    if (stat.size === this.offset) return;
+    if (
+      this.titleLine &&
+      (now.mtimeMs !== this.fileState.mtimeMs || now.ctimeMs !== this.fileState.ctimeMs)
+    ) {
+      // A rename may rewrite the title line and append a title_change in one go.
+      const head = readAtSync(fd, 0, Math.min(now.size, this.offset));
+      const known = Buffer.concat([this.titleLine, head.subarray(this.titleLine.length)]);
+      if (!head.equals(known) || !this.hash.matches(known)) {
+        if (!this.takeTitleRewrite(head)) return this.reload('rewritten', readAtSync(fd, 0, now.size), now);
+      }
+    }
     const start = Math.max(0, this.offset - this.window.length);
-    const bytes = await readRange(this.file, start, stat.size - start);
+    const bytes = readAtSync(fd, start, now.size - start);
     const before = bytes.subarray(0, this.offset - start);
-    if (!before.equals(this.window)) return this.reload('rewritten');
-    const fresh = bytes.subarray(this.offset - start);
-    this.ingestExternal(fresh);
+    if (!before.equals(this.window)) return this.reload('rewritten', readAtSync(fd, 0, now.size), now);
+    this.fileState = { ...now, size: start + bytes.length };
+    this.ingestExternal(bytes.subarray(this.offset - start));
   }
 
   /**
-   * [oh-my-pi] Re-reads the title line. Rewritten with the same size, it is taken in place (the rest
-   * of the file did not move) and the name change is published; any other change of the first line
-   * means the file was rewritten, and the caller reloads it.
+   * [oh-my-pi] Takes a title line rewritten in place (same length, still a title line) when the rest
+   * of the known bytes did not change: the name is updated and published, and no reload happens.
+   * `bytes` are the file's bytes from offset 0 up to (at most) the known length. False when the
+   * change is anything else, and the caller reloads.
    */
-  private async checkTitleLine(): Promise<'same' | 'changed' | 'reload'> {
-    const old = this.titleLine as Buffer;
-    const current = await readRange(this.file, 0, old.length);
-    if (current.equals(old)) return 'same';
-    if (current.length !== old.length || current[current.length - 1] !== 0x0a) return 'reload';
+  private takeTitleRewrite(bytes: Buffer): boolean {
+    const old = this.titleLine;
+    if (!old || bytes.length < old.length) return false;
+    const current = bytes.subarray(0, old.length);
+    if (current.equals(old) || current[current.length - 1] !== 0x0a) return false;
+    const known = bytes.subarray(0, Math.min(bytes.length, this.offset));
+    if (known.length !== this.offset) return false;
+    if (!this.hash.matches(Buffer.concat([old, known.subarray(old.length)]))) return false;
     let slot: unknown;
     try {
       slot = JSON.parse(current.toString('utf8'));
     } catch {
-      return 'reload';
+      return false;
     }
-    if (!slot || typeof slot !== 'object' || (slot as { type?: unknown }).type !== 'title') return 'reload';
+    if (!slot || typeof slot !== 'object' || (slot as { type?: unknown }).type !== 'title') return false;
     this.titleLine = Buffer.from(current);
+    this.hash.reset(known);
+    // The tail window may overlap the title line in a short file: keep it equal to the disk.
+    const windowStart = this.offset - this.window.length;
+    if (windowStart < old.length) {
+      const patched = Buffer.from(this.window);
+      current.copy(patched, 0, windowStart, old.length);
+      this.window = patched;
+    }
     this.sm.replaceTitleSlot(slot as { type: 'title' });
     this.options.publish({ type: 'sessions_changed' });
     this.options.onGrow?.();
-    return 'changed';
+    return true;
   }
 
   private ingestExternal(fresh: Buffer): void {
     const { entries } = this.sm.ingest(fresh);
     this.offset += fresh.length;
+    this.hash.add(fresh);
+    this.lastGrowthAt = this.options.clock.now();
     const tail = Buffer.concat([this.window, fresh]);
     this.window = Buffer.from(tail.subarray(Math.max(0, tail.length - WINDOW_BYTES)));
     this.markExternalWriter();
@@ -316,15 +474,11 @@ export class OpenSession {
     this.options.onGrow?.();
   }
 
-  private async reload(reason: 'replaced' | 'truncated' | 'rewritten'): Promise<void> {
+  private reload(reason: 'replaced' | 'truncated' | 'rewritten', bytes: Buffer, state: FileState): void {
     const previousLeaf = this.sm.getLeafId();
     this.pendingNotice = undefined;
-    try {
-      await this.load(false);
-    } catch (error) {
-      if (error instanceof AppError) return; // no longer a session; keep the last good state
-      throw error;
-    }
+    this.lastGrowthAt = this.options.clock.now();
+    this.loadBytes(bytes, state, false);
     this.options.publish({ type: 'session_reloaded', sessionId: this.id, reason });
     const notice = this.pendingNotice as LeafNotice | undefined;
     if (notice || previousLeaf !== this.sm.getLeafId()) {
@@ -360,42 +514,75 @@ export class OpenSession {
 
   // ------------------------------------------------------------------ writing
 
+  /** Re-reads the file after a refused or odd write, so memory matches the disk again. */
+  private resync(reason: 'rewritten'): void {
+    try {
+      const { bytes, state } = readConfinedSync(this.file);
+      this.reload(reason, bytes, state);
+    } catch {
+      // Unreadable now: the next poll reports it; the write error is what the caller sees.
+    }
+  }
+
+  /** Why a write must wait now, if it must. */
+  private writeBlocker(): 'mid-write' | 'busy' | 'locked' | undefined {
+    const now = this.options.clock.now();
+    if (this.sm.pendingBytes > 0) return 'mid-write';
+    if (now - this.lastGrowthAt < this.options.quietWindowMs) return 'busy';
+    if (liveLockOf(this.file, now)) return 'locked';
+    return undefined;
+  }
+
+  /**
+   * Waits (up to midWriteWaitMs) until the file is safe to append to: its last line complete, no
+   * growth by another writer within the quiet window, and oh-my-pi's lock not held. Refuses with
+   * the specific reason when that does not happen in time.
+   */
+  private async waitUntilWritable(): Promise<void> {
+    const clock = this.options.clock;
+    const deadline = clock.now() + this.options.midWriteWaitMs;
+    for (;;) {
+      await this.poll(true);
+      if (this.unreachable) throw fileErrorToAppError(this.unreachable);
+      const blocker = this.writeBlocker();
+      if (!blocker) return;
+      if (clock.now() >= deadline) {
+        if (blocker === 'busy') {
+          throw new AppError(
+            'FILE_BUSY',
+            'Another program keeps appending to the session file; nothing was written. Try again when it pauses.',
+          );
+        }
+        throw fileErrorToAppError(new FileSafetyError(blocker, blocker));
+      }
+      await clock.sleep(Math.min(50, Math.max(1, deadline - clock.now())));
+    }
+  }
+
   /**
    * Runs `mutate` on the session manager with the file up to date. When `writes` is set, it first
-   * waits (up to midWriteWaitMs) for another writer's cut-off line to complete and refuses with
-   * FILE_MID_WRITE if it stays cut off. New entries are published as entries_appended (and
-   * label_changed for label entries); the leaf is persisted.
+   * waits for the file to be safe to append to (see waitUntilWritable). New entries are published
+   * as entries_appended (and label_changed for label entries); the leaf is persisted.
    */
   mutate<T>(mutate: (sm: SessionManager) => T, writes: boolean): Promise<T> {
     return this.enqueue(async () => {
-      await this.poll();
       const readOnly = writes ? this.readOnly : undefined;
       if (readOnly) throw new AppError('READ_ONLY', `Nothing was written. ${readOnly}`);
-      if (writes && this.sm.pendingBytes > 0) {
-        const deadline = Date.now() + this.options.midWriteWaitMs;
-        while (this.sm.pendingBytes > 0 && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          await this.poll();
-        }
-        if (this.sm.pendingBytes > 0) {
-          throw new AppError(
-            'FILE_MID_WRITE',
-            'The last line of the session file is cut off (another program is writing it, or it crashed mid-write); nothing was written. Try again in a moment.',
-          );
-        }
-      }
+      if (writes) await this.waitUntilWritable();
+      else await this.poll(true);
       const countBefore = this.sm.getEntries().length;
+      this.landedAfterOthers = false;
+      this.migration = undefined;
       let result: T;
       try {
         result = mutate(this.sm);
       } catch (error) {
-        if (error instanceof ChangedUnderneathError || error instanceof MidWriteError) {
-          // Our in-memory state may hold an entry the file does not: start over from the file.
-          await this.reload('rewritten').catch(() => undefined);
-          throw new AppError(
-            error instanceof MidWriteError ? 'FILE_MID_WRITE' : 'FILE_CHANGED',
-            'Another program wrote to the session file at the same moment; nothing was written. Try again.',
-          );
+        if (error instanceof FileSafetyError) {
+          // Memory may hold an entry the file does not (or a damaged one): start over from the file.
+          if (error.reason === 'changed' || error.reason === 'mid-write' || error.reason === 'torn') {
+            this.resync('rewritten');
+          }
+          throw fileErrorToAppError(error);
         }
         if (error instanceof AppError) throw error;
         if (error instanceof SessionWriteError) {
@@ -413,6 +600,15 @@ export class OpenSession {
         if (/not found/i.test(message)) throw new AppError('ENTRY_NOT_FOUND', message);
         throw error;
       }
+      this.reportMigration();
+      if (this.landedAfterOthers) {
+        // Another writer's complete lines landed just before ours: read the file again, keeping
+        // the leaf on what we wrote.
+        this.resync('rewritten');
+        this.persistLeaf();
+        this.options.onGrow?.();
+        return result;
+      }
       const added = this.sm.getEntries().slice(countBefore);
       if (added.length > 0) this.emitAppended(added, 'canopy');
       this.persistLeaf();
@@ -423,36 +619,60 @@ export class OpenSession {
 
   private appendLines(lines: readonly string[]): void {
     if (lines.length === 0) return;
-    const newSize = appendLinesSync(this.file, lines, this.offset);
-    const written = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
-    this.offset = newSize;
-    const tail = Buffer.concat([this.window, written]);
+    for (const line of lines) {
+      if (line.includes('\n')) throw new Error('internal: a session line must not contain a raw newline');
+    }
+    const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
+    const result = appendConfinedSync(this.file, data, this.fileState, {
+      now: this.options.clock.now(),
+      write: this.options.write,
+    });
+    if (result.before.length > 0) this.landedAfterOthers = true;
+    this.offset = result.start + data.length;
+    this.fileState = { ...result.state, size: this.offset };
+    this.hash.add(result.before);
+    this.hash.add(data);
+    const tail = Buffer.concat([this.window, result.before, data]);
     this.window = Buffer.from(tail.subarray(Math.max(0, tail.length - WINDOW_BYTES)));
   }
 
   /**
-   * The migration rewrite of a legacy file before its first write: a byte-for-byte backup beside
-   * it (never overwritten), then an atomic replace. The file must still be exactly what we read.
+   * The migration rewrite of a legacy file before its first write: an exact backup beside it (see
+   * backupExactSync), then an atomic replace. The file must still be exactly what was read.
    */
   private rewrite(text: string): void {
-    const current = this.readCurrentSync();
-    if (current.size !== this.offset || current.ino !== this.ino) {
-      throw new ChangedUnderneathError('the file changed before the migration rewrite');
+    const { bytes, state } = readConfinedSync(this.file);
+    if (!sameFile(state, this.fileState) || state.size !== this.offset || !this.hash.matches(bytes)) {
+      throw new FileSafetyError('changed', 'the file changed before the migration rewrite');
     }
-    const version = this.sm.version;
-    backupOnceSync(this.file, `${this.file}.v${version}.bak`);
-    atomicWriteSync(this.file, text);
-    const after = this.readCurrentSync();
-    const bytes = Buffer.from(text, 'utf8');
-    this.offset = bytes.length;
-    this.window = Buffer.from(bytes.subarray(Math.max(0, bytes.length - WINDOW_BYTES)));
-    this.ino = after.ino;
-    this.dev = after.dev;
+    if (liveLockOf(this.file, this.options.clock.now())) {
+      throw new FileSafetyError('locked', 'oh-my-pi holds the lock');
+    }
+    const backup = backupExactSync(this.file, this.sm.version ?? 1, bytes, state.mode, this.options.confined);
+    const encoded = Buffer.from(text, 'utf8');
+    this.fileState = replaceConfinedSync(this.file, encoded, state, this.options.confined);
+    const dropped = [
+      ...new Set(this.sm.issues.filter((issue) => DROPPED_KINDS.has(issue.kind)).map((issue) => issue.line)),
+    ].sort((a, b) => a - b);
+    this.migration = { backup, droppedLines: dropped };
+    this.offset = encoded.length;
+    this.window = Buffer.from(encoded.subarray(Math.max(0, encoded.length - WINDOW_BYTES)));
+    this.hash.reset(encoded);
   }
 
-  private readCurrentSync(): { size: number; ino: number; dev: number } {
-    const stat = statFileSyncOrThrow(this.file);
-    return { size: stat.size, ino: stat.ino, dev: stat.dev };
+  /** Says which lines a migration left out and where they are kept. */
+  private reportMigration(): void {
+    const migration = this.migration;
+    this.migration = undefined;
+    if (!migration || migration.droppedLines.length === 0) return;
+    const lines = migration.droppedLines;
+    const message = `The session was migrated to the current format; ${lines.length} unusable line${
+      lines.length === 1 ? '' : 's'
+    } (line ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', …' : ''}) ${
+      lines.length === 1 ? 'was' : 'were'
+    } left out of the file and ${lines.length === 1 ? 'is' : 'are'} kept in the backup ${migration.backup}.`;
+    this.options.log?.(`${this.file}: ${message}`);
+    this.options.publish({ type: 'error', code: 'LINES_DROPPED', sessionId: this.id, message });
   }
 
   // ------------------------------------------------------------------ views
@@ -499,10 +719,4 @@ export class OpenSession {
 function firstLine(bytes: Buffer): Buffer {
   const newline = bytes.indexOf(0x0a);
   return Buffer.from(newline < 0 ? bytes : bytes.subarray(0, newline + 1));
-}
-
-function statFileSyncOrThrow(file: string): { size: number; ino: number; dev: number } {
-  const stat = statFileSync(file);
-  if (!stat) throw new ChangedUnderneathError('the session file disappeared');
-  return stat;
 }

@@ -12,13 +12,12 @@ import {
 } from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import { isArchive, readOnlyReason, readSessionBytes, subagentParentCandidates } from './omp-files';
+import { readRangeConfinedSync, statConfinedSync } from './confined';
 import {
   isInside,
   listJsonlFiles,
-  readRange,
   realpathOrUndefined,
   realpathSyncOrUndefined,
-  statFile,
   type FileIdentity,
 } from './files';
 
@@ -66,7 +65,19 @@ export class SessionIndex {
   private scanning: Promise<boolean> | undefined;
   private rescanRequested = false;
 
-  constructor(readonly roots: Root[]) {}
+  /** Warnings (a symlink loop, an unreadable folder) are given once per path. */
+  private readonly warned = new Set<string>();
+
+  constructor(
+    readonly roots: Root[],
+    private readonly log: (message: string) => void = () => undefined,
+  ) {}
+
+  private warnOnce(where: string, message: string): void {
+    if (this.warned.has(where)) return;
+    this.warned.add(where);
+    this.log(message);
+  }
 
   get(id: string): IndexedSession | undefined {
     return this.byId.get(id);
@@ -119,7 +130,7 @@ export class SessionIndex {
     const seen = new Set<string>();
     let changed = false;
     for (const root of this.roots) {
-      for (const file of await listJsonlFiles(root.path)) {
+      for (const file of await listJsonlFiles(root.path, (where, message) => this.warnOnce(where, message))) {
         if (seen.has(file)) continue; // nested or duplicate roots
         seen.add(file);
         if (await this.update(file, root)) changed = true;
@@ -136,7 +147,12 @@ export class SessionIndex {
   }
 
   private async update(file: string, root: Root): Promise<boolean> {
-    const identity = await statFile(file);
+    let identity: FileIdentity | undefined;
+    try {
+      identity = statConfinedSync(file);
+    } catch {
+      identity = undefined; // gone, or no longer this path (swapped for a link): not listed
+    }
     const known = this.byFile.get(file);
     if (!identity) {
       if (!known) return false;
@@ -148,17 +164,21 @@ export class SessionIndex {
       known &&
       known.identity.size === identity.size &&
       known.identity.mtimeMs === identity.mtimeMs &&
+      known.identity.ctimeMs === identity.ctimeMs &&
       known.identity.ino === identity.ino
     ) {
       return false;
     }
     let session = known;
-    // An archive is read whole every time it changes (it is compressed, so it cannot be tailed).
+    // An archive is read whole every time it changes (it is compressed, so it cannot be tailed). A
+    // touch without growth may be an in-place rewrite of the same size: read again in full, unless
+    // the file has an oh-my-pi title line, whose same-size rewrites are re-read in place below.
     const grewInPlace =
       known !== undefined &&
       !isArchive(file) &&
       known.identity.ino === identity.ino &&
-      identity.size >= known.offset;
+      (identity.size > known.offset ||
+        (identity.size === known.offset && known.titleSlotBytes !== undefined));
     if (!session || !grewInPlace) {
       session = {
         id: sessionIdOf(file),
@@ -198,7 +218,7 @@ export class SessionIndex {
 
   private async rereadTitleSlot(session: IndexedSession): Promise<void> {
     const length = session.titleSlotBytes as number;
-    const line = (await readRange(session.file, 0, length)).toString('utf8');
+    const line = readRangeConfinedSync(session.file, 0, length).toString('utf8');
     try {
       const value = JSON.parse(line) as unknown;
       if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'title') {
@@ -222,7 +242,7 @@ export class SessionIndex {
 
   private async readFrom(session: IndexedSession, size: number): Promise<void> {
     while (session.offset < size) {
-      const chunk = await readRange(
+      const chunk = readRangeConfinedSync(
         session.file,
         session.offset,
         Math.min(CHUNK_BYTES, size - session.offset),
@@ -321,12 +341,22 @@ function relativeDisplayPath(root: Root, file: string): string {
   return relative === '' ? path.basename(file) : relative;
 }
 
-/** Resolves configured root paths to real paths; missing ones are dropped. */
-export async function resolveRoots(paths: string[], home: string): Promise<Root[]> {
+/** Resolves configured root paths to real paths; missing ones (and symlink loops) are dropped. */
+export async function resolveRoots(
+  paths: string[],
+  home: string,
+  warn: (message: string) => void = () => undefined,
+): Promise<Root[]> {
   const roots: Root[] = [];
-  home = (await realpathOrUndefined(home)) ?? home;
+  home = (await realpathOrUndefined(home).catch(() => undefined)) ?? home;
   for (const p of paths) {
-    const real = await realpathOrUndefined(p);
+    let real: string | undefined;
+    try {
+      real = await realpathOrUndefined(p);
+    } catch (error) {
+      warn(`skipping ${p}: ${(error as Error).message}`);
+      continue;
+    }
     if (!real || roots.some((root) => root.path === real)) continue;
     const name =
       real === home

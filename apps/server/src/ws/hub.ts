@@ -3,7 +3,10 @@ import type { ServerEvent } from '@canopy/protocol';
 /** The part of a WebSocket the hub needs; satisfied by `ws`'s WebSocket. */
 export interface HubSocket {
   readonly readyState: number;
+  /** Bytes queued for sending (a client that does not read lets it grow). */
+  readonly bufferedAmount?: number;
   send(data: string): void;
+  terminate?(): void;
 }
 
 const OPEN = 1;
@@ -15,13 +18,20 @@ const OPEN = 1;
 export class EventHub {
   private readonly subscriptions = new Map<HubSocket, Set<string>>();
   private readonly subscribers = new Map<string, Set<HubSocket>>();
+  /** Queued bytes beyond which a socket is disconnected instead of queued to. */
+  private readonly bufferLimits = new WeakMap<HubSocket, number>();
 
   constructor(
     private readonly onSubscriberCount: (sessionId: string, count: number) => void = () => undefined,
   ) {}
 
-  add(socket: HubSocket): void {
+  add(socket: HubSocket, maxBufferedBytes?: number): void {
     if (!this.subscriptions.has(socket)) this.subscriptions.set(socket, new Set());
+    if (maxBufferedBytes !== undefined) this.bufferLimits.set(socket, maxBufferedBytes);
+  }
+
+  subscriptionCount(socket: HubSocket): number {
+    return this.subscriptions.get(socket)?.size ?? 0;
   }
 
   remove(socket: HubSocket): void {
@@ -61,10 +71,21 @@ export class EventHub {
   publish(event: ServerEvent): void {
     const data = JSON.stringify(event);
     if ('sessionId' in event && event.type !== 'error') {
-      for (const socket of this.subscribers.get(event.sessionId) ?? []) sendRaw(socket, data);
+      for (const socket of this.subscribers.get(event.sessionId) ?? []) this.send(socket, data);
       return;
     }
-    for (const socket of this.subscriptions.keys()) sendRaw(socket, data);
+    for (const socket of this.subscriptions.keys()) this.send(socket, data);
+  }
+
+  /** Sends, unless the client stopped reading and its queue is past its limit: then it is cut off. */
+  private send(socket: HubSocket, data: string): void {
+    const limit = this.bufferLimits.get(socket);
+    if (limit !== undefined && (socket.bufferedAmount ?? 0) + data.length > limit) {
+      socket.terminate?.();
+      this.remove(socket);
+      return;
+    }
+    sendRaw(socket, data);
   }
 }
 

@@ -22,13 +22,59 @@ export interface WsServices {
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 
+/** Per-socket bounds, so one client cannot flood the server's memory or time. */
+export interface WsLimits {
+  /** Sustained messages per second a socket may send… */
+  messagesPerSecond: number;
+  /** …with bursts up to this many; beyond that the socket is closed (1008). */
+  burst: number;
+  /** Subscribes still being opened at once; more are refused with BUSY. */
+  maxPendingSubscribes: number;
+  /** Sessions one socket may be subscribed to. */
+  maxSubscriptions: number;
+  /** Bytes queued for a client that does not read; beyond that it is disconnected. */
+  maxBufferedBytes: number;
+  now: () => number;
+}
+
+export const DEFAULT_WS_LIMITS: WsLimits = {
+  messagesPerSecond: 50,
+  burst: 200,
+  maxPendingSubscribes: 8,
+  maxSubscriptions: 256,
+  maxBufferedBytes: 16 * 1024 * 1024,
+  now: () => Date.now(),
+};
+
+/** Close code for a socket that broke the limits ("policy violation"). */
+export const WS_POLICY_VIOLATION = 1008;
+
 export function registerWsRoute(
   app: FastifyInstance,
   services: WsServices,
   heartbeatMs = HEARTBEAT_INTERVAL_MS,
+  limitOverrides: Partial<WsLimits> = {},
 ): void {
+  const limits: WsLimits = { ...DEFAULT_WS_LIMITS, ...limitOverrides };
   const alive = new WeakMap<WebSocket, boolean>();
   const sockets = new Set<WebSocket>();
+  /** Token bucket and pending subscribes of each socket. */
+  const budgets = new WeakMap<WebSocket, { tokens: number; at: number; pending: number }>();
+
+  /** Takes one message from the socket's budget; false when it is exhausted. */
+  const withinRate = (socket: WebSocket): boolean => {
+    const budget = budgets.get(socket);
+    if (!budget) return false;
+    const now = limits.now();
+    budget.tokens = Math.min(
+      limits.burst,
+      budget.tokens + ((now - budget.at) / 1000) * limits.messagesPerSecond,
+    );
+    budget.at = now;
+    if (budget.tokens < 1) return false;
+    budget.tokens -= 1;
+    return true;
+  };
 
   // One timer for every socket: a socket that did not answer the previous ping is dead.
   const heartbeat = setInterval(() => {
@@ -55,7 +101,8 @@ export function registerWsRoute(
     // Handlers are attached synchronously, before anything awaits, so no early message is lost.
     sockets.add(socket);
     alive.set(socket, true);
-    services.hub.add(socket);
+    budgets.set(socket, { tokens: limits.burst, at: limits.now(), pending: 0 });
+    services.hub.add(socket, limits.maxBufferedBytes);
     socket.on('pong', () => alive.set(socket, true));
     socket.on('close', () => {
       sockets.delete(socket);
@@ -64,6 +111,14 @@ export function registerWsRoute(
     socket.on('error', () => socket.terminate());
     socket.on('message', (data, isBinary) => {
       alive.set(socket, true);
+      if (!withinRate(socket)) {
+        // Stop reading at once: nothing more from this socket is parsed or queued.
+        socket.removeAllListeners('message');
+        socket.close(WS_POLICY_VIOLATION, 'Too many messages');
+        // A client that does not answer the close is cut off anyway.
+        setTimeout(() => socket.terminate(), 1000).unref();
+        return;
+      }
       const size = Array.isArray(data)
         ? data.reduce((sum, part) => sum + part.length, 0)
         : (data as Buffer | ArrayBuffer).byteLength;
@@ -108,19 +163,37 @@ export function registerWsRoute(
         return;
       case 'subscribe': {
         const { sessionId } = message;
-        services.subscribe(sessionId).then(
-          ({ leafId, notices }) => {
-            if (!sockets.has(socket)) return;
-            services.hub.subscribe(socket, sessionId);
-            sendEvent(socket, { type: 'subscribed', sessionId, leafId });
-            for (const notice of notices) sendEvent(socket, notice);
-          },
-          (error: unknown) => {
-            const { code, message: text } = toClientError(error);
-            if (code === 'INTERNAL_ERROR') app.log.error({ err: error }, 'subscribe failed');
-            sendEvent(socket, { type: 'error', code, message: text, sessionId });
-          },
-        );
+        const budget = budgets.get(socket);
+        if (!budget) return;
+        if (
+          budget.pending >= limits.maxPendingSubscribes ||
+          services.hub.subscriptionCount(socket) >= limits.maxSubscriptions
+        ) {
+          sendEvent(socket, {
+            type: 'error',
+            code: 'BUSY',
+            message: 'Too many subscriptions at once on this connection.',
+            sessionId,
+          });
+          return;
+        }
+        budget.pending++;
+        services
+          .subscribe(sessionId)
+          .finally(() => budget.pending--)
+          .then(
+            ({ leafId, notices }) => {
+              if (!sockets.has(socket)) return;
+              services.hub.subscribe(socket, sessionId);
+              sendEvent(socket, { type: 'subscribed', sessionId, leafId });
+              for (const notice of notices) sendEvent(socket, notice);
+            },
+            (error: unknown) => {
+              const { code, message: text } = toClientError(error);
+              if (code === 'INTERNAL_ERROR') app.log.error({ err: error }, 'subscribe failed');
+              sendEvent(socket, { type: 'error', code, message: text, sessionId });
+            },
+          );
         return;
       }
       case 'unsubscribe':

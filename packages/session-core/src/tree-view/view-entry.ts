@@ -394,7 +394,7 @@ export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?
       return capRow(`[${e.archived ? 'archived' : 'restored'}: ${str(e.targetId) ?? ''}]`);
     default:
       // oh-my-pi's safety fix: an unknown type still names itself instead of drawing a blank row.
-      return capRow(`[${String(entry.type).replaceAll('_', ' ')}]`);
+      return capRow(`[${typeName(entry).replaceAll('_', ' ')}]`);
   }
 }
 
@@ -484,7 +484,7 @@ export function searchText(entry: SessionEntry): string {
       break;
     default:
       // Not in the reference: an unknown type is found by the name its row shows.
-      parts.push(String(entry.type).replaceAll('_', ' '));
+      parts.push(typeName(entry).replaceAll('_', ' '));
       break;
   }
   const text = parts.join(' ').toLowerCase();
@@ -557,7 +557,7 @@ export function toViewEntry(
   const view: ViewEntry = {
     id: entry.id,
     parentId: typeof entry.parentId === 'string' ? entry.parentId : null,
-    type: String(entry.type),
+    type: typeName(entry),
     timestamp: typeof entry.timestamp === 'string' ? entry.timestamp : '',
     text: rowText(entry, toolCalls, options),
     search: searchText(entry),
@@ -580,6 +580,12 @@ export interface ToViewEntriesOptions extends RowTextOptions {
 }
 
 /** View entries for a batch of entries, in the same order. */
+/** The entry's type, or `untyped` for an entry kept in the tree without a string type. */
+function typeName(entry: SessionEntry): string {
+  const type: unknown = entry.type;
+  return typeof type === 'string' ? type : 'untyped';
+}
+
 export function toViewEntries(
   entries: readonly SessionEntry[],
   labels: ReadonlyMap<string, string> | ((id: string) => string | undefined),

@@ -1,0 +1,558 @@
+// File operations on session files that stay inside the roots and never damage a line: every
+// operation opens a descriptor, checks that the descriptor is the expected file (its real path, not
+// just the name it was opened by), and reads or writes through that descriptor only. Appends are one
+// write() of whole lines on an append-mode descriptor, guarded by the checks described in the
+// README's "Safety with your files".
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Why a file operation was refused or failed; each maps to one specific client error. */
+export type FileRefusal =
+  | 'deleted'
+  | 'outside-roots'
+  | 'changed'
+  | 'mid-write'
+  | 'locked'
+  | 'disk-full'
+  | 'read-only'
+  | 'torn'
+  | 'failed';
+
+export class FileSafetyError extends Error {
+  constructor(
+    readonly reason: FileRefusal,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'FileSafetyError';
+  }
+}
+
+/** What a file was when last seen; a write requires it to be exactly this. */
+export interface FileState {
+  size: number;
+  ino: number;
+  dev: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  mode: number;
+}
+
+export function stateOf(stat: fs.Stats): FileState {
+  return {
+    size: stat.size,
+    ino: stat.ino,
+    dev: stat.dev,
+    mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    mode: stat.mode & 0o7777,
+  };
+}
+
+export function sameFile(a: { ino: number; dev: number }, b: { ino: number; dev: number }): boolean {
+  return a.ino === b.ino && a.dev === b.dev;
+}
+
+/** Same file, same size, and neither content nor metadata touched since. */
+function unchanged(seen: FileState, now: FileState): boolean {
+  return (
+    sameFile(seen, now) &&
+    seen.size === now.size &&
+    seen.mtimeMs === now.mtimeMs &&
+    seen.ctimeMs === now.ctimeMs
+  );
+}
+
+/** Maps an fs error code to the refusal a client sees. */
+export function refusalOf(error: unknown): FileRefusal {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return 'deleted';
+    case 'ELOOP':
+      return 'outside-roots';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'disk-full';
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return 'read-only';
+    default:
+      return 'failed';
+  }
+}
+
+function wrap(error: unknown, what: string): FileSafetyError {
+  if (error instanceof FileSafetyError) return error;
+  const reason = refusalOf(error);
+  return new FileSafetyError(reason, `${what}: ${(error as Error).message}`, { cause: error });
+}
+
+/**
+ * The real path of an open descriptor: /proc/self/fd on Linux (exact, immune to a rename after the
+ * open); elsewhere the realpath of `name`, accepted only when it is the same file as the descriptor.
+ */
+function realPathOfDescriptor(fd: number, name: string, stat: fs.Stats): string {
+  try {
+    const linked = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    if (path.isAbsolute(linked)) {
+      if (linked.endsWith(' (deleted)') && stat.nlink === 0) {
+        throw new FileSafetyError('deleted', 'The session file was deleted.');
+      }
+      return linked;
+    }
+  } catch (error) {
+    if (error instanceof FileSafetyError) throw error;
+  }
+  const real = fs.realpathSync(name);
+  const named = fs.statSync(real);
+  if (!sameFile(named, stat)) {
+    throw new FileSafetyError('changed', 'The session file was replaced while it was being opened.');
+  }
+  return real;
+}
+
+/**
+ * Opens `file` (a real path inside the roots) without following a final symlink, and checks that
+ * the descriptor really is that path: a file or folder swapped for a symlink to somewhere else is
+ * refused, never read or written.
+ */
+export function openConfinedSync(file: string, flags: number): { fd: number; stat: fs.Stats } {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, flags | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new FileSafetyError(
+        'outside-roots',
+        'The session file was replaced by a symbolic link; Canopy does not follow it.',
+      );
+    }
+    throw wrap(error, 'Cannot open the session file');
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new FileSafetyError('changed', 'The session path is no longer a regular file.');
+    const real = realPathOfDescriptor(fd, file, stat);
+    if (real !== file) {
+      throw new FileSafetyError(
+        'outside-roots',
+        'The session file now resolves to another place (a folder was replaced by a link); Canopy does not follow it.',
+      );
+    }
+    return { fd, stat };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw wrap(error, 'Cannot open the session file');
+  }
+}
+
+/** Reads `length` bytes at `position` through a descriptor (fewer at the end of the file). */
+export function readAtSync(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const bytesRead = fs.readSync(fd, buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** The whole file (as it is now, through a verified descriptor) and its state. */
+export function readConfinedSync(file: string): { bytes: Buffer; state: FileState } {
+  return withConfinedSync(file, (fd, stat) => ({
+    bytes: readAtSync(fd, 0, stat.size),
+    state: stateOf(stat),
+  }));
+}
+
+/** The state of `file` through a verified descriptor (throws FileSafetyError when it is not that file). */
+export function statConfinedSync(file: string): FileState {
+  return withConfinedSync(file, (_fd, stat) => stateOf(stat));
+}
+
+/** `length` bytes at `start` through a verified descriptor. */
+export function readRangeConfinedSync(file: string, start: number, length: number): Buffer {
+  return withConfinedSync(file, (fd) => readAtSync(fd, start, length));
+}
+
+/** Runs `use` on a verified read-only descriptor of `file`, closing it afterwards. */
+export function withConfinedSync<T>(file: string, use: (fd: number, stat: fs.Stats) => T): T {
+  const { fd, stat } = openConfinedSync(file, fs.constants.O_RDONLY);
+  try {
+    return use(fd, stat);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Running SHA-256 of a file's bytes, to notice a rewrite that keeps the size. */
+export class RunningHash {
+  private hash: Hash = createHash('sha256');
+
+  reset(bytes: Uint8Array): void {
+    this.hash = createHash('sha256').update(bytes);
+  }
+
+  add(bytes: Uint8Array): void {
+    this.hash.update(bytes);
+  }
+
+  matches(bytes: Uint8Array): boolean {
+    return this.hash.copy().digest('hex') === createHash('sha256').update(bytes).digest('hex');
+  }
+}
+
+// ------------------------------------------------------------------ oh-my-pi's lock file
+
+/** A lock older than this is a leftover of a crash, whatever its pid says. */
+export const LOCK_STALE_MS = 10_000;
+
+/** oh-my-pi's lock beside a session while it writes: `.<name>.jsonl.lock`, containing `pid:ms`. */
+export function lockFileOf(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.lock`);
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The live lock on `file`, if any: one whose process runs and that is not stale. */
+export function liveLockOf(file: string, now: number): { pid: number; since: number } | undefined {
+  let text: string;
+  let stat: fs.Stats;
+  try {
+    const lock = lockFileOf(file);
+    text = fs.readFileSync(lock, 'utf8');
+    stat = fs.statSync(lock);
+  } catch {
+    return undefined;
+  }
+  const match = /^\s*(\d+):(\d+)\s*$/.exec(text);
+  // An unreadable lock (being written right now) counts by its file time.
+  const pid = match ? Number(match[1]) : undefined;
+  const since = match ? Number(match[2]) : stat.mtimeMs;
+  if (now - since > LOCK_STALE_MS) return undefined;
+  if (pid !== undefined && !processAlive(pid)) return undefined;
+  return { pid: pid ?? 0, since };
+}
+
+// ------------------------------------------------------------------ appending
+
+/** One write() call; injectable so tests can simulate a full disk or a racing writer. */
+export type WriteOnce = (fd: number, data: Buffer) => number;
+
+export const writeOnce: WriteOnce = (fd, data) => fs.writeSync(fd, data, 0, data.length);
+
+export interface AppendOptions {
+  now: number;
+  write?: WriteOnce;
+}
+
+export interface AppendResult {
+  /** Where our bytes start in the file. */
+  start: number;
+  /** Complete lines another writer appended just before ours (normally empty). */
+  before: Buffer;
+  state: FileState;
+}
+
+function freeBytes(file: string): number | undefined {
+  try {
+    const stats = fs.statfsSync(file);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Appends `data` (whole `\n`-terminated lines) to `file`, which must still be exactly `seen`.
+ * Refused before writing when: the file was deleted, replaced or resolves outside the roots; it
+ * changed since `seen`; it ends mid-line; oh-my-pi holds its lock. Then one write() on an O_APPEND
+ * descriptor. A failed or short write is rolled back (truncated to where it started, when nothing
+ * else was appended since) and reported. Afterwards the bytes are read back: the byte before ours
+ * must be `\n` and ours intact, else the line was torn by another writer and that is reported.
+ */
+export function appendConfinedSync(
+  file: string,
+  data: Buffer,
+  seen: FileState,
+  options: AppendOptions,
+): AppendResult {
+  if (data.length === 0 || data[data.length - 1] !== 0x0a) {
+    throw new Error('internal: appended data must be whole lines');
+  }
+  const { fd, stat } = openConfinedSync(file, fs.constants.O_RDWR | fs.constants.O_APPEND);
+  try {
+    const now = stateOf(stat);
+    if (!sameFile(seen, now)) {
+      throw new FileSafetyError('changed', 'The session file was replaced by another file.');
+    }
+    if (!unchanged(seen, now)) {
+      throw new FileSafetyError('changed', 'The session file changed since Canopy last read it.');
+    }
+    if (liveLockOf(file, options.now)) {
+      throw new FileSafetyError('locked', 'oh-my-pi is writing this session (its lock file is held).');
+    }
+    const start = stat.size;
+    if (start > 0 && readAtSync(fd, start - 1, 1)[0] !== 0x0a) {
+      throw new FileSafetyError('mid-write', 'The last line of the session file is cut off.');
+    }
+    let written = 0;
+    try {
+      written = (options.write ?? writeOnce)(fd, data);
+    } catch (error) {
+      if (!rollBack(fd, start, data)) {
+        throw new FileSafetyError(
+          'torn',
+          `The write failed (${(error as Error).message}) after part of the line was written, and another program appended after it.`,
+          { cause: error },
+        );
+      }
+      throw wrap(error, 'Could not write to the session file');
+    }
+    if (written < data.length) {
+      const rolledBack = rollBack(fd, start, data);
+      const free = freeBytes(file);
+      const reason: FileRefusal = free !== undefined && free < data.length ? 'disk-full' : 'failed';
+      throw new FileSafetyError(
+        rolledBack ? reason : 'torn',
+        rolledBack
+          ? `Only ${written} of ${data.length} bytes could be written; they were removed again.`
+          : `Only ${written} of ${data.length} bytes could be written and another program appended after them.`,
+      );
+    }
+    return verifyAppended(fd, start, data);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * After a failed or short write: truncates back to `start` when everything after it is a prefix
+ * of our data (nothing else was appended since). False when that cannot be done safely.
+ */
+function rollBack(fd: number, start: number, data: Buffer): boolean {
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === start) return true;
+    if (size < start || size > start + data.length) return false;
+    const after = readAtSync(fd, start, size - start);
+    if (!after.equals(data.subarray(0, after.length))) return false;
+    fs.ftruncateSync(fd, start);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function verifyAppended(fd: number, start: number, data: Buffer): AppendResult {
+  const stat = fs.fstatSync(fd);
+  const from = Math.max(0, start - 1);
+  const bytes = readAtSync(fd, from, stat.size - from);
+  const lead = start - from;
+  const at = bytes.indexOf(data, lead);
+  if (at === lead && (lead === 0 || bytes[0] === 0x0a)) {
+    return { start, before: Buffer.alloc(0), state: stateOf(stat) };
+  }
+  // Another writer got in between our last check and our write: whole lines are fine (ours came
+  // after them); anything else means a line is damaged.
+  if (at > lead && bytes[at - 1] === 0x0a && (lead === 0 || bytes[0] === 0x0a)) {
+    return { start: from + at, before: Buffer.from(bytes.subarray(lead, at)), state: stateOf(stat) };
+  }
+  throw new FileSafetyError(
+    'torn',
+    "Another program wrote part of a line at the same moment as Canopy: the line written and the other program's line are damaged.",
+  );
+}
+
+// ------------------------------------------------------------------ new files
+
+function fsyncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function writeAllSync(fd: number, data: Uint8Array): void {
+  let written = 0;
+  while (written < data.length) written += fs.writeSync(fd, data, written, data.length - written);
+}
+
+/** Refuses a folder that is no longer where it was (replaced by a link) or outside the roots. */
+function checkFolder(dir: string, confined: (realDir: string) => boolean): void {
+  let real: string;
+  try {
+    real = fs.realpathSync(dir);
+  } catch (error) {
+    throw wrap(error, 'The session folder is gone');
+  }
+  if (real !== dir || !confined(real)) {
+    throw new FileSafetyError(
+      'outside-roots',
+      'The session folder now resolves outside the configured folders; nothing was written.',
+    );
+  }
+}
+
+/**
+ * Creates `file` (O_EXCL: never an existing file) with `data` and permission bits `mode`, in a
+ * folder that must still be the real, confined folder. A failed write removes the partial file.
+ */
+export function createConfinedSync(
+  file: string,
+  data: Uint8Array,
+  mode: number,
+  confined: (realDir: string) => boolean,
+): void {
+  const dir = path.dirname(file);
+  checkFolder(dir, confined);
+  let fd: number;
+  try {
+    fd = fs.openSync(
+      file,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch (error) {
+    throw wrap(error, 'Could not create the session file');
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (realPathOfDescriptor(fd, file, stat) !== file) {
+      throw new FileSafetyError(
+        'outside-roots',
+        'The session folder was replaced while writing; nothing was kept.',
+      );
+    }
+    fs.fchmodSync(fd, mode);
+    writeAllSync(fd, data);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw wrap(error, 'Could not write the new session file');
+  }
+  fsyncDirSync(dir);
+}
+
+/**
+ * The byte-for-byte backup of `original` before a migration rewrite: `<file>.v<version>.bak`, or
+ * `.v<version>.<n>.bak` when that name holds anything else (a partial copy from a crash, a stale
+ * backup of another file). Written to a temporary name, fsynced, read back and compared, then
+ * linked into place (never overwriting). Returns the backup's path.
+ */
+export function backupExactSync(
+  file: string,
+  version: number,
+  original: Buffer,
+  mode: number,
+  confined: (realDir: string) => boolean,
+): string {
+  const dir = path.dirname(file);
+  checkFolder(dir, confined);
+  for (let n = 1; n < 1000; n++) {
+    const name = n === 1 ? `${file}.v${version}.bak` : `${file}.v${version}.${n}.bak`;
+    let existing: Buffer | undefined;
+    try {
+      existing = fs.readFileSync(name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw wrap(error, 'Cannot read a backup');
+    }
+    if (existing) {
+      if (existing.equals(original)) return name;
+      continue;
+    }
+    const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.bak.tmp`);
+    try {
+      createConfinedSync(temp, original, mode, confined);
+      if (!fs.readFileSync(temp).equals(original)) {
+        throw new FileSafetyError('failed', 'The backup did not read back identical to the session file.');
+      }
+      fs.linkSync(temp, name);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue; // taken meanwhile: next name
+      throw wrap(error, 'Could not write the backup');
+    } finally {
+      fs.rmSync(temp, { force: true });
+    }
+    fsyncDirSync(dir);
+    return name;
+  }
+  throw new FileSafetyError('failed', 'Too many backups beside the session file.');
+}
+
+/**
+ * Replaces `file` with `text` atomically (temporary file in the same verified folder, fsync,
+ * rename), keeping its permission bits, provided it is still exactly `seen`.
+ */
+export function replaceConfinedSync(
+  file: string,
+  text: Uint8Array,
+  seen: FileState,
+  confined: (realDir: string) => boolean,
+): FileState {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  createConfinedSync(temp, text, seen.mode, confined);
+  // The old file stays open across the rename, to catch a line appended to it meanwhile.
+  let old: number | undefined;
+  try {
+    const opened = openConfinedSync(file, fs.constants.O_RDONLY);
+    old = opened.fd;
+    if (!unchanged(seen, stateOf(opened.stat))) {
+      throw new FileSafetyError(
+        'changed',
+        'The session file changed during the migration; nothing was replaced.',
+      );
+    }
+    fs.renameSync(temp, file);
+  } catch (error) {
+    if (old !== undefined) fs.closeSync(old);
+    fs.rmSync(temp, { force: true });
+    throw wrap(error, 'Could not replace the session file');
+  }
+  fsyncDirSync(dir);
+  try {
+    const late = fs.fstatSync(old).size - seen.size;
+    if (late > 0) {
+      // Another program appended to the old file between the last check and the rename: carry its
+      // bytes over to the new file so they are not lost, then make the caller read the file again.
+      const bytes = readAtSync(old, seen.size, late);
+      const current = openConfinedSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND);
+      try {
+        writeAllSync(current.fd, bytes);
+        fs.fsyncSync(current.fd);
+      } finally {
+        fs.closeSync(current.fd);
+      }
+      throw new FileSafetyError(
+        'changed',
+        'Another program appended during the migration; its lines were carried over to the migrated file.',
+      );
+    }
+  } finally {
+    fs.closeSync(old);
+  }
+  const { fd, stat } = openConfinedSync(file, fs.constants.O_RDONLY);
+  fs.closeSync(fd);
+  return stateOf(stat);
+}

@@ -1,0 +1,297 @@
+// The write path's promises (README, "Safety with your files"): whole lines only, never beside a
+// writer mid-line or mid-burst or holding oh-my-pi's lock, failed writes rolled back with a
+// specific error, tears reported, every operation confined to the roots.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../src/store/open-session';
+import type { WriteOnce } from '../src/store/confined';
+import { AUTH } from './helpers';
+import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
+
+interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+/** A clock whose sleep advances time at once and runs `onSleep` (another writer acting meanwhile). */
+function fakeClock(onSleep: () => void = () => undefined): Clock & { slept: number } {
+  let now = Date.now();
+  const clock = {
+    slept: 0,
+    now: () => now,
+    sleep: async (ms: number) => {
+      now += ms;
+      clock.slept += ms;
+      onSleep();
+    },
+  };
+  return clock;
+}
+
+function externalLine(id: string, parentId: string | null, text: string): string {
+  return `${JSON.stringify({
+    type: 'message',
+    id,
+    parentId,
+    timestamp: new Date().toISOString(),
+    message: { role: 'user', content: [{ type: 'text', text }], timestamp: 1 },
+  })}\n`;
+}
+
+async function idOf(env: OwnEnv, name: string): Promise<string> {
+  const list = (await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH })).json() as {
+    sessions: Array<{ id: string; path: string }>;
+  };
+  const found = list.sessions.find((session) => session.path === name);
+  if (!found) throw new Error(`${name} not listed`);
+  return found.id;
+}
+
+function label(env: OwnEnv, id: string, entryId: string, text = 'mark') {
+  return env.app.inject({
+    method: 'PUT',
+    url: `/api/sessions/${id}/labels/${entryId}`,
+    headers: AUTH,
+    payload: { label: text },
+  });
+}
+
+function message(env: OwnEnv, id: string, text: string) {
+  return env.app.inject({
+    method: 'POST',
+    url: `/api/sessions/${id}/messages`,
+    headers: AUTH,
+    payload: { text },
+  });
+}
+
+async function snapshot(env: OwnEnv, id: string) {
+  return (await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })).json() as {
+    leafId: string | null;
+    nodes: Array<{ id: string }>;
+    issues: Array<{ line: number; kind: string }>;
+  };
+}
+
+function everyLineIsJson(text: string): boolean {
+  return (
+    text.endsWith('\n') &&
+    text
+      .trimEnd()
+      .split('\n')
+      .every((line) => {
+        try {
+          JSON.parse(line);
+          return true;
+        } catch {
+          return false;
+        }
+      })
+  );
+}
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}
+
+describe('appending beside another writer', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  it('a write waits until the file has been quiet for the window after another writer appended, then appends', async () => {
+    const session = makeSession();
+    const clock = fakeClock();
+    env = await setupOwn({ 'a.jsonl': session.text }, { clock, quietWindowMs: 500, midWriteWaitMs: 5000 });
+    const id = await idOf(env, 'a.jsonl');
+    await snapshot(env, id);
+    fs.appendFileSync(env.file('a.jsonl'), externalLine('ext00001', session.ids.at(-1)!, 'agent'));
+    const response = await label(env, id, session.ids[0]!);
+    expect(response.statusCode).toBe(200);
+    expect(clock.slept).toBeGreaterThanOrEqual(500);
+    expect(everyLineIsJson(fs.readFileSync(env.file('a.jsonl'), 'utf8'))).toBe(true);
+  });
+
+  it('a writer that keeps appending: FILE_BUSY, and nothing of ours is written', async () => {
+    const session = makeSession();
+    let n = 0;
+    let parent = session.ids.at(-1)!;
+    const file = () => env.file('a.jsonl');
+    const clock = fakeClock(() => {
+      const id = `ext${String(++n).padStart(5, '0')}`;
+      fs.appendFileSync(file(), externalLine(id, parent, `agent ${n}`));
+      parent = id;
+    });
+    env = await setupOwn({ 'a.jsonl': session.text }, { clock, quietWindowMs: 500, midWriteWaitMs: 2000 });
+    const id = await idOf(env, 'a.jsonl');
+    await snapshot(env, id);
+    fs.appendFileSync(file(), externalLine('ext00000', parent, 'agent 0'));
+    const response = await label(env, id, session.ids[0]!);
+    expect(response.statusCode).toBe(409);
+    expect((response.json() as ErrorBody).error.code).toBe('FILE_BUSY');
+    const lines = fs.readFileSync(file(), 'utf8').trimEnd().split('\n');
+    expect(lines.filter((line) => line.includes('"type":"label"'))).toEqual([]);
+  });
+
+  it("oh-my-pi's live lock file refuses the write with FILE_LOCKED; a dead process's or a stale lock is ignored", async () => {
+    const session = makeSession();
+    const clock = fakeClock();
+    env = await setupOwn({ 'a.jsonl': session.text }, { clock, quietWindowMs: 0, midWriteWaitMs: 1000 });
+    const id = await idOf(env, 'a.jsonl');
+    const lock = path.join(env.root, '.a.jsonl.lock');
+    const before = fs.readFileSync(env.file('a.jsonl'));
+
+    fs.writeFileSync(lock, `${process.pid}:${clock.now()}`);
+    const locked = await label(env, id, session.ids[0]!);
+    expect(locked.statusCode).toBe(409);
+    expect((locked.json() as ErrorBody).error.code).toBe('FILE_LOCKED');
+    expect(fs.readFileSync(env.file('a.jsonl')).equals(before)).toBe(true);
+
+    fs.writeFileSync(lock, `${deadPid()}:${clock.now()}`);
+    expect((await label(env, id, session.ids[0]!, 'dead')).statusCode).toBe(200);
+
+    fs.writeFileSync(lock, `${process.pid}:${clock.now() - 60_000}`);
+    expect((await label(env, id, session.ids[0]!, 'stale')).statusCode).toBe(200);
+  });
+
+  it("another writer's half line landing between the last check and our write is reported as FILE_TORN and noted as an issue", async () => {
+    const session = makeSession();
+    const write: WriteOnce = (fd, data) => {
+      fs.appendFileSync(env.file('a.jsonl'), '{"type":"message","id":"ag');
+      return fs.writeSync(fd, data);
+    };
+    env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: write, quietWindowMs: 0 });
+    const id = await idOf(env, 'a.jsonl');
+    const response = await label(env, id, session.ids[0]!);
+    expect(response.statusCode).toBe(500);
+    expect((response.json() as ErrorBody).error.code).toBe('FILE_TORN');
+    const after = await snapshot(env, id);
+    const lastLine = session.text.trimEnd().split('\n').length + 1;
+    expect(after.issues.map((issue) => issue.line)).toContain(lastLine);
+  });
+
+  it("another writer's whole line landing just before ours: both lines whole, ours acknowledged and the leaf on it", async () => {
+    const session = makeSession();
+    const write: WriteOnce = (fd, data) => {
+      fs.appendFileSync(env.file('a.jsonl'), externalLine('ext00001', session.ids.at(-1)!, 'agent'));
+      return fs.writeSync(fd, data);
+    };
+    env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: write, quietWindowMs: 0 });
+    const id = await idOf(env, 'a.jsonl');
+    const response = await message(env, id, 'from canopy');
+    expect(response.statusCode).toBe(200);
+    const { entryId } = response.json() as { entryId: string };
+    const text = fs.readFileSync(env.file('a.jsonl'), 'utf8');
+    expect(everyLineIsJson(text)).toBe(true);
+    const after = await snapshot(env, id);
+    expect(after.nodes.map((node) => node.id)).toEqual(expect.arrayContaining(['ext00001', entryId]));
+    expect(after.leafId).toBe(entryId);
+    expect(after.issues).toEqual([]);
+  });
+});
+
+describe('failed writes', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  const failing = (code: string, partial: boolean): WriteOnce => {
+    return (fd, data) => {
+      if (partial) fs.writeSync(fd, data, 0, Math.floor(data.length / 2));
+      throw Object.assign(new Error(`${code}: simulated`), { code });
+    };
+  };
+
+  for (const [code, expected, status] of [
+    ['ENOSPC', 'DISK_FULL', 507],
+    ['EROFS', 'READ_ONLY', 403],
+    ['EACCES', 'READ_ONLY', 403],
+  ] as const) {
+    it(`${code} after part of a line was written: the part is removed again and the answer is ${expected}`, async () => {
+      const session = makeSession();
+      env = await setupOwn(
+        { 'a.jsonl': session.text },
+        { appendWrite: failing(code, true), quietWindowMs: 0 },
+      );
+      const id = await idOf(env, 'a.jsonl');
+      const before = fs.readFileSync(env.file('a.jsonl'));
+      const response = await message(env, id, 'x'.repeat(500_000));
+      expect(response.statusCode).toBe(status);
+      expect((response.json() as ErrorBody).error.code).toBe(expected);
+      expect(fs.readFileSync(env.file('a.jsonl')).equals(before)).toBe(true);
+    });
+  }
+
+  it('a short write is rolled back and answered with a specific error, the file ends in a whole line', async () => {
+    const session = makeSession();
+    const short: WriteOnce = (fd, data) => fs.writeSync(fd, data, 0, 100);
+    env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: short, quietWindowMs: 0 });
+    const id = await idOf(env, 'a.jsonl');
+    const before = fs.readFileSync(env.file('a.jsonl'));
+    const response = await message(env, id, 'y'.repeat(10_000));
+    expect(response.statusCode).toBe(500);
+    expect((response.json() as ErrorBody).error.code).toBe('WRITE_FAILED');
+    expect(fs.readFileSync(env.file('a.jsonl')).equals(before)).toBe(true);
+    expect((await snapshot(env, id)).nodes).toHaveLength(session.ids.length);
+  });
+
+  it('writing to a deleted session is SESSION_NOT_FOUND and does not recreate the file', async () => {
+    const session = makeSession();
+    env = await setupOwn({ 'a.jsonl': session.text }, { quietWindowMs: 0 });
+    const id = await idOf(env, 'a.jsonl');
+    await snapshot(env, id);
+    fs.rmSync(env.file('a.jsonl'));
+    const response = await label(env, id, session.ids[0]!);
+    expect(response.statusCode).toBe(404);
+    expect((response.json() as ErrorBody).error).toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect((response.json() as ErrorBody).error.message).toContain('deleted');
+    expect(fs.existsSync(env.file('a.jsonl'))).toBe(false);
+  });
+});
+
+describe('navigation', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  it('two simultaneous plain jumps both succeed (no "summary already being generated")', async () => {
+    const session = makeSession(3);
+    env = await setupOwn({ 'a.jsonl': session.text }, { quietWindowMs: 0 });
+    const id = await idOf(env, 'a.jsonl');
+    const jump = (targetId: string) =>
+      env.app.inject({
+        method: 'POST',
+        url: `/api/sessions/${id}/navigate`,
+        headers: AUTH,
+        payload: { targetId },
+      });
+    const [first, second] = await Promise.all([jump(session.ids[1]!), jump(session.ids[3]!)]);
+    expect([first.statusCode, second.statusCode], `${first.body} ${second.body}`).toEqual([200, 200]);
+    expect((await snapshot(env, id)).leafId).toBe(session.ids[3]);
+  });
+});
+
+describe('entries without a string type', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  it('an entry with an id but no string type appears in the tree, with an issue noted', async () => {
+    const session = makeSession(1);
+    const untyped = JSON.stringify({ id: 'untyped1', parentId: session.ids.at(-1), timestamp: 't' });
+    const numeric = JSON.stringify({ type: 7, id: 'numeric1', parentId: 'untyped1', timestamp: 't' });
+    env = await setupOwn({ 'a.jsonl': `${session.text}${untyped}\n${numeric}\n` });
+    const id = await idOf(env, 'a.jsonl');
+    const snap = (
+      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
+    ).json() as {
+      nodes: Array<{ id: string; parentId: string | null; type: string }>;
+      issues: Array<{ line: number; kind: string }>;
+    };
+    expect(snap.nodes.slice(-2)).toMatchObject([
+      { id: 'untyped1', parentId: session.ids.at(-1), type: 'untyped' },
+      { id: 'numeric1', parentId: 'untyped1', type: 'untyped' },
+    ]);
+    const firstLine = session.text.trimEnd().split('\n').length + 1;
+    expect(snap.issues.map((issue) => issue.line)).toEqual([firstLine, firstLine + 1]);
+  });
+});

@@ -1,0 +1,73 @@
+// Floods and slow clients: per-socket WebSocket limits and HTTP timeouts.
+import net from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WS_POLICY_VIOLATION } from '../src/ws/route';
+import { AUTH } from './helpers';
+import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
+
+describe('floods and slow clients', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  it('a socket sending more messages than its budget is closed with 1008 and its excess is not answered', async () => {
+    const now = 1_000_000;
+    env = await setupOwn(
+      { 'a.jsonl': makeSession().text },
+      { wsLimits: { messagesPerSecond: 10, burst: 20, now: () => now } },
+    );
+    const ws = await env.app.injectWS('/ws', { headers: AUTH });
+    const pongs: unknown[] = [];
+    ws.on('message', (data) => {
+      const event = JSON.parse(String(data)) as { type: string };
+      if (event.type === 'pong') pongs.push(event);
+    });
+    const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+    for (let i = 0; i < 500; i++) ws.send(JSON.stringify({ type: 'ping', id: String(i) }));
+    expect(await closed).toBe(WS_POLICY_VIOLATION);
+    expect(pongs.length).toBe(20);
+  });
+
+  it('subscribes still being opened are bounded per socket; the rest are refused with BUSY', async () => {
+    env = await setupOwn({ 'a.jsonl': makeSession().text }, { wsLimits: { maxPendingSubscribes: 2 } });
+    const list = (await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH })).json() as {
+      sessions: Array<{ id: string }>;
+    };
+    const id = list.sessions[0]!.id;
+    const ws = await env.app.injectWS('/ws', { headers: AUTH });
+    const events: Array<{ type: string; code?: string }> = [];
+    ws.on('message', (data) => events.push(JSON.parse(String(data)) as { type: string; code?: string }));
+    // Sent in one burst: none of the subscribes has been opened when the next one arrives.
+    for (let i = 0; i < 10; i++) ws.send(JSON.stringify({ type: 'subscribe', sessionId: id }));
+    await vi.waitFor(() =>
+      expect(events.filter((event) => event.type === 'subscribed' || event.code === 'BUSY')).toHaveLength(10),
+    );
+    expect(events.filter((event) => event.type === 'subscribed')).toHaveLength(2);
+    expect(events.filter((event) => event.code === 'BUSY')).toHaveLength(8);
+    ws.terminate();
+  });
+
+  it('a client that sends its headers slowly (slowloris) is disconnected by the server', async () => {
+    env = await setupOwn(
+      { 'a.jsonl': makeSession().text },
+      { port: undefined, httpTimeouts: { headersMs: 300, requestMs: 400, checkEveryMs: 50 } },
+    );
+    await env.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = env.app.server.address() as { port: number };
+    const socket = net.connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write(`GET /api/sessions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+    // One more header byte now and then, never finishing the headers.
+    const drip = setInterval(() => {
+      if (!socket.destroyed) socket.write('X');
+    }, 20);
+    try {
+      await closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(Buffer.concat(received).toString('utf8')).toMatch(/^HTTP\/1\.1 408/);
+  });
+});
