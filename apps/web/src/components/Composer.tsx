@@ -2,7 +2,7 @@
 // new user message under the current leaf. Double Escape in an empty composer runs the
 // `doubleEscapeAction` setting, as in the terminal.
 
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
 
 const DOUBLE_ESCAPE_MS = 500;
@@ -14,10 +14,26 @@ export function Composer() {
   const leafId = useApp((s) => s.leafId);
   const doubleEscape = useApp((s) => s.settings.doubleEscapeAction);
   const lastEscape = useRef(0);
+  const focusTick = useApp((s) => s.composerFocusTick);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  // Only requests made while mounted count (not one left over from before the composer appeared).
+  const seenTick = useRef(focusTick);
+
+  // A jump to a user message put its text here: bring the composer into view, focused, caret at
+  // the end, ready to edit and send.
+  useEffect(() => {
+    const input = inputRef.current;
+    if (focusTick === seenTick.current || !input) return;
+    seenTick.current = focusTick;
+    input.scrollIntoView({ block: 'nearest' });
+    input.focus({ preventScroll: true });
+    input.setSelectionRange(input.value.length, input.value.length);
+  }, [focusTick]);
 
   return (
     <div className="composer" data-testid="composer">
       <textarea
+        ref={inputRef}
         data-testid="composer.input"
         aria-label="Message to append under the current leaf"
         placeholder="Write a user message to append under the current leaf (Ctrl+Enter sends)…"
