@@ -13,7 +13,7 @@ const wide = fan(30);
 const smallIds = Object.values(small.ids);
 
 test.describe('on a small branched session', () => {
-  test.use({ generatedSessions: { 'small.jsonl': () => small.text } });
+  test.use({ sessionFiles: [], generatedSessions: { 'small.jsonl': () => small.text } });
 
   test('the leaf card carries a "leaf" badge, also while it is the selected node, and only the leaf has one', async ({
     app,
@@ -75,7 +75,7 @@ test.describe('on a small branched session', () => {
 });
 
 test.describe('on a damaged session', () => {
-  test.use({ generatedSessions: { 'damaged.jsonl': () => broken.text } });
+  test.use({ sessionFiles: [], generatedSessions: { 'damaged.jsonl': () => broken.text } });
 
   test('Fit and Follow leaf keep the extra roots of a damaged file in view', async ({ app, page }) => {
     const graph = new GraphPane(page);
@@ -97,7 +97,7 @@ test.describe('on a damaged session', () => {
 });
 
 test.describe('on a wide fan of branches', () => {
-  test.use({ generatedSessions: { 'fan.jsonl': () => wide.text } });
+  test.use({ sessionFiles: [], generatedSessions: { 'fan.jsonl': () => wide.text } });
 
   test('a tree larger than the view has a minimap that does not cover the leaf it opened on', async ({
     app,

@@ -210,8 +210,8 @@ export function GraphView() {
   };
 
   /**
-   * Brings the leaf into view for "Follow leaf": the whole tree when it fits at a readable scale
-   * (so that the extra roots of a damaged file, or the branch beside the leaf, stay in sight),
+   * Brings the leaf into view for "Follow leaf": the whole tree when it fits with its cards still
+   * drawn (so that the extra roots of a damaged file, or the branch beside the leaf, stay in sight),
    * otherwise the leaf centred.
    */
   const showLeaf = (index: number | undefined, onlyIfHidden: boolean) => {
@@ -223,7 +223,7 @@ export function GraphView() {
     )
       return;
     const whole = wholeTree();
-    if (whole && whole.k >= READABLE_FIT_SCALE) moveTo(whole);
+    if (whole && whole.k >= MIN_DOM_SCALE) moveTo(whole);
     else centerOnNode(index, false);
   };
 

@@ -154,7 +154,7 @@ export function OutlineView() {
     if (next !== element.scrollTop) element.scrollTop = next;
   }, [revealTick, selectedIndex]);
 
-  // About 7.5 px per monospace column; the prefix takes at most 8 levels and 40% of the row.
+  // About 7.5 px per monospace column; the prefix takes at most 6 levels and 40% of the row.
   const prefixBudget = Math.max(6, Math.min(MAX_PREFIX_COLUMNS, Math.floor((width * 0.4) / 7.5)));
   const slice = visibleRows(scrollTop, height, ROW_HEIGHT, total);
   const items = [];

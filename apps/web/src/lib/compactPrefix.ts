@@ -5,8 +5,8 @@
 // depth stays readable.
 
 export const LEVEL_WIDTH = 3;
-/** The outline never spends more than this many columns on indentation (8 levels). */
-export const MAX_PREFIX_COLUMNS = 8 * LEVEL_WIDTH;
+/** The outline never spends more than this many columns on indentation (6 levels). */
+export const MAX_PREFIX_COLUMNS = 6 * LEVEL_WIDTH;
 
 export interface CappedPrefix {
   /** Outer levels left out. */
