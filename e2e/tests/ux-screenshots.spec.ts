@@ -5,16 +5,21 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/server';
-import { damaged, trunkWithTwoBranches } from '../support/shapes';
+import { damaged, deepBranches, trunkWithTwoBranches } from '../support/shapes';
 import { expect, test } from '../support/test';
 
 const branches = trunkWithTwoBranches(3, 3);
 const broken = damaged();
+const deep = deepBranches(12);
 const artifacts = join(repoRoot, 'e2e', 'artifacts', 'ux');
 
 test.use({
   sessionFiles: [],
-  generatedSessions: { 'branches.jsonl': () => branches.text, 'damaged.jsonl': () => broken.text },
+  generatedSessions: {
+    'branches.jsonl': () => branches.text,
+    'damaged.jsonl': () => broken.text,
+    'deep.jsonl': () => deep.text,
+  },
 });
 
 for (const viewport of [
@@ -48,6 +53,27 @@ for (const viewport of [
         await page.getByTestId('view.outline').click();
         await expect(app.graph).toHaveCount(0);
         await shoot('branches-outline');
+
+        // A jump to a user message: the toast in the top bar, the composer focused.
+        await app.row(branches.shortUserId).dblclick();
+        await expect(app.composer).toBeFocused();
+        await shoot('jumped-to-user-message');
+        // /branch asks first.
+        await page.getByTestId('action.branch').click();
+        await expect(page.getByTestId('dialog.branch-confirm')).toBeVisible();
+        await shoot('branch-confirm');
+        await page.keyboard.press('Escape');
+
+        // Zoomed out far enough for the canvas: the leaf's dashed ring.
+        await page.getByTestId('view.graph').click();
+        for (let i = 0; i < 6; i++) await page.getByTestId('graph.zoom-out').click();
+        await expect(app.graph.getByTestId('graph.node')).toHaveCount(0);
+        await shoot('branches-graph-canvas');
+
+        await app.openSession('deep.jsonl');
+        await page.getByTestId('view.split').click();
+        await expect(app.row(deep.deepestId)).toBeVisible();
+        await shoot('deep-split');
 
         await app.openSession('damaged.jsonl');
         await page.getByTestId('view.split').click();

@@ -578,7 +578,11 @@ export function GraphView() {
           type="button"
           data-testid="graph.minimap-toggle"
           aria-pressed={minimapOpen}
-          title={minimapOpen ? 'Hide the minimap' : 'Show the minimap'}
+          title={
+            minimapOpen
+              ? 'Hide the minimap (it shows only while the tree is larger than the view)'
+              : 'Show the minimap while the tree is larger than the view'
+          }
           onClick={() => setMinimapOpen(!minimapOpen)}
         >
           Minimap
