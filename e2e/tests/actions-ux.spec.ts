@@ -34,6 +34,10 @@ test.describe('at 1280×720', () => {
     );
     // The row the user jumped to stays selected.
     await expect(app.row(ids.tryB)).toHaveAttribute('aria-selected', 'true');
+    // Esc hands the keyboard back to the tree; the text stays for later.
+    await app.page.keyboard.press('Escape');
+    await expect(app.outline).toBeFocused();
+    await expect(app.composer).toHaveValue('Try approach B');
   });
 });
 

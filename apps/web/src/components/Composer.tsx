@@ -1,6 +1,7 @@
 // The composer: the text prefilled by a jump to a user message (or custom_message), appendable as a
-// new user message under the current leaf. Double Escape in an empty composer runs the
-// `doubleEscapeAction` setting, as in the terminal.
+// new user message under the current leaf. Esc with text in it hands the keyboard back to the tree
+// (the text stays); double Escape in an empty composer runs the `doubleEscapeAction` setting, as in
+// the terminal.
 
 import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
@@ -53,7 +54,9 @@ export function Composer() {
               else if (doubleEscape === 'branch') store.getState().openBranchPicker(true);
             } else {
               lastEscape.current = now;
-              if (text === '') (e.target as HTMLTextAreaElement).blur();
+              // With text (a jump put a message here): back to the tree, the text kept for later.
+              if (text !== '') document.getElementById('tree-outline')?.focus();
+              else (e.target as HTMLTextAreaElement).blur();
             }
           }
         }}
