@@ -70,8 +70,8 @@ for (const viewport of [
         await expect(app.graph.getByTestId('graph.node')).toHaveCount(0);
         await shoot('branches-graph-canvas');
 
-        await app.openSession('deep.jsonl');
         await page.getByTestId('view.split').click();
+        await app.openSession('deep.jsonl');
         await expect(app.row(deep.deepestId)).toBeVisible();
         await shoot('deep-split');
 
