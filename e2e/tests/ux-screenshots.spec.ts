@@ -2,7 +2,7 @@
 // session with a label and a damaged one, to be looked at, not compared. They are attached to the
 // test (Playwright's output folder) and copied to e2e/artifacts/ux/ (git-ignored), which survives
 // the next run's cleanup of the output folder.
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../support/server';
 import { damaged, deepBranches, trunkWithTwoBranches } from '../support/shapes';
@@ -32,11 +32,13 @@ for (const viewport of [
       test.use({ viewport, colorScheme });
 
       test(`screenshots of the graph and the outline, ${tag}`, async ({ app, page }, testInfo) => {
+        // Nine full-page screenshots at up to 1920×1080 on a busy machine: more than the default minute.
+        test.setTimeout(180_000);
         mkdirSync(artifacts, { recursive: true });
         const shoot = async (name: string) => {
           const path = testInfo.outputPath(`${tag}-${name}.png`);
           await page.screenshot({ path });
-          await page.screenshot({ path: join(artifacts, `${tag}-${name}.png`) });
+          copyFileSync(path, join(artifacts, `${tag}-${name}.png`));
           await testInfo.attach(name, { path, contentType: 'image/png' });
         };
         await expect(page.locator('html')).toHaveAttribute('data-theme', colorScheme);
