@@ -54,7 +54,7 @@ export function userMessageLine(id: string, parentId: string | null, text: strin
 }
 
 /** An assistant reply as an agent writes it. */
-function assistantReply(text: string, at: Date) {
+export function assistantReply(text: string, at: Date) {
   return {
     role: 'assistant' as const,
     content: [{ type: 'text' as const, text }],

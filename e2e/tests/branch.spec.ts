@@ -21,6 +21,7 @@ test('/branch from a selected user message writes a new file with the path to it
   await app.row('bf9e008c').click();
   // doubleEscapeAction is "tree" by default: Branch… works on the selection in the tree.
   await app.page.getByTestId('action.branch').click();
+  await app.page.getByTestId('branch.confirm').click();
 
   await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);
   const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
@@ -54,6 +55,9 @@ test('/branch from the user-message list branches from the chosen message', asyn
   await page.keyboard.press('ArrowUp');
   await expect(dialog.locator('[aria-selected="true"]')).toHaveText('Try approach A');
   await page.keyboard.press('Enter');
+  // The confirmation has the focus on "Create branch".
+  await expect(page.getByTestId('branch.confirm')).toBeFocused();
+  await page.keyboard.press('Enter');
 
   await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);
   const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
@@ -69,6 +73,7 @@ test('/branch from a root user message starts an empty session whose header name
 }) => {
   await app.row('4bfd19d5').click();
   await app.page.getByTestId('action.branch').click();
+  await app.page.getByTestId('branch.confirm').click();
   await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);
   const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
   const lines = readLines(sessionPath(canopy, created));

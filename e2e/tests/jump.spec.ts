@@ -21,7 +21,9 @@ test('jumping to a user message moves the leaf to its parent, prefills the compo
 
   await expect(app.row('132d1404')).toHaveAttribute('data-leaf', 'true');
   await expect(app.composer).toHaveValue('Try approach B');
-  await expect(app.toast('Navigated to selected point')).toBeVisible();
+  await expect(
+    app.toast('Leaf is now the parent; the message is in the composer to edit and resend'),
+  ).toBeVisible();
   const active = (await app.outlineLines()).filter((row) => row.active).map((row) => row.id);
   expect(active).toEqual(['4bfd19d5', '132d1404']);
   // The jump lives in Canopy's state folder, never in the session file.

@@ -45,6 +45,11 @@ test('the session is opened, walked, jumped, labelled and searched with the keyb
   await page.keyboard.press('Enter');
   await expect(app.row('132d1404')).toHaveAttribute('data-leaf', 'true');
   await expect(app.composer).toHaveValue('Try approach B');
+  // The composer takes the focus to edit the message; Esc hands the keyboard back to the tree.
+  await expect(app.composer).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(app.outline).toBeFocused();
+  await expect(app.composer).toHaveValue('Try approach B');
 
   await page.keyboard.press('Shift+L');
   await expect(app.labelEditor).toBeFocused();

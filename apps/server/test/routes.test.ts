@@ -38,6 +38,23 @@ describe.skipIf(!HAVE_FIXTURES)(
       expect(branched.parentId).toBe(seed.id);
     });
 
+    it('once a damaged session is open, the list and its snapshot report the same number of issues', async () => {
+      const id = await sessionIdOf(env.app, 'malformed.jsonl');
+      const listed = async () => {
+        const response = await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH });
+        const { sessions } = response.json() as { sessions: Array<{ id: string; issueCount: number }> };
+        return sessions.find((s) => s.id === id)!.issueCount;
+      };
+      // Before opening, the list counts the lines it could not parse; the tree adds duplicates,
+      // orphans and cycles.
+      const beforeOpen = await listed();
+      const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
+      const snapshot = response.json() as { issues: unknown[]; session: { issueCount: number } };
+      expect(snapshot.issues.length).toBeGreaterThan(beforeOpen);
+      expect(snapshot.session.issueCount).toBe(snapshot.issues.length);
+      expect(await listed()).toBe(snapshot.issues.length);
+    });
+
     it('a snapshot carries the leaf, every entry as a skeleton node, and labels', async () => {
       const id = await sessionIdOf(env.app, 'seed-example.jsonl');
       const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });

@@ -1,4 +1,5 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
+import { BranchConfirm } from './components/BranchConfirm';
 import { BranchPicker } from './components/BranchPicker';
 import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
@@ -11,28 +12,10 @@ import { TreeToolbar } from './components/TreeToolbar';
 import { useTreeKeys } from './components/useTreeKeys';
 import { filterTag } from '@canopy/session-core';
 import { parseDeepLink } from './lib/deepLink';
+import { countOf } from './lib/format';
 import { MAX_DETAIL_WIDTH, MAX_SPLIT_RATIO, MIN_DETAIL_WIDTH, MIN_SPLIT_RATIO } from './layout/panes';
 import { LiveSocket } from './net/socket';
 import { useApp, useAppStore } from './store/context';
-
-function Toasts() {
-  const toasts = useApp((s) => s.toasts);
-  const store = useAppStore();
-  return (
-    <div className="toasts" role="status" aria-live="polite" data-testid="toast.list">
-      {toasts.map((t) => (
-        <div
-          key={t.id}
-          className={`toast${t.kind === 'error' ? ' error' : ''}`}
-          data-testid="toast"
-          onClick={() => store.getState().dismissToast(t.id)}
-        >
-          {t.text}
-        </div>
-      ))}
-    </div>
-  );
-}
 
 function StatusBar() {
   const selector = useApp((s) => s.selector);
@@ -48,8 +31,11 @@ function StatusBar() {
       </span>
       <span>{total.toLocaleString()} entries</span>
       {issues > 0 && (
-        <span style={{ color: 'var(--warning)' }} title="Lines that could not be read as entries">
-          {issues} issues while loading
+        <span
+          style={{ color: 'var(--warning)' }}
+          title="Lines skipped or entries out of place in the file (see the note above the tree)"
+        >
+          {countOf(issues, 'issue')} while loading
         </span>
       )}
       {needsMigration && <span>legacy format: the first write migrates it (with a backup)</span>}
@@ -149,8 +135,8 @@ function TreeArea() {
       {issues.length > 0 && (
         <details className="notice warn" data-testid="session.issues">
           <summary>
-            {issues.length} {issues.length === 1 ? 'line' : 'lines'} could not be read as entries; the rest of
-            the file loaded
+            {countOf(issues.length, 'issue')} while loading this file (lines skipped, entries out of place);
+            the rest of the file loaded
           </summary>
           <ul>
             {issues.slice(0, 50).map((issue, i) => (
@@ -249,7 +235,7 @@ export function App() {
         </div>
       </div>
       {branchPickerOpen && <BranchPicker />}
-      <Toasts />
+      <BranchConfirm />
     </div>
   );
 }

@@ -119,8 +119,14 @@ export class SessionStore {
 
   list(): SessionListItem[] {
     const items: SessionListItem[] = [];
-    for (const session of this.index.all())
-      items.push(this.index.toListItem(session, this.isWriterActive(session.id)));
+    for (const session of this.index.all()) {
+      const item = this.index.toListItem(session, this.isWriterActive(session.id));
+      // The index counts the lines it could not parse; an open session also knows the issues only
+      // the whole tree shows (duplicate ids, orphans, cycles). The list must say what the session says.
+      const open = this.openedNow.get(session.id);
+      if (open) item.issueCount = open.sm.issues.length;
+      items.push(item);
+    }
     items.sort((a, b) => b.mtime - a.mtime);
     return items;
   }
@@ -226,6 +232,7 @@ export class SessionStore {
     const header = (sm.getHeader() ?? {}) as unknown as Record<string, unknown>;
     const listItem = indexed ? this.index.toListItem(indexed, session.writerActive) : undefined;
     if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    listItem.issueCount = sm.issues.length;
     const head: SnapshotHead = {
       session: listItem,
       header,

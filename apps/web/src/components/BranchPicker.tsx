@@ -44,7 +44,7 @@ export function BranchPicker() {
           }
           if (e.key === 'ArrowDown') setIndex((i) => (i + 1) % messages.length);
           else if (e.key === 'ArrowUp') setIndex((i) => (i - 1 + messages.length) % messages.length);
-          else if (e.key === 'Enter') void store.getState().branchFrom(messages[index]!.id);
+          else if (e.key === 'Enter') store.getState().requestBranch(messages[index]!.id);
           else if (e.key === 'Escape') close();
           else return;
           e.preventDefault();
@@ -65,7 +65,7 @@ export function BranchPicker() {
                 data-testid="branch.item"
                 data-entry-id={message.id}
                 onClick={() => setIndex(i)}
-                onDoubleClick={() => void store.getState().branchFrom(message.id)}
+                onDoubleClick={() => store.getState().requestBranch(message.id)}
               >
                 {message.text}
               </li>

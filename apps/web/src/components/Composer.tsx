@@ -1,8 +1,9 @@
 // The composer: the text prefilled by a jump to a user message (or custom_message), appendable as a
-// new user message under the current leaf. Double Escape in an empty composer runs the
-// `doubleEscapeAction` setting, as in the terminal.
+// new user message under the current leaf. Esc with text in it hands the keyboard back to the tree
+// (the text stays); double Escape in an empty composer runs the `doubleEscapeAction` setting, as in
+// the terminal.
 
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
 
 const DOUBLE_ESCAPE_MS = 500;
@@ -15,10 +16,26 @@ export function Composer() {
   const doubleEscape = useApp((s) => s.settings.doubleEscapeAction);
   const readOnly = useApp((s) => s.session?.item.readOnly);
   const lastEscape = useRef(0);
+  const focusTick = useApp((s) => s.composerFocusTick);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
+  // Only requests made while mounted count (not one left over from before the composer appeared).
+  const seenTick = useRef(focusTick);
+
+  // A jump to a user message put its text here: bring the composer into view, focused, caret at
+  // the end, ready to edit and send.
+  useEffect(() => {
+    const input = inputRef.current;
+    if (focusTick === seenTick.current || !input) return;
+    seenTick.current = focusTick;
+    input.scrollIntoView({ block: 'nearest' });
+    input.focus({ preventScroll: true });
+    input.setSelectionRange(input.value.length, input.value.length);
+  }, [focusTick]);
 
   return (
     <div className="composer" data-testid="composer">
       <textarea
+        ref={inputRef}
         data-testid="composer.input"
         aria-label="Message to append under the current leaf"
         placeholder={
@@ -43,7 +60,9 @@ export function Composer() {
               else if (doubleEscape === 'branch') store.getState().openBranchPicker(true);
             } else {
               lastEscape.current = now;
-              if (text === '') (e.target as HTMLTextAreaElement).blur();
+              // With text (a jump put a message here): back to the tree, the text kept for later.
+              if (text !== '') document.getElementById('tree-outline')?.focus();
+              else (e.target as HTMLTextAreaElement).blur();
             }
           }
         }}

@@ -246,7 +246,7 @@ export function DetailPanel() {
               data-testid="detail.branch"
               disabled={busy !== null || readOnly !== undefined}
               title={readOnly ?? 'Start a new session file with the path up to this message (/branch)'}
-              onClick={() => void store.getState().branchFrom(entry.id)}
+              onClick={() => store.getState().requestBranch(entry.id)}
             >
               Branch from here
             </button>

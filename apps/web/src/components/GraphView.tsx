@@ -8,11 +8,12 @@ import { useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState
 import { busesInRect, nodesInRect, type GraphLayout } from '../layout/graphLayout';
 import {
   centerOn,
-  fitRectAvoiding,
   isPointClear,
+  isRectInView,
   minimapSize,
   panBy,
   visibleRect,
+  wholeTreeView,
   zoomAt,
   type ScreenBox,
   type Transform,
@@ -169,10 +170,10 @@ export function GraphView() {
   const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
   const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
 
-  // The minimap covers the bottom-right corner: fitting and following keep nodes out from under it.
-  const hasMinimap = minimapOpen && layout !== null && layout.nodes.length > 0;
-  const minimapBox: ScreenBox | null = useMemo(() => {
-    if (!hasMinimap || !layout) return null;
+  // Where the minimap sits (bottom-right corner) when it is shown. It is shown only while the tree
+  // is larger than the view: on a tree that fits it would be a box of dots covering nodes for nothing.
+  const mapBox: ScreenBox | null = useMemo(() => {
+    if (!minimapOpen || !layout || layout.nodes.length === 0) return null;
     const map = minimapSize(layout.bounds);
     return {
       x: size.width - MAP_MARGIN - map.width - 2 * MAP_BORDER,
@@ -180,11 +181,23 @@ export function GraphView() {
       width: map.width + 2 * MAP_BORDER,
       height: map.height + 2 * MAP_BORDER,
     };
-  }, [hasMinimap, layout, size.width, size.height]);
+  }, [minimapOpen, layout, size.width, size.height]);
+  const hasMinimap =
+    mapBox !== null && layout !== null && !isRectInView(layout.bounds, transform, size.width, size.height);
+  const minimapBox = hasMinimap ? mapBox : null;
+
+  const moveTo = (next: Transform) => {
+    transformRef.current = next;
+    setTransform(next);
+  };
+
+  /** The whole tree, extra roots of a damaged file included (see wholeTreeView). */
+  const wholeTree = (): Transform | null =>
+    layout && layout.nodes.length > 0 ? wholeTreeView(layout.bounds, size.width, size.height, mapBox) : null;
 
   const fit = () => {
-    if (!layout || layout.nodes.length === 0) return;
-    setTransform(fitRectAvoiding(layout.bounds, size.width, size.height, minimapBox));
+    const whole = wholeTree();
+    if (whole) moveTo(whole);
   };
 
   const centerOnNode = (index: number | undefined, onlyIfHidden: boolean) => {
@@ -193,9 +206,25 @@ export function GraphView() {
     const x = layout.x[index]!;
     const y = layout.y[index]!;
     if (onlyIfHidden && isPointClear(t, x, y, size.width, size.height, 40, minimapBox)) return;
-    const next = centerOn(x, y, size.width, size.height, Math.max(t.k, 0.6));
-    transformRef.current = next;
-    setTransform(next);
+    moveTo(centerOn(x, y, size.width, size.height, Math.max(t.k, 0.6)));
+  };
+
+  /**
+   * Brings the leaf into view for "Follow leaf": the whole tree when it fits with its cards still
+   * drawn (so that the extra roots of a damaged file, or the branch beside the leaf, stay in sight),
+   * otherwise the leaf centred.
+   */
+  const showLeaf = (index: number | undefined, onlyIfHidden: boolean) => {
+    if (!layout || index === undefined) return;
+    const t = transformRef.current;
+    if (
+      onlyIfHidden &&
+      isPointClear(t, layout.x[index]!, layout.y[index]!, size.width, size.height, 40, minimapBox)
+    )
+      return;
+    const whole = wholeTree();
+    if (whole && whole.k >= MIN_DOM_SCALE) moveTo(whole);
+    else centerOnNode(index, false);
   };
 
   // A newly opened session starts on its leaf (or the deep-linked entry) at a readable scale.
@@ -211,20 +240,29 @@ export function GraphView() {
     const target = selectedNode ?? leafNode;
     // A tree that fits at a readable scale is shown whole; a bigger one opens on its leaf (or the
     // deep-linked entry), readable.
-    const whole = fitRectAvoiding(layout.bounds, size.width, size.height, minimapBox);
-    const next =
+    const whole = wholeTreeView(layout.bounds, size.width, size.height, mapBox);
+    moveTo(
       target === undefined || whole.k >= READABLE_FIT_SCALE
         ? whole
-        : centerOn(layout.x[target]!, layout.y[target]!, size.width, size.height, 0.9);
-    transformRef.current = next;
-    setTransform(next);
-  }, [layout, tree, size, selectedNode, leafNode, minimapBox]);
+        : centerOn(layout.x[target]!, layout.y[target]!, size.width, size.height, 0.9),
+    );
+  }, [layout, tree, size, selectedNode, leafNode, mapBox]);
 
-  // Follow the leaf when it moves (live appends, jumps, other tabs).
+  // Follow the leaf when it moves (live appends, jumps, other tabs). The layout is deferred, so a
+  // leaf that was just appended may not be in it yet: the move waits until the layout has it.
+  const leafToFollow = useRef<string | null>(null);
   useEffect(() => {
-    if (followLeaf) centerOnNode(leafNode, true);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    leafToFollow.current = followLeaf ? leafId : null;
   }, [leafId, followLeaf]);
+  useEffect(() => {
+    if (!followLeaf || leafToFollow.current === null || leafToFollow.current !== leafId) return;
+    if (leafNode === undefined) return;
+    leafToFollow.current = null;
+    // The view follows the deferred layout catching up with the leaf: a one-off move, not a loop.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    showLeaf(leafNode, true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [leafId, followLeaf, leafNode, layout]);
 
   // Keep the selection on screen when it moves (keyboard, outline clicks).
   useEffect(() => {
@@ -310,6 +348,7 @@ export function GraphView() {
     };
     const outlined: { x: number; y: number; color: string; width: number }[] = [];
     const texts: { x: number; y: number; text: string }[] = [];
+    let leafAt: { x: number; y: number } | null = null;
     for (const index of visible) {
       const facts = factsOf(layout, index, tree, rows, leafId);
       const x = layout.x[index]! - halfW;
@@ -338,6 +377,7 @@ export function GraphView() {
           width: lineWidth(isSelected ? 3 : facts.leaf ? 2.5 : 1),
         });
       }
+      if (facts.leaf) leafAt = { x, y };
       if (!tiny && k > 0.25)
         texts.push({ x, y, text: facts.label ? `[${facts.label}] ${facts.text}` : facts.text });
     }
@@ -349,6 +389,16 @@ export function GraphView() {
       ctx.strokeStyle = box.color;
       ctx.lineWidth = box.width;
       ctx.strokeRect(box.x, box.y, layout.nodeWidth, layout.nodeHeight);
+    }
+    // The leaf's own mark, outside the box so that the selection's outline cannot hide it: a ring
+    // a few screen pixels out, in the outline's "leaf" colour.
+    if (leafAt) {
+      const gap = 4 / k;
+      ctx.strokeStyle = palette.accent;
+      ctx.lineWidth = lineWidth(2);
+      ctx.setLineDash([4 / k, 3 / k]);
+      ctx.strokeRect(leafAt.x - gap, leafAt.y - gap, layout.nodeWidth + 2 * gap, layout.nodeHeight + 2 * gap);
+      ctx.setLineDash([]);
     }
     if (texts.length > 0) {
       ctx.fillStyle = palette.text;
@@ -456,6 +506,15 @@ export function GraphView() {
               <span className="gtext">
                 {tokens.length > 0 && isMatch ? <mark>{facts.text}</mark> : facts.text}
               </span>
+              {facts.leaf && (
+                <span
+                  className="gleaf"
+                  data-testid="graph.leaf"
+                  title="The current leaf: the next message continues here"
+                >
+                  leaf
+                </span>
+              )}
             </div>
           );
         })
@@ -467,10 +526,22 @@ export function GraphView() {
         <button type="button" data-testid="graph.fit" title="Fit the whole tree" onClick={fit}>
           Fit
         </button>
-        <button type="button" data-testid="graph.zoom-in" title="Zoom in" onClick={() => zoomBy(1.25)}>
+        <button
+          type="button"
+          data-testid="graph.zoom-in"
+          title="Zoom in"
+          aria-label="Zoom in"
+          onClick={() => zoomBy(1.25)}
+        >
           +
         </button>
-        <button type="button" data-testid="graph.zoom-out" title="Zoom out" onClick={() => zoomBy(0.8)}>
+        <button
+          type="button"
+          data-testid="graph.zoom-out"
+          title="Zoom out"
+          aria-label="Zoom out"
+          onClick={() => zoomBy(0.8)}
+        >
           −
         </button>
         <button
@@ -480,7 +551,7 @@ export function GraphView() {
           title="Keep the leaf in view when it moves"
           onClick={() => {
             store.getState().setFollowLeaf(!followLeaf);
-            if (!followLeaf) centerOnNode(leafNode, false);
+            if (!followLeaf) showLeaf(leafNode, false);
           }}
         >
           Follow leaf
@@ -507,7 +578,11 @@ export function GraphView() {
           type="button"
           data-testid="graph.minimap-toggle"
           aria-pressed={minimapOpen}
-          title={minimapOpen ? 'Hide the minimap' : 'Show the minimap'}
+          title={
+            minimapOpen
+              ? 'Hide the minimap (it shows only while the tree is larger than the view)'
+              : 'Show the minimap while the tree is larger than the view'
+          }
           onClick={() => setMinimapOpen(!minimapOpen)}
         >
           Minimap

@@ -7,9 +7,10 @@ import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'rea
 import { entryKind } from '../lib/entryKind';
 import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
 import { useApp, useAppStore } from '../store/context';
-import { compactPrefix } from '../lib/compactPrefix';
+import { capPrefix, MAX_PREFIX_COLUMNS } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
 import { LabelEditor } from './LabelEditor';
+import { useRowAnchor } from './useRowAnchor';
 
 export const ROW_HEIGHT = 22;
 
@@ -19,7 +20,7 @@ interface RowProps {
   selected: boolean;
   editing: boolean;
   tokens: readonly string[];
-  /** Columns the tree prefix may use before its outer levels collapse into "…". */
+  /** Columns the tree prefix may use before its outer levels are counted instead of drawn. */
   prefixBudget: number;
   /** The leaf is hidden by the filter (a label, a model change…) somewhere below this row. */
   leafBelow: boolean;
@@ -38,6 +39,7 @@ const OutlineRow = memo(function OutlineRow({
   const entry = row.entry;
   const kind = entryKind(entry.type, entry.role);
   const error = (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0;
+  const prefix = capPrefix(rowPrefix(row), prefixBudget);
   return (
     <div
       id={`row-${row.id}`}
@@ -64,7 +66,18 @@ const OutlineRow = memo(function OutlineRow({
       onDoubleClick={() => void store.getState().jump(row.id)}
     >
       <span className="row-cursor">{selected ? '›' : ''}</span>
-      <span className="row-prefix">{compactPrefix(rowPrefix(row), prefixBudget)}</span>
+      <span className="row-prefix">
+        {prefix.hiddenLevels > 0 && (
+          <span
+            className="row-depth"
+            data-testid="tree.depth"
+            title={`${prefix.hiddenLevels} more levels of nesting to the left (depth ${row.displayIndent})`}
+          >
+            +{prefix.hiddenLevels}
+          </span>
+        )}
+        {prefix.text}
+      </span>
       {row.onActivePath && <span className="row-bullet">• </span>}
       {entry.label && (
         <span className="row-label" data-testid="tree.label">
@@ -117,6 +130,7 @@ export function OutlineView() {
   const [width, setWidth] = useState(600);
   const tokens = useMemo(() => tokenizeQuery(query), [query]);
   const total = rows?.length ?? 0;
+  const rememberAnchor = useRowAnchor(containerRef, rows, selectedIndex, ROW_HEIGHT);
 
   useLayoutEffect(() => {
     const element = containerRef.current;
@@ -140,8 +154,8 @@ export function OutlineView() {
     if (next !== element.scrollTop) element.scrollTop = next;
   }, [revealTick, selectedIndex]);
 
-  // About 7.5 px per monospace column; the prefix may take up to 45% of the row.
-  const prefixBudget = Math.max(7, Math.floor((width * 0.45) / 7.5));
+  // About 7.5 px per monospace column; the prefix takes at most 6 levels and 40% of the row.
+  const prefixBudget = Math.max(6, Math.min(MAX_PREFIX_COLUMNS, Math.floor((width * 0.4) / 7.5)));
   const slice = visibleRows(scrollTop, height, ROW_HEIGHT, total);
   const items = [];
   if (rows) {
@@ -177,7 +191,10 @@ export function OutlineView() {
       }
       tabIndex={0}
       data-testid="tree.outline"
-      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+      onScroll={(e) => {
+        setScrollTop(e.currentTarget.scrollTop);
+        rememberAnchor();
+      }}
     >
       {total === 0 ? (
         <div className="empty-note" data-testid="tree.empty">

@@ -1,7 +1,7 @@
 // The session browser (/resume): every session under the roots, searchable, lineage nested.
 
-import { useMemo } from 'react';
-import { formatBytes, formatRelativeTime } from '../lib/format';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { countOf, formatBytes, formatRelativeTime } from '../lib/format';
 import { sessionRows, sessionTitle } from '../lib/sessionList';
 import { useApp, useAppStore } from '../store/context';
 
@@ -12,7 +12,25 @@ export function SessionBrowser() {
   const query = useApp((s) => s.sessionQuery);
   const openId = useApp((s) => s.session?.id ?? null);
   const pinned = useApp((s) => s.sidebarPinned);
+  // The open session's count includes what only the whole tree shows (duplicate ids, orphans,
+  // cycles); the list's own count is of the lines that could not be parsed. Show one number.
+  const openIssues = useApp((s) => s.session?.issues.length ?? 0);
   const rows = useMemo(() => sessionRows(sessions, query), [sessions, query]);
+  // The session just closed (Esc in the tree) stays marked and takes the focus, so that closing is
+  // one Enter (or the browser's Back) away from undone.
+  const [closing, setClosing] = useState<{ open: string | null; recent: string | null }>({
+    open: openId,
+    recent: null,
+  });
+  if (closing.open !== openId) setClosing({ open: openId, recent: openId === null ? closing.open : null });
+  const recentId = closing.recent;
+  const listRef = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    if (!recentId) return;
+    const item = listRef.current?.querySelector<HTMLElement>(`[data-session-id="${CSS.escape(recentId)}"]`);
+    item?.scrollIntoView({ block: 'nearest' });
+    item?.focus({ preventScroll: true });
+  }, [recentId]);
   // The list folds away once the session opens, taking the focus with it: hand it to the tree so
   // that the keyboard goes on where the eyes go.
   const openFromList = async (id: string) => {
@@ -45,7 +63,8 @@ export function SessionBrowser() {
         <button
           type="button"
           className="ghost"
-          title="Reload the list"
+          title="Reload the session list"
+          aria-label="Reload the session list"
           data-testid="session.refresh"
           onClick={() => void store.getState().loadSessions()}
         >
@@ -56,6 +75,7 @@ export function SessionBrowser() {
           className="ghost pin"
           data-testid="sidebar.pin"
           aria-pressed={pinned}
+          aria-label="Keep the session list open"
           title={
             pinned
               ? 'The list stays open: click to fold it away whenever a session opens'
@@ -63,10 +83,10 @@ export function SessionBrowser() {
           }
           onClick={() => store.getState().setSidebarPinned(!pinned)}
         >
-          {pinned ? 'Pinned' : 'Pin'}
+          {pinned ? 'Kept open' : 'Keep open'}
         </button>
       </div>
-      <ul className="session-list" data-testid="session.list">
+      <ul className="session-list" data-testid="session.list" ref={listRef}>
         {!loaded && <li className="help">Loading sessions…</li>}
         {loaded && rows.length === 0 && (
           <li className="help">{query ? 'No session matches.' : 'No sessions under the roots.'}</li>
@@ -79,6 +99,7 @@ export function SessionBrowser() {
               data-testid="session.item"
               data-session-id={session.id}
               aria-current={session.id === openId}
+              data-recent={session.id === recentId || undefined}
               disabled={session.invalid === true}
               title={`${session.root}/${session.path}`}
               onClick={() => void openFromList(session.id)}
@@ -105,8 +126,10 @@ export function SessionBrowser() {
                     read-only
                   </span>
                 )}
-                {session.issueCount > 0 && (
-                  <span style={{ color: 'var(--warning)' }}>{session.issueCount} issues</span>
+                {(session.id === openId ? openIssues : session.issueCount) > 0 && (
+                  <span style={{ color: 'var(--warning)' }} data-testid="session.issues-count">
+                    {countOf(session.id === openId ? openIssues : session.issueCount, 'issue')}
+                  </span>
                 )}
               </div>
               {session.parentSession && !session.kind && (

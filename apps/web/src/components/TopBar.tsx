@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { lineageOf, childSessionsOf, sessionTitle } from '../lib/sessionList';
 import { useApp, useAppStore } from '../store/context';
+import { Toasts } from './Toasts';
 
 function ConnectionIndicator({ onRetry }: { onRetry: () => void }) {
   const state = useApp((s) => s.connection);
@@ -34,6 +35,8 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
   const theme = useApp((s) => s.theme);
   const busy = useApp((s) => s.busy);
   const loading = useApp((s) => s.loading);
+  const sidebarOpen = useApp((s) => s.sidebarOpen);
+  const title = session ? (session.name ?? sessionTitle(session.item)) : 'No session open';
   const lineage = useMemo(() => (session ? lineageOf(sessions, session.id) : []), [sessions, session]);
   const children = useMemo(() => (session ? childSessionsOf(sessions, session.id) : []), [sessions, session]);
 
@@ -43,7 +46,9 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
         type="button"
         className="ghost"
         data-testid="sidebar.toggle"
-        title="Show or hide the session list"
+        title={sidebarOpen ? 'Hide the session list' : 'Show the session list'}
+        aria-label={sidebarOpen ? 'Hide the session list' : 'Show the session list'}
+        aria-expanded={sidebarOpen}
         onClick={() => store.getState().toggleSidebar()}
       >
         ☰
@@ -51,8 +56,8 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
       <span className="brand">
         <span className="brand-mark">◆</span> Canopy
       </span>
-      <div className="session-title" data-testid="session.title">
-        {session ? (session.name ?? sessionTitle(session.item)) : 'No session open'}
+      <div className="session-title" data-testid="session.title" title={title}>
+        {title}
         {session && (lineage.length > 0 || session.item.parentSession) && (
           <span className="lineage" data-testid="session.lineage-chain">
             from{' '}
@@ -95,6 +100,7 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
           ● another writer is active
         </span>
       )}
+      <Toasts />
       <ConnectionIndicator onRetry={onRetry} />
       <button
         type="button"

@@ -34,7 +34,7 @@ export function TreeToolbar() {
     const entry = id ? state.tree?.get(id) : undefined;
     if (doubleEscape === 'tree') {
       // With doubleEscapeAction "tree", /branch works on the tree itself: the selected user message.
-      if (entry && entry.type === 'message' && entry.role === 'user') void state.branchFrom(entry.id);
+      if (entry && entry.type === 'message' && entry.role === 'user') state.requestBranch(entry.id);
       else state.toast('Select a user message in the tree to branch from it');
       return;
     }
@@ -102,6 +102,7 @@ export function TreeToolbar() {
           data-testid="search.prev"
           disabled={!query || count === 0}
           title="Previous match (Shift+Enter)"
+          aria-label="Previous match"
           onClick={() => store.getState().stepMatch(-1)}
         >
           ↑
@@ -111,6 +112,7 @@ export function TreeToolbar() {
           data-testid="search.next"
           disabled={!query || count === 0}
           title="Next match (Enter in the search box)"
+          aria-label="Next match"
           onClick={() => store.getState().stepMatch(1)}
         >
           ↓

@@ -25,7 +25,7 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       const state = store.getState();
-      if (!state.selector || state.branchPickerOpen || state.labelEditingId) return;
+      if (!state.selector || state.branchPickerOpen || state.branchConfirmId || state.labelEditingId) return;
       if (event.isComposing || isEditable(event.target)) return;
       const command = keyCommand(event);
       if (!command) return;

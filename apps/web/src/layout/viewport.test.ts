@@ -7,7 +7,9 @@ import {
   isPointClear,
   minimapSize,
   isPointVisible,
+  isRectInView,
   visibleRect,
+  wholeTreeView,
   zoomAt,
 } from './viewport';
 
@@ -96,5 +98,30 @@ describe('minimapSize', () => {
   });
   it('follows the shape of a tall tree, down to the minimum width', () => {
     expect(minimapSize({ minX: 0, minY: 0, maxX: 100, maxY: 13000 })).toEqual({ width: 48, height: 130 });
+  });
+});
+
+describe('the whole tree and the minimap', () => {
+  const map = { x: 600, y: 450, width: 190, height: 140 };
+
+  it('a tree that fits is fitted into the whole view (the minimap is hidden then)', () => {
+    const bounds = { minX: 0, minY: 0, maxX: 400, maxY: 300 };
+    const t = wholeTreeView(bounds, 800, 600, map);
+    expect(t).toEqual(fitRect(bounds, 800, 600));
+    expect(isRectInView(bounds, t, 800, 600)).toBe(true);
+  });
+
+  it('a tree too large even at the smallest scale is kept clear of the minimap', () => {
+    const bounds = { minX: 0, minY: 0, maxX: 1e9, maxY: 100 };
+    const t = wholeTreeView(bounds, 800, 600, map);
+    expect(t).toEqual(fitRectAvoiding(bounds, 800, 600, map));
+    expect(isRectInView(bounds, t, 800, 600)).toBe(false);
+  });
+
+  it('isRectInView is false as soon as any edge is off screen', () => {
+    const bounds = { minX: 0, minY: 0, maxX: 100, maxY: 100 };
+    expect(isRectInView(bounds, { k: 1, tx: 0, ty: 0 }, 100, 100)).toBe(true);
+    expect(isRectInView(bounds, { k: 1, tx: 2, ty: 0 }, 100, 100)).toBe(false);
+    expect(isRectInView(bounds, { k: 1, tx: 0, ty: -2 }, 100, 100)).toBe(false);
   });
 });

@@ -156,3 +156,29 @@ export function minimapSize(
     height: Math.round(Math.min(maxHeight, Math.max(minSide, h * scale))),
   };
 }
+
+/** True when the whole rectangle is on screen under this transform. */
+export function isRectInView(rect: Rect, t: Transform, width: number, height: number): boolean {
+  const left = rect.minX * t.k + t.tx;
+  const right = rect.maxX * t.k + t.tx;
+  const top = rect.minY * t.k + t.ty;
+  const bottom = rect.maxY * t.k + t.ty;
+  // Half a pixel of slack: a fitted tree must count as fitting despite rounding.
+  return left >= -0.5 && top >= -0.5 && right <= width + 0.5 && bottom <= height + 0.5;
+}
+
+/**
+ * The transform that shows the whole tree. The minimap appears only while the tree is larger than
+ * the view, so a plain fit that shows it all has no minimap to avoid; only a tree too large to fit
+ * even at the smallest scale keeps the map, and then it is kept clear of it.
+ */
+export function wholeTreeView(
+  bounds: Rect,
+  width: number,
+  height: number,
+  minimap: ScreenBox | null,
+): Transform {
+  const plain = fitRect(bounds, width, height);
+  if (isRectInView(bounds, plain, width, height)) return plain;
+  return fitRectAvoiding(bounds, width, height, minimap);
+}

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compactPrefix } from './compactPrefix';
+import { capPrefix } from './compactPrefix';
 
-describe('compactPrefix', () => {
-  it('keeps a prefix that fits', () => {
-    expect(compactPrefix('│  ├─ ', 10)).toBe('│  ├─ ');
+describe('capPrefix', () => {
+  it('keeps a prefix that fits and hides nothing', () => {
+    expect(capPrefix('│  ├─ ', 24)).toEqual({ hiddenLevels: 0, text: '│  ├─ ' });
   });
-  it('drops whole outer levels behind an ellipsis, keeping the connector', () => {
+  it('keeps the innermost whole levels and counts the ones left out', () => {
     const prefix = '│  │     │  └─ ';
-    expect(compactPrefix(prefix, 8)).toBe('…│  └─ ');
-    expect(compactPrefix(prefix, 2)).toBe('…└─ ');
+    expect(capPrefix(prefix, 6)).toEqual({ hiddenLevels: 3, text: '│  └─ ' });
+    expect(capPrefix(prefix, 2)).toEqual({ hiddenLevels: 4, text: '└─ ' });
   });
 });

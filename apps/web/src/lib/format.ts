@@ -50,3 +50,8 @@ export function formatTimestamp(iso: string): string {
     second: '2-digit',
   });
 }
+
+/** "1 issue", "4 issues": a count with its noun in the right number. */
+export function countOf(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count.toLocaleString()} ${count === 1 ? singular : pluralForm}`;
+}

@@ -1,7 +1,7 @@
 import type { NavigateResult, SessionSnapshot, SkeletonNode } from '@canopy/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import type { Api } from '../net/api';
-import { createAppStore, selectedIdOf } from './appStore';
+import { JUMPED_TO_USER_MESSAGE, createAppStore, selectedIdOf } from './appStore';
 
 function node(
   id: string,
@@ -174,6 +174,32 @@ describe('app store', () => {
     expect(navigate).toHaveBeenCalledWith('s1', { targetId: 'u5' });
     expect(store.getState().leafId).toBe('a2');
     expect(store.getState().composerText).toBe('approach b');
+    // It says what happened and asks the composer to take the focus.
+    expect(store.getState().toasts.map((t) => t.text)).toEqual([JUMPED_TO_USER_MESSAGE]);
+    expect(store.getState().composerFocusTick).toBe(1);
+  });
+
+  it('shows one toast at a time: a newer one replaces the older', () => {
+    const store = createAppStore({ api: fakeApi(), storage: null });
+    store.getState().toast('first');
+    store.getState().toast('second', 'error');
+    store.getState().toast('third');
+    expect(store.getState().toasts.map((t) => [t.text, t.kind])).toEqual([['third', 'info']]);
+  });
+
+  it('asks before /branch writes: requestBranch only opens the confirmation, Esc cancels it', async () => {
+    const branch = vi.fn();
+    const store = createAppStore({ api: fakeApi({ branch }), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().requestBranch('u5');
+    expect(store.getState().branchConfirmId).toBe('u5');
+    expect(branch).not.toHaveBeenCalled();
+    store.getState().requestClose();
+    expect(store.getState().branchConfirmId).toBeNull();
+    // The session stays open: Esc closed the question only.
+    expect(store.getState().session?.id).toBe('s1');
+    store.getState().requestBranch('not-an-entry');
+    expect(store.getState().branchConfirmId).toBeNull();
   });
 
   it('keeps the selection on the jump target when the session_tree broadcast of that jump arrives', async () => {

@@ -94,7 +94,11 @@ export interface AppState {
   revealTick: number;
   // composer and dialogs
   composerText: string;
+  /** Bumped to bring the composer into view with focus (a jump put a message's text in it). */
+  composerFocusTick: number;
   branchPickerOpen: boolean;
+  /** The user message a /branch waits to be confirmed for (a new file is written only on "Create"). */
+  branchConfirmId: string | null;
   busy: string | null;
   toasts: Toast[];
   detailCache: Map<string, EntryDetail>;
@@ -125,6 +129,9 @@ export interface AppActions {
   cancelLabelEdit(): void;
   saveLabel(id: string, label: string): Promise<void>;
   branchFrom(entryId: string): Promise<void>;
+  /** Asks before /branch writes a new session file from this user message. */
+  requestBranch(entryId: string): void;
+  cancelBranch(): void;
   fork(): Promise<void>;
   sendComposer(): Promise<void>;
   setComposerText(text: string): void;
@@ -165,6 +172,8 @@ export interface StoreDeps {
 }
 
 const PREFS_KEY = 'canopy.prefs';
+export const JUMPED_TO_USER_MESSAGE =
+  'Leaf is now the parent; the message is in the composer to edit and resend';
 const DETAIL_CACHE_LIMIT = 300;
 let toastCounter = 0;
 
@@ -340,7 +349,9 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       expandedRuns: new Set(),
       revealTick: 0,
       composerText: '',
+      composerFocusTick: 0,
       branchPickerOpen: false,
+      branchConfirmId: null,
       busy: null,
       toasts: [],
       detailCache: new Map(),
@@ -383,6 +394,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           loadError: null,
           labelEditingId: null,
           branchPickerOpen: false,
+          branchConfirmId: null,
           composerText: get().session?.id === id ? get().composerText : '',
         });
         try {
@@ -462,7 +474,12 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           set({ branchPickerOpen: false });
           return;
         }
+        if (get().branchConfirmId) {
+          set({ branchConfirmId: null });
+          return;
+        }
         get().closeSession();
+        get().toast('Session closed: Enter or the browser’s Back opens it again');
       },
 
       async jump(id, options) {
@@ -485,9 +502,13 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           }
           appendNodes(result.nodes);
           setLeaf(result.newLeafId, false);
-          if (result.editorText !== undefined) set({ composerText: result.editorText });
           get().select(id);
-          get().toast('Navigated to selected point');
+          if (result.editorText !== undefined) {
+            // The leaf went to the message's parent and the message waits in the composer: say so,
+            // and take the user there.
+            set({ composerText: result.editorText, composerFocusTick: get().composerFocusTick + 1 });
+            get().toast(JUMPED_TO_USER_MESSAGE);
+          } else get().toast('Navigated to selected point');
         } catch (error) {
           get().toast(errorText(error), 'error');
         } finally {
@@ -529,7 +550,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       async branchFrom(entryId) {
         const open = get().session;
         if (!open || get().busy) return;
-        set({ busy: 'Branching…', branchPickerOpen: false });
+        set({ busy: 'Branching…', branchPickerOpen: false, branchConfirmId: null });
         try {
           const result = await api.branch(open.id, entryId);
           if (result.cancelled || !result.sessionId) {
@@ -545,6 +566,15 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         } finally {
           set({ busy: null });
         }
+      },
+
+      requestBranch(entryId) {
+        if (!get().tree?.has(entryId)) return;
+        set({ branchPickerOpen: false, branchConfirmId: entryId });
+      },
+
+      cancelBranch() {
+        set({ branchConfirmId: null });
       },
 
       async fork() {
@@ -650,7 +680,8 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
 
       toast(text, kind = 'info') {
         const id = ++toastCounter;
-        set({ toasts: [...get().toasts.slice(-3), { id, text, kind }] });
+        // One at a time: a newer message replaces the older one rather than piling up over the views.
+        set({ toasts: [{ id, text, kind }] });
         setTimeout(() => get().dismissToast(id), kind === 'error' ? 7000 : 3500);
       },
 
