@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from './common';
 
 export const FILTER_MODES = ['default', 'no-tools', 'user-only', 'labeled-only', 'all'] as const;
 export const FilterMode = Type.Union(FILTER_MODES.map((mode) => Type.Literal(mode)));
@@ -9,7 +10,11 @@ export const DoubleEscapeAction = Type.Union(DOUBLE_ESCAPE_ACTIONS.map((action) 
 export type DoubleEscapeAction = (typeof DOUBLE_ESCAPE_ACTIONS)[number];
 
 export const Settings = Type.Object({
-  branchSummary: Type.Object({ enabled: Type.Boolean() }),
+  branchSummary: Type.Object({
+    enabled: Type.Boolean(),
+    /** The summariser the dialog picks first; the server's default when absent or not offered. */
+    summarizerId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  }),
   doubleEscapeAction: DoubleEscapeAction,
   defaultFilter: FilterMode,
 });
@@ -19,7 +24,14 @@ export type Settings = Static<typeof Settings>;
 export const SettingsPatch = Type.Object(
   {
     branchSummary: Type.Optional(
-      Type.Object({ enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      Type.Object(
+        {
+          enabled: Type.Optional(Type.Boolean()),
+          /** null goes back to the server's default. */
+          summarizerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
+        },
+        { additionalProperties: false },
+      ),
     ),
     doubleEscapeAction: Type.Optional(DoubleEscapeAction),
     defaultFilter: Type.Optional(FilterMode),

@@ -109,8 +109,19 @@ export class StateStore {
 
 function mergeSettings(base: Settings, patch: SettingsPatch): Settings {
   return {
-    branchSummary: { enabled: patch.branchSummary?.enabled ?? base.branchSummary.enabled },
+    branchSummary: mergeBranchSummary(base.branchSummary, patch.branchSummary),
     doubleEscapeAction: patch.doubleEscapeAction ?? base.doubleEscapeAction,
     defaultFilter: patch.defaultFilter ?? base.defaultFilter,
   };
+}
+
+function mergeBranchSummary(
+  base: Settings['branchSummary'],
+  patch: SettingsPatch['branchSummary'],
+): Settings['branchSummary'] {
+  const merged: Settings['branchSummary'] = { enabled: patch?.enabled ?? base.enabled };
+  // null clears the choice (back to the server's default); absent keeps it.
+  const summarizerId = patch?.summarizerId === undefined ? base.summarizerId : patch.summarizerId;
+  if (typeof summarizerId === 'string') merged.summarizerId = summarizerId;
+  return merged;
 }
