@@ -28,7 +28,11 @@ const NO_FILES = { readFiles: [], modifiedFiles: [] };
 export class SummaryService {
   constructor(private readonly deps: SummaryServiceDeps) {}
 
-  async preview(sessionId: string, request: SummaryPreviewRequest, linked?: AbortSignal): Promise<SummaryPreview> {
+  async preview(
+    sessionId: string,
+    request: SummaryPreviewRequest,
+    linked?: AbortSignal,
+  ): Promise<SummaryPreview> {
     const session = await this.deps.store.open(sessionId);
     await session.refresh();
     const sm = session.sm;
@@ -61,7 +65,8 @@ export class SummaryService {
       return { ...base, aborted: false, nothingToSummarize: true, summary: '', details: { ...NO_FILES } };
     }
     const generated = await this.generate(sessionId, summarizer.id, input.entries, request, context, linked);
-    if (!generated) return { ...base, aborted: true, nothingToSummarize: false, summary: '', details: { ...NO_FILES } };
+    if (!generated)
+      return { ...base, aborted: true, nothingToSummarize: false, summary: '', details: { ...NO_FILES } };
     const details: Record<string, unknown> = { ...generated.details };
     if (source.kind === 'selection' || source.onlyIds !== undefined)
       details.selectedEntryIds = input.entries.map((entry) => entry.id);
@@ -86,7 +91,10 @@ export class SummaryService {
       text = request.summary.text;
       details = { ...NO_FILES, ...request.summary.details, selectedEntryIds };
     } else {
-      const summarizer = this.deps.summarizers.resolve(request.summarizerId, this.deps.preferredSummarizerId());
+      const summarizer = this.deps.summarizers.resolve(
+        request.summarizerId,
+        this.deps.preferredSummarizerId(),
+      );
       const generated = await this.generate(
         sessionId,
         summarizer.id,

@@ -59,7 +59,8 @@ export interface OrderedSelection {
  */
 export function orderSelection(sm: SessionManager, entryIds: readonly string[]): OrderedSelection {
   const wanted = new Set(entryIds);
-  if (wanted.size === 0) throw new AppError('BAD_SELECTION', 'The selection is empty: select entries to summarise.');
+  if (wanted.size === 0)
+    throw new AppError('BAD_SELECTION', 'The selection is empty: select entries to summarise.');
   const unknown = [...wanted].filter((id) => sm.getEntry(id) === undefined);
   if (unknown.length > 0) {
     const shown = unknown.slice(0, 5).join(', ');

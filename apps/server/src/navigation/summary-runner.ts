@@ -89,7 +89,9 @@ export class SummaryRunner {
     const { signal } = slot;
     const progress = (
       phase: 'started' | 'progress' | 'done' | 'aborted' | 'failed',
-      extra: Partial<Pick<Extract<ServerEvent, { type: 'summary_progress' }>, 'step' | 'fraction' | 'text' | 'message'>> = {},
+      extra: Partial<
+        Pick<Extract<ServerEvent, { type: 'summary_progress' }>, 'step' | 'fraction' | 'text' | 'message'>
+      > = {},
     ) =>
       this.publish({
         type: 'summary_progress',
