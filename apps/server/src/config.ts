@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { summarizersFromConfig, type Summarizer } from '@canopy/summarizer';
+import { createHoldSummarizer } from './test-summarizer';
 
 export const DEFAULT_PORT = 4317;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -26,7 +28,8 @@ export const USAGE = `Usage: canopy [paths…] [--port N] [--host H] [--extensio
   --outline      print the tree of each session in the terminal (the rows the outline view
                  shows, active path first) and exit
 
-Environment: CANOPY_STATE_DIR (state folder), XDG_STATE_HOME.`;
+Environment: CANOPY_STATE_DIR (state folder), XDG_STATE_HOME; CANOPY_SUMMARY_PROVIDER,
+CANOPY_SUMMARY_MODEL, CANOPY_SUMMARY_API_KEY, CANOPY_SUMMARY_BASE_URL (an LLM summariser).`;
 
 /** Parses `canopy [paths…] [--port N] [--host H] [--extension M]…`; throws a readable Error on bad input. */
 export function parseCli(argv: string[]): CliOptions {
@@ -78,6 +81,8 @@ export interface ConfigFile {
   extensions?: string[];
   port?: number;
   host?: string;
+  /** The `summarizer` block, checked by @canopy/summarizer (see loadSummarizers). */
+  summarizer?: unknown;
 }
 
 /** Validates the parsed config file, naming the first bad key. */
@@ -110,6 +115,7 @@ export function checkConfigFile(value: unknown): ConfigFile {
       throw new Error(`${CONFIG_FILE_NAME}: "host" must be a non-empty string`);
     config.host = record.host.trim();
   }
+  if (record.summarizer !== undefined) config.summarizer = record.summarizer;
   return config;
 }
 
@@ -118,4 +124,23 @@ export function expandPath(input: string, base: string, home = os.homedir()): st
   if (input === '~') return home;
   if (input.startsWith('~/')) return path.join(home, input.slice(2));
   return path.resolve(base, input);
+}
+
+export interface LoadedSummarizers {
+  summarizers: Summarizer[];
+  defaultId: string;
+  /** Configuration problems, one sentence each; the summariser in question is not offered. */
+  problems: string[];
+}
+
+/**
+ * The summarisers to offer: the offline one (always), the LLM ones of the config file's
+ * `summarizer` block and the CANOPY_SUMMARY_* variables. CANOPY_TEST_SUMMARIZER=hold adds one that
+ * never finishes until aborted, for the end-to-end tests of aborting; nothing else enables it.
+ */
+export function loadSummarizers(config: ConfigFile, env: NodeJS.ProcessEnv = process.env): LoadedSummarizers {
+  const { available, defaultId, problems } = summarizersFromConfig({ summarizer: config.summarizer }, env);
+  const summarizers = [...available];
+  if (env.CANOPY_TEST_SUMMARIZER === 'hold') summarizers.push(createHoldSummarizer());
+  return { summarizers, defaultId, problems };
 }

@@ -1,42 +1,14 @@
-import type { SessionEntry } from '@canopy/session-core';
 import { AppError } from './errors';
 
-// The summariser interface of @canopy/summarizer, declared here until that package is merged.
-export interface SummaryProgress {
-  phase: 'preparing' | 'generating' | 'finishing';
-  /** 0..1 when known. */
-  fraction?: number;
-  /** The text generated so far, when the summariser streams. */
-  text?: string;
-}
+import type { Summarizer } from '@canopy/summarizer';
 
-export interface SummarizeOptions {
-  signal: AbortSignal;
-  customInstructions?: string;
-  replaceInstructions?: boolean;
-  onProgress?: (progress: SummaryProgress) => void;
-}
-
-export interface SummaryDetails {
-  readFiles: string[];
-  modifiedFiles: string[];
-}
-
-export interface SummaryResult {
-  summary: string;
-  details: SummaryDetails;
-}
-
-/**
- * Turns entries (chronological) into a branch summary. Aborting `signal` rejects with an
- * AbortError (or resolves late); the server treats an aborted signal as a cancelled summary
- * either way.
- */
-export interface Summarizer {
-  readonly id: string;
-  readonly label: string;
-  summarize(entries: readonly SessionEntry[], options: SummarizeOptions): Promise<SummaryResult>;
-}
+export type {
+  SummarizeOptions,
+  Summarizer,
+  SummaryDetails,
+  SummaryProgress,
+  SummaryResult,
+} from '@canopy/summarizer';
 
 /** The summarisers offered to browsers, and which one a request without a choice gets. */
 export class SummarizerRegistry {

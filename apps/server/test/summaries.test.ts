@@ -3,6 +3,7 @@
 // opens in the reference package with each summary where pi puts it.
 import fs from 'node:fs';
 import { SessionManager } from '@canopy/session-core';
+import { createOfflineSummarizer } from '@canopy/summarizer';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../src/app';
@@ -505,6 +506,25 @@ describe('summaries', () => {
       error: { code: 'SUMMARY_FAILED', message: 'Summarisation failed: provider said 401' },
     });
     expect(read()).toBe(before);
+  });
+
+  it('the offline summariser names the abandoned goal, and the reference reads its summary and details', async () => {
+    const { jsonl, ids } = branchedSession();
+    const id = await boot({ summarizers: [createOfflineSummarizer()] }, jsonl);
+    const body = (
+      await post(`/api/sessions/${id}/navigate`, { targetId: ids.moreA, summarize: true })
+    ).json() as {
+      summaryEntry: Json & { summary: string };
+    };
+    expect(body.summaryEntry.summary).toContain('try B');
+    expect(body.summaryEntry.details).toEqual({ readFiles: [], modifiedFiles: [] });
+    const opened = reference.SessionManager.open(env.file(FILE));
+    const entry = opened.getEntry(String(body.summaryEntry.id)) as unknown as Json;
+    expect(entry).toMatchObject({
+      type: 'branch_summary',
+      parentId: ids.moreA,
+      summary: body.summaryEntry.summary,
+    });
   });
 
   it('info lists the summarisers and the default', async () => {
