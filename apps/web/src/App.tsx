@@ -4,7 +4,10 @@ import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
 import { GraphView } from './components/GraphView';
 import { OutlineView } from './components/OutlineView';
+import { SelectionBar } from './components/SelectionBar';
 import { SessionBrowser } from './components/SessionBrowser';
+import { SettingsDialog } from './components/SettingsDialog';
+import { SummaryDialog } from './components/SummaryDialog';
 import { Splitter } from './components/Splitter';
 import { TopBar } from './components/TopBar';
 import { TreeToolbar } from './components/TreeToolbar';
@@ -161,6 +164,7 @@ function TreeArea() {
           </ul>
         </details>
       )}
+      <SelectionBar />
       <TreeViews />
       <StatusBar />
     </main>
@@ -249,6 +253,8 @@ export function App() {
         </div>
       </div>
       {branchPickerOpen && <BranchPicker />}
+      <SummaryDialog />
+      <SettingsDialog />
       <Toasts />
     </div>
   );

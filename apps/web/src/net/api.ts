@@ -13,6 +13,11 @@ import {
   type MessageResult,
   type NavigateRequest,
   type NavigateResult,
+  type SelectionSummaryRequest,
+  type SelectionSummaryResult,
+  type SummaryPreview,
+  type SummaryPreviewRequest,
+  type AbortSummaryResponse,
   type SessionListResponse,
   type SessionSnapshot,
   type Settings,
@@ -91,6 +96,11 @@ export const api = {
   fork: (id: string) => call<ForkResult>(API_ROUTES.fork, { id }),
   appendMessage: (id: string, text: string) =>
     call<MessageResult>(API_ROUTES.appendMessage, { id }, { text }),
+  previewSummary: (id: string, request: SummaryPreviewRequest) =>
+    call<SummaryPreview>(API_ROUTES.previewSummary, { id }, request),
+  summarizeSelection: (id: string, request: SelectionSummaryRequest) =>
+    call<SelectionSummaryResult>(API_ROUTES.summarizeSelection, { id }, request),
+  abortSummary: (id: string) => call<AbortSummaryResponse>(API_ROUTES.abortSummary, { id }),
   getSettings: () => call<Settings>(API_ROUTES.getSettings),
   putSettings: (patch: SettingsPatch) => call<Settings>(API_ROUTES.putSettings, {}, patch),
 };

@@ -10,6 +10,7 @@ import type {
   SessionListItem,
   SessionSnapshot,
   Settings,
+  SettingsPatch,
   SkeletonNode,
   UsageNumbers,
 } from '@canopy/protocol';
@@ -33,6 +34,12 @@ import {
 import { ApiError, api as defaultApi, type Api } from '../net/api';
 import type { ConnectionState } from '../net/socket';
 import { collectUsage, toViewEntry } from './skeleton';
+import {
+  createSummaryActions,
+  initialSummaryState,
+  type SummaryActions,
+  type SummaryState,
+} from './summarySlice';
 
 export type ViewMode = 'outline' | 'graph' | 'split';
 export type Theme = 'light' | 'dark';
@@ -142,12 +149,12 @@ export interface AppActions {
   dismissToast(id: number): void;
   setConnection(state: ConnectionState, retryInMs: number | null): void;
   handleEvent(event: ServerEvent): void;
-  updateSettings(patch: Partial<Settings>): Promise<void>;
+  updateSettings(patch: SettingsPatch): Promise<void>;
   /** Probes the API; marks the page unauthorized on a 401. */
   checkAccess(): Promise<void>;
 }
 
-export type AppStore = AppState & AppActions;
+export type AppStore = AppState & AppActions & SummaryState & SummaryActions;
 
 /** The selected entry: the selected row, or the remembered entry while a filter shows nothing. */
 export function selectedIdOf(state: Pick<AppState, 'selector'>): string | null {
@@ -243,6 +250,10 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       collectUsage(snapshot.nodes, usage);
       const tree = new ViewTree(snapshot.nodes.map(toViewEntry));
       const wanted = entryId && tree.has(entryId) ? entryId : snapshot.leafId;
+      // Another session: the old one's multi-selection and summary dialog mean nothing here.
+      if (get().session?.id !== snapshot.session.id) {
+        set({ multiSelection: new Set(), selectionAnchor: null, summaryDialog: null });
+      }
       const selector = createTreeSelectorState(tree, {
         leafId: snapshot.leafId,
         mode: get().filterMode,
@@ -309,7 +320,27 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       runSelector({ type: 'setLeaf', leafId, select }, select);
     };
 
+    const summaryActions = createSummaryActions<AppStore>(set, get, {
+      api,
+      sessionId: () => get().session?.id ?? null,
+      leafId: () => get().leafId,
+      rowIds: () => get().selector?.rows.map((row) => row.id) ?? [],
+      defaultSummarizerId: () => {
+        const offered = get().info?.summarizers ?? [];
+        const chosen = get().settings.branchSummary.summarizerId;
+        if (chosen && offered.some((s) => s.id === chosen)) return chosen;
+        return get().info?.defaultSummarizerId ?? null;
+      },
+      jump: (id, options) => get().jump(id, options),
+      appendNodes: (nodes) => appendNodes(nodes),
+      setLeaf: (leafId) => setLeaf(leafId, false),
+      select: (id) => get().select(id),
+      toast: (text, kind) => get().toast(text, kind),
+    });
+
     return {
+      ...initialSummaryState(),
+      ...summaryActions,
       connection: 'connecting',
       retryInMs: null,
       unauthorized: false,
@@ -413,6 +444,8 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       closeSession() {
         openGeneration++;
         set({
+          ...initialSummaryState(),
+          clientId: get().clientId,
           session: null,
           tree: null,
           leafId: null,
@@ -470,6 +503,11 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           get().toast('Already at this point');
           return;
         }
+        // A jump the user asked for (no options yet) offers the summary choice first when enabled.
+        if (options === undefined && get().settings.branchSummary.enabled) {
+          get().openSummaryDialog({ kind: 'navigate', targetId: id });
+          return;
+        }
         set({ busy: 'Navigating…' });
         try {
           const result = await api.navigate(open.id, { ...options, targetId: id });
@@ -484,8 +522,17 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           appendNodes(result.nodes);
           setLeaf(result.newLeafId, false);
           if (result.editorText !== undefined) set({ composerText: result.editorText });
-          get().select(id);
-          get().toast('Navigated to selected point');
+          // A new summary is where the branch continues: select it, in both views.
+          const summaryEntry = result.summaryEntry as Record<string, unknown> | undefined;
+          const summaryId = summaryEntry?.id;
+          get().select(typeof summaryId === 'string' ? summaryId : id);
+          get().toast(
+            typeof summaryId === 'string'
+              ? summaryEntry?.fromHook === true || summaryEntry?.fromExtension === true
+                ? 'Navigated; an extension supplied the summary'
+                : 'Navigated with a branch summary'
+              : 'Navigated to selected point',
+          );
         } catch (error) {
           get().toast(errorText(error), 'error');
         } finally {
@@ -670,6 +717,8 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
             if (!event.sessionId || event.sessionId === open?.id) get().toast(event.message, 'error');
             return;
           case 'hello':
+            get().handleSummaryEvent(event);
+            return;
           case 'pong':
             return;
           default:
@@ -708,6 +757,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
             if (event.leafId === null || get().tree?.has(event.leafId)) setLeaf(event.leafId);
             return;
           case 'summary_progress':
+            get().handleSummaryEvent(event);
             return;
         }
       },
