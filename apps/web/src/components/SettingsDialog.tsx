@@ -9,8 +9,12 @@ import {
   type FilterMode,
   type SettingsPatch,
 } from '@canopy/protocol';
+import type { SummarizerInfo } from '@canopy/protocol';
 import { useApp, useAppStore } from '../store/context';
 import { useEscape } from './SummaryDialog';
+
+/** A stable empty list: a new [] per read would re-render forever. */
+const NO_SUMMARIZERS: readonly SummarizerInfo[] = [];
 
 const DOUBLE_ESCAPE_TEXT: Record<DoubleEscapeAction, string> = {
   tree: 'focus the tree',
@@ -30,7 +34,7 @@ export function SettingsDialog() {
   const store = useAppStore();
   const open = useApp((s) => s.settingsOpen);
   const settings = useApp((s) => s.settings);
-  const offered = useApp((s) => s.info?.summarizers ?? []);
+  const offered = useApp((s) => s.info?.summarizers ?? NO_SUMMARIZERS);
   const serverDefault = useApp((s) => s.info?.defaultSummarizerId ?? null);
   useEscape(open, () => store.getState().openSettings(false));
   if (!open) return null;

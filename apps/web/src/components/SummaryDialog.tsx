@@ -4,12 +4,16 @@
 // prompt or the preview to the choices, and while generating it aborts (nothing is written).
 
 import { useEffect, useLayoutEffect, useRef } from 'react';
+import type { SummarizerInfo } from '@canopy/protocol';
 import { useApp, useAppStore } from '../store/context';
 import type { SummaryDialogState } from '../store/summarySlice';
 
+/** A stable empty list: a new [] per read would re-render forever. */
+const NO_SUMMARIZERS: readonly SummarizerInfo[] = [];
+
 function SummarizerPicker({ dialog }: { dialog: SummaryDialogState }) {
   const store = useAppStore();
-  const offered = useApp((s) => s.info?.summarizers ?? []);
+  const offered = useApp((s) => s.info?.summarizers ?? NO_SUMMARIZERS);
   if (offered.length <= 1) return null;
   return (
     <label className="summary-field">
