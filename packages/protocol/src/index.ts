@@ -20,6 +20,7 @@ export {
   Settings,
   SettingsPatch,
   DEFAULT_SETTINGS,
+  applySettingsPatch,
 } from './settings';
 export {
   Dialect,

@@ -45,3 +45,20 @@ export const DEFAULT_SETTINGS: Settings = {
   doubleEscapeAction: 'tree',
   defaultFilter: 'default',
 };
+
+/** The settings after a PUT /api/settings patch: missing keys keep their value, a null summariser clears it. */
+export function applySettingsPatch(base: Settings, patch: SettingsPatch): Settings {
+  const branchSummary: Settings['branchSummary'] = {
+    enabled: patch.branchSummary?.enabled ?? base.branchSummary.enabled,
+  };
+  const summarizerId =
+    patch.branchSummary?.summarizerId === undefined
+      ? base.branchSummary.summarizerId
+      : patch.branchSummary.summarizerId;
+  if (typeof summarizerId === 'string') branchSummary.summarizerId = summarizerId;
+  return {
+    branchSummary,
+    doubleEscapeAction: patch.doubleEscapeAction ?? base.doubleEscapeAction,
+    defaultFilter: patch.defaultFilter ?? base.defaultFilter,
+  };
+}

@@ -14,7 +14,7 @@ import type {
   SkeletonNode,
   UsageNumbers,
 } from '@canopy/protocol';
-import { DEFAULT_SETTINGS } from '@canopy/protocol';
+import { applySettingsPatch, DEFAULT_SETTINGS } from '@canopy/protocol';
 import {
   ViewTree,
   createTreeSelectorState,
@@ -772,10 +772,14 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       },
 
       async updateSettings(patch) {
+        // Shown at once (a checkbox must not flick back while the server saves), undone on failure.
+        const before = get().settings;
+        set({ settings: applySettingsPatch(before, patch) });
         try {
           const settings = await api.putSettings(patch);
           set({ settings });
         } catch (error) {
+          set({ settings: before });
           get().toast(errorText(error), 'error');
         }
       },
