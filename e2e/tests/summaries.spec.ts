@@ -91,7 +91,8 @@ test.describe('settings', () => {
     await expect(summaries.settings).toHaveCount(0);
 
     await page.reload();
-    await app.openSession(FILE);
+    // The deep link reopens the session; the settings come from the server again.
+    await expect(app.outline).toBeVisible({ timeout: 30_000 });
     await page.getByTestId('settings.open').click();
     await expect(page.getByTestId('settings.summaries')).toBeChecked();
     await expect(page.getByTestId('settings.summarizer')).toHaveValue('offline');

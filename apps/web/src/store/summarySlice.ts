@@ -192,7 +192,8 @@ export function createSummaryActions<S extends SummaryState & SummaryActions>(
       patchDialog({ step: 'generating', progress: { text: '' }, error: null, preview: null });
       try {
         const preview = await host.api.previewSummary(sessionId, request);
-        if (dialog() !== null && dialog()?.step !== 'generating') return;
+        // Closed meanwhile: the user aborted (and was told) or left; the answer is dropped.
+        if (dialog()?.step !== 'generating') return;
         if (preview.aborted) {
           set({ summaryDialog: null });
           host.toast('Summary aborted; nothing was written');
