@@ -43,7 +43,7 @@ function ChoiceStep({ dialog }: { dialog: SummaryDialogState }) {
     <>
       <p className="summary-lead">
         {navigate
-          ? 'Summarise the branch you are leaving? The summary is written where the branch continues.'
+          ? 'A summary of the path you abandon is written where the branch continues, so the model keeps what was learnt there.'
           : `Summarise the ${dialog.entryIds.length.toLocaleString()} selected ${dialog.entryIds.length === 1 ? 'entry' : 'entries'} into one branch summary under the current leaf.`}
       </p>
       <div className="summary-choices" role="group" aria-label="Summary choice">
