@@ -93,18 +93,20 @@ export function summarizersFromConfig(
 
   const rawLlms =
     settings.llm === undefined ? [] : Array.isArray(settings.llm) ? settings.llm : [settings.llm];
+  const wheres = rawLlms.map((_, i) =>
+    Array.isArray(settings.llm) ? `summarizer.llm[${i}]` : 'summarizer.llm',
+  );
   const llmConfigs: (Partial<LlmSummarizerConfig> | undefined)[] = rawLlms.map((raw, i) =>
-    readLlmConfig(raw, Array.isArray(settings.llm) ? `summarizer.llm[${i}]` : 'summarizer.llm', problems),
+    readLlmConfig(raw, wheres[i] as string, problems),
   );
   const first = applyEnvironment(llmConfigs[0], env);
   if (first) llmConfigs[0] = first;
 
-  for (const candidate of llmConfigs) {
+  for (const [i, candidate] of llmConfigs.entries()) {
     if (!candidate) continue;
     if (!candidate.provider || !candidate.model) {
-      problems.push(
-        'An LLM summariser needs both a provider and a model (summarizer.llm or CANOPY_SUMMARY_PROVIDER / _MODEL)',
-      );
+      const where = [wheres[i], i === 0 ? 'CANOPY_SUMMARY_PROVIDER / _MODEL' : undefined].filter(Boolean);
+      problems.push(`An LLM summariser needs both a provider and a model (${where.join(' or ')})`);
       continue;
     }
     const llm = candidate as LlmSummarizerConfig;

@@ -127,6 +127,14 @@ export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummar
   const now = deps.now ?? Date.now;
   const reserveTokens = config.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
   const maxTokens = config.maxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
+  const contextWindow = model.contextWindow || DEFAULT_CONTEXT_WINDOW;
+  // pi treats a budget of 0 or less as no limit at all: a small local model would be sent the
+  // whole branch. Refuse the configuration instead of overflowing the model.
+  if (contextWindow <= reserveTokens) {
+    throw new Error(
+      `the context window (${contextWindow} tokens) leaves no room for the conversation after reserveTokens (${reserveTokens}); set reserveTokens below the context window, e.g. ${Math.floor(contextWindow / 4)}`,
+    );
+  }
   const name = `${config.provider}/${config.model}`;
   const label = config.baseUrl ? `${name} at ${config.baseUrl}` : name;
 
@@ -138,7 +146,7 @@ export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummar
     throwIfAborted(signal);
     onProgress?.({ phase: 'preparing', fraction: 0 });
 
-    const tokenBudget = (model.contextWindow || DEFAULT_CONTEXT_WINDOW) - reserveTokens;
+    const tokenBudget = contextWindow - reserveTokens;
     const { messages, fileOps } = prepareBranchEntries(entries, tokenBudget);
     const details = computeFileLists(fileOps);
     if (messages.length === 0) {
@@ -159,9 +167,13 @@ export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummar
     let response: AssistantMessage;
     try {
       const events = stream(model, context, { apiKey: resolveLlmApiKey(config), signal, maxTokens });
+      // Accumulated from the deltas: an event's `partial` is the live message, already ahead of
+      // the event when the consumer is behind the stream.
+      const streamedBlocks: string[] = [];
       for await (const event of events) {
-        if (event.type === 'text_delta')
-          onProgress?.({ phase: 'generating', text: responseText(event.partial) });
+        if (event.type !== 'text_delta') continue;
+        streamedBlocks[event.contentIndex] = (streamedBlocks[event.contentIndex] ?? '') + event.delta;
+        onProgress?.({ phase: 'generating', text: streamedBlocks.filter((t) => t !== undefined).join('\n') });
       }
       response = await events.result();
     } catch (error) {

@@ -29,6 +29,8 @@ export interface OfflineFacts {
   turns: Turn[];
   toolGroups: ToolGroup[];
   errors: string[];
+  /** Sentences of the requests that state a constraint or a preference ("must", "don't", "prefer", …). */
+  constraints: string[];
   decisions: string[];
   context: string[];
 }
@@ -42,6 +44,26 @@ export function oneLine(text: string): string {
 
 function firstLine(text: string): string {
   return oneLine(text.split('\n').find((line) => line.trim() !== '') ?? '');
+}
+
+/** A user message's text, with a note of the images it carried (their content is not summarised). */
+function requestText(content: unknown): string {
+  const images = Array.isArray(content)
+    ? content.filter((block: unknown) => isRecord(block) && block.type === 'image').length
+    : 0;
+  const note = images === 0 ? '' : ` [${images} ${images === 1 ? 'image' : 'images'}]`;
+  return (oneLine(contentText(content)) + note).trim();
+}
+
+const CONSTRAINT_WORDS =
+  /\b(must|mustn't|should|shouldn't|never|always|don't|do not|avoid|prefer|preferably|without|instead of|keep|make sure)\b/i;
+
+/** The sentences of a request that say how the work must (not) be done. */
+function constraintSentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map(oneLine)
+    .filter((sentence) => sentence && CONSTRAINT_WORDS.test(sentence));
 }
 
 function shortArguments(args: Record<string, unknown>): string {
@@ -65,6 +87,7 @@ export function gatherFacts(entries: readonly SessionEntry[]): OfflineFacts {
   const groups = new Map<string, ToolGroup>();
   const callDescriptions = new Map<string, string>();
   const errors: string[] = [];
+  const constraints = new Set<string>();
   const decisions: string[] = [];
   const context: string[] = [];
   let turn: Turn | undefined;
@@ -105,8 +128,10 @@ export function gatherFacts(entries: readonly SessionEntry[]): OfflineFacts {
         if (!isRecord(message)) break;
         switch (message.role) {
           case 'user': {
-            turn = { request: oneLine(contentText(message.content)), end: 'unanswered' };
+            turn = { request: requestText(message.content), end: 'unanswered' };
             turns.push(turn);
+            for (const sentence of constraintSentences(contentText(message.content)))
+              constraints.add(sentence);
             break;
           }
           case 'assistant': {
@@ -190,5 +215,12 @@ export function gatherFacts(entries: readonly SessionEntry[]): OfflineFacts {
       }
     }
   }
-  return { turns, toolGroups: [...groups.values()], errors, decisions, context };
+  return {
+    turns,
+    toolGroups: [...groups.values()],
+    errors,
+    constraints: [...constraints],
+    decisions,
+    context,
+  };
 }

@@ -18,17 +18,20 @@ export const OFFLINE_SUMMARIZER_ID = 'offline';
 export const DEFAULT_OFFLINE_BUDGET_CHARS = 6000;
 /** Below this not even the headings and the "omitted" notes fit. */
 export const MIN_OFFLINE_BUDGET_CHARS = 1000;
-/** Line lengths tried in turn, longest first, until enough items of every list fit. */
+/** Line lengths tried in turn, longest first, until every non-empty list shows at least one item. */
 const LINE_CAPS = [400, 200, 100];
-const ITEMS_WANTED = 3;
 
 interface Section {
   heading: string;
+  /** A line under the heading, clipped like the items. */
+  lead?: string;
   items: string[];
   /** Item prefix; numbered lists use "1. ", "2. ", … */
   bullet: string | 'numbered';
   /** Shown when there are no items; a section without items and without this is left out. */
   empty?: string;
+  /** Lower fills first when the budget is short. */
+  priority: number;
 }
 
 function clip(text: string, max: number): string {
@@ -39,49 +42,104 @@ function clip(text: string, max: number): string {
   return `${cut}…`;
 }
 
-/** Keeps the first and the last items (the start and the end of the story) and counts the rest. */
-function renderItems(section: Section, cap: number, lineCap: number): string[] {
-  const prefixOf = (i: number): string => (section.bullet === 'numbered' ? `${i + 1}. ` : section.bullet);
-  if (section.items.length === 0) return section.empty ? [section.empty] : [];
-  const keep = Math.min(cap, section.items.length);
-  const head = Math.ceil(keep / 2);
-  const tail = keep - head;
-  const omitted = section.items.length - keep;
-  const lines = section.items.slice(0, head).map((item, i) => prefixOf(i) + clip(item, lineCap));
-  if (omitted > 0) lines.push(`- … ${omitted} more omitted`);
-  const tailStart = section.items.length - tail;
-  section.items
-    .slice(tailStart)
-    .forEach((item, i) => lines.push(prefixOf(tailStart + i) + clip(item, lineCap)));
+function itemLine(section: Section, index: number, lineCap: number): string {
+  const prefix = section.bullet === 'numbered' ? `${index + 1}. ` : section.bullet;
+  return prefix + clip(section.items[index] ?? '', lineCap);
+}
+
+function omittedLine(count: number): string {
+  return `- … ${count} more omitted`;
+}
+
+/** Which items the first `keep` are: the first and the last ones (the start and the end of the story). */
+function keptRange(length: number, keep: number): { head: number; tailStart: number } {
+  const kept = Math.min(keep, length);
+  const head = Math.ceil(kept / 2);
+  return { head, tailStart: length - (kept - head) };
+}
+
+function renderItems(section: Section, keep: number, lineCap: number): string[] {
+  const length = section.items.length;
+  if (length === 0) return section.empty ? [section.empty] : [];
+  const { head, tailStart } = keptRange(length, keep);
+  const lines: string[] = [];
+  for (let i = 0; i < head; i++) lines.push(itemLine(section, i, lineCap));
+  if (tailStart > head) lines.push(omittedLine(tailStart - head));
+  for (let i = tailStart; i < length; i++) lines.push(itemLine(section, i, lineCap));
   return lines;
 }
 
-function render(intro: string, sections: readonly Section[], cap: number, lineCap: number): string {
+function renderSection(section: Section, keep: number, lineCap: number): string | undefined {
+  const lines = renderItems(section, keep, lineCap);
+  if (lines.length === 0) return undefined;
+  const lead = section.lead === undefined ? [] : [clip(section.lead, lineCap)];
+  return [section.heading, ...lead, ...lines].join('\n');
+}
+
+function render(
+  intro: string,
+  sections: readonly Section[],
+  keeps: readonly number[],
+  lineCap: number,
+): string {
   const blocks = [intro];
-  for (const section of sections) {
-    const lines = renderItems(section, cap, lineCap);
-    if (lines.length === 0) continue;
-    blocks.push([section.heading, ...lines].join('\n'));
-  }
+  sections.forEach((section, i) => {
+    const block = renderSection(section, keeps[i] ?? 0, lineCap);
+    if (block !== undefined) blocks.push(block);
+  });
   return BRANCH_SUMMARY_PREAMBLE + blocks.join('\n\n');
 }
 
-/** The most items per list, and the longest lines, that keep the text within the budget. */
+/**
+ * Fills the lists one item at a time, in turn by priority, while the text stays within the budget;
+ * a list whose next item does not fit gets no more. Long lines are clipped shorter when that is
+ * what it takes for every non-empty list to show an item. The length is kept as a running count
+ * while items are added and the text is rendered once, so a 10,000-entry input costs little more
+ * than a short one.
+ */
 function fitToBudget(intro: string, sections: readonly Section[], budgetChars: number): string {
-  const longest = Math.max(0, ...sections.map((section) => section.items.length));
-  let text = '';
+  const order = sections
+    .map((_, i) => i)
+    .sort((a, b) => (sections[a]?.priority ?? 0) - (sections[b]?.priority ?? 0));
+  let keeps: number[] = [];
+  let chosenCap = LINE_CAPS[0] as number;
   for (const lineCap of LINE_CAPS) {
-    let low = 0;
-    let high = longest;
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2);
-      if (render(intro, sections, mid, lineCap).length <= budgetChars) low = mid;
-      else high = mid - 1;
+    chosenCap = lineCap;
+    keeps = sections.map(() => 0);
+    // With nothing kept, each non-empty list is only its "N more omitted" line.
+    let total = render(intro, sections, keeps, lineCap).length;
+    const omittedChars = sections.map((section) =>
+      section.items.length > 0 ? 1 + omittedLine(section.items.length).length : 0,
+    );
+    const full = sections.map((section) => section.items.length === 0);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const i of order) {
+        if (full[i]) continue;
+        const section = sections[i] as Section;
+        const keep = keeps[i] ?? 0;
+        const before = keptRange(section.items.length, keep);
+        const after = keptRange(section.items.length, keep + 1);
+        const added = after.head > before.head ? before.head : after.tailStart;
+        const omitted = after.tailStart - after.head;
+        const nextOmittedChars = omitted > 0 ? 1 + omittedLine(omitted).length : 0;
+        const growth =
+          1 + itemLine(section, added, lineCap).length + nextOmittedChars - (omittedChars[i] ?? 0);
+        if (total + growth > budgetChars) {
+          full[i] = true;
+          continue;
+        }
+        total += growth;
+        keeps[i] = keep + 1;
+        omittedChars[i] = nextOmittedChars;
+        full[i] = keep + 1 === section.items.length;
+        grew = true;
+      }
     }
-    text = render(intro, sections, low, lineCap);
-    if (low >= Math.min(ITEMS_WANTED, longest) && text.length <= budgetChars) return text;
+    if (sections.every((section, i) => section.items.length === 0 || (keeps[i] ?? 0) > 0)) break;
   }
-  return text;
+  return render(intro, sections, keeps, chosenCap);
 }
 
 function toolGroupText(group: ToolGroup): string {
@@ -136,7 +194,9 @@ function focusSection(instructions: string, facts: OfflineFacts, doneAndTools: s
     ? [...new Set(candidates.filter((item) => words.some((word) => item.toLowerCase().includes(word))))]
     : [];
   return {
-    heading: `## Additional focus\nRequested: ${clip(oneLine(instructions), 400)}`,
+    heading: '## Additional focus',
+    lead: `Requested: ${oneLine(instructions)}`,
+    priority: 5,
     items: matches,
     bullet: '- ',
     empty: '- (nothing in these entries mentions it)',
@@ -158,14 +218,29 @@ export function summarizeOffline(
   const sections: Section[] = [
     {
       heading: '## Goal',
+      priority: 0,
       items: facts.turns.flatMap((turn) => (turn.request ? [turn.request] : [])),
       bullet: '- ',
       empty: '- (no user request in these entries)',
     },
-    { heading: '## Progress\n### Done', items: done, bullet: '- [x] ', empty: '- (nothing concluded)' },
-    { heading: '### Tool calls', items: tools, bullet: '- ' },
+    {
+      heading: '## Constraints & Preferences',
+      items: facts.constraints,
+      bullet: '- ',
+      empty: '- (none stated)',
+      priority: 3,
+    },
+    {
+      heading: '## Progress\n### Done',
+      items: done,
+      bullet: '- [x] ',
+      empty: '- (nothing concluded)',
+      priority: 3,
+    },
+    { heading: '### Tool calls', items: tools, bullet: '- ', priority: 6 },
     {
       heading: '### In Progress',
+      priority: 4,
       items: facts.turns
         .filter((turn) => turn.end !== 'answered')
         .map(
@@ -174,10 +249,16 @@ export function summarizeOffline(
         ),
       bullet: '- [ ] ',
     },
-    { heading: '### Blocked', items: facts.errors, bullet: '- ', empty: '- (no errors)' },
-    { heading: '## Key Decisions', items: facts.decisions, bullet: '- ' },
-    { heading: '## Next Steps', items: nextSteps(facts), bullet: 'numbered', empty: '- (nothing left open)' },
-    { heading: '## Critical Context', items: facts.context, bullet: '- ' },
+    { heading: '### Blocked', items: facts.errors, bullet: '- ', empty: '- (no errors)', priority: 2 },
+    { heading: '## Key Decisions', items: facts.decisions, bullet: '- ', priority: 8 },
+    {
+      heading: '## Next Steps',
+      items: nextSteps(facts),
+      bullet: 'numbered',
+      empty: '- (nothing left open)',
+      priority: 1,
+    },
+    { heading: '## Critical Context', items: facts.context, bullet: '- ', priority: 7 },
   ];
   if (options.customInstructions)
     sections.push(focusSection(options.customInstructions, facts, [...done, ...tools]));

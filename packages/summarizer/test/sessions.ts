@@ -94,7 +94,7 @@ export class SessionBuilder {
  */
 export function buildFixBugBranch(): SessionBuilder {
   const s = new SessionBuilder();
-  s.user('Fix the crash in src/parser.ts when the input is empty');
+  s.user('Fix the crash in src/parser.ts when the input is empty.\nDo not change the exported names.');
   const readParser = s.toolCall('read', { path: 'src/parser.ts' });
   const readTest = s.toolCall('read', { path: 'test/parser.test.ts' });
   s.useTools([readParser, readTest], { [readParser.id]: 'export function parse(text) { return text[0]; }' });
@@ -115,5 +115,76 @@ export function buildFixBugBranch(): SessionBuilder {
   );
   s.user('Also handle whitespace-only input');
   s.assistant([{ type: 'text', text: 'Looking at the whitespace case' }], 'aborted', 'Request was aborted');
+  return s;
+}
+
+/**
+ * Every kind of entry a summary reads: thinking, images, a shell command run by the user, an
+ * extension message, a compaction, a nested branch summary, model and thinking-level changes,
+ * labels and custom entries.
+ */
+export function buildEveryKindBranch(): SessionBuilder {
+  const s = new SessionBuilder();
+  const first = s.user('Speed up the importer');
+  s.manager.appendThinkingLevelChange('high');
+  s.manager.appendModelChange('anthropic', 'claude-sonnet-4-5');
+  s.assistant(
+    [
+      { type: 'thinking', thinking: 'The importer parses each row twice.' },
+      { type: 'text', text: 'I will profile it first.' },
+      {
+        type: 'toolCall',
+        id: 'call_p',
+        name: 'bash',
+        arguments: { command: 'node --prof import.js', timeout: 60 },
+      },
+    ],
+    'toolUse',
+  );
+  s.manager.appendMessage({
+    role: 'toolResult',
+    toolCallId: 'call_p',
+    toolName: 'bash',
+    content: [{ type: 'text', text: 'r'.repeat(3000) }],
+    isError: false,
+    timestamp: 5,
+  });
+  s.manager.appendCompaction('Profiled the importer: parseRow dominates.', first, 12000);
+  s.manager.appendMessage({
+    role: 'user',
+    content: [
+      { type: 'text', text: 'Here is the flame graph' },
+      { type: 'image', data: 'aW1hZ2U=', mimeType: 'image/png' },
+    ],
+    timestamp: 6,
+  });
+  s.manager.appendMessage({
+    role: 'bashExecution',
+    command: 'wc -l data.csv',
+    output: '120000 data.csv',
+    exitCode: 0,
+    cancelled: false,
+    truncated: false,
+    timestamp: 7,
+  });
+  s.manager.appendCustomMessageEntry('reminder', 'Keep the CSV dialect unchanged', true);
+  s.manager.appendCustomEntry('extension-state', { step: 3 });
+  s.manager.appendLabelChange(first, 'perf');
+  s.manager.branchWithSummary(
+    s.manager.getLeafId(),
+    `Tried streaming rows; no gain. ${'Details. '.repeat(40)}`,
+    {
+      readFiles: ['src/stream.ts'],
+      modifiedFiles: ['src/rows.ts'],
+    },
+  );
+  s.useTools([
+    s.toolCall('edit', {
+      path: 'src/import.ts',
+      oldText: 'parseRow(r); parseRow(r)',
+      newText: 'parseRow(r)',
+    }),
+  ]);
+  s.say('Parsing once per row halves the import time.');
   return s;
 }
