@@ -54,15 +54,29 @@ export interface StartOptions {
   port?: number;
   /** Runs after the fixtures are copied and before the server starts (to write generated sessions). */
   prepare?: (sessionsDir: string) => void;
+  /** Extra environment variables for the server (e.g. CANOPY_TEST_SUMMARIZER). */
+  env?: Record<string, string>;
 }
 
 export function copyFixtures(names: string[], into: string): void {
   for (const name of names) cpSync(join(sharedFixturesDir, name), join(into, name));
 }
 
-function launch(sessionsDir: string, stateDir: string, port: number, args: string[]) {
+function launch(
+  sessionsDir: string,
+  stateDir: string,
+  port: number,
+  args: string[],
+  env: Record<string, string> = {},
+) {
   const child = spawn(process.execPath, [serverBundle, sessionsDir, '--port', String(port), ...args], {
-    env: { ...process.env, CANOPY_STATE_DIR: stateDir, HOME: stateDir, CANOPY_WEB_DIST: snapshotWebDist() },
+    env: {
+      ...process.env,
+      ...env,
+      CANOPY_STATE_DIR: stateDir,
+      HOME: stateDir,
+      CANOPY_WEB_DIST: snapshotWebDist(),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -104,7 +118,7 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
   copyFixtures(options.fixtures ?? [], sessionsDir);
   options.prepare?.(sessionsDir);
   const port = options.port ?? 0;
-  let current = launch(sessionsDir, stateDir, port, options.args ?? []);
+  let current = launch(sessionsDir, stateDir, port, options.args ?? [], options.env);
   let url = await current.ready;
   const parsed = new URL(url);
   const fixedPort = Number(parsed.port);
@@ -120,7 +134,7 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
     },
     restart: async () => {
       await stopChild(current.child);
-      current = launch(sessionsDir, stateDir, fixedPort, options.args ?? []);
+      current = launch(sessionsDir, stateDir, fixedPort, options.args ?? [], options.env);
       url = await current.ready;
       running.url = url;
       running.token = new URL(url).searchParams.get('token') ?? '';

@@ -16,6 +16,8 @@ export interface CanopyOptions {
   generatedSessions: Record<string, () => string>;
   /** Reuse one server per `sessionFiles` for the worker (only for tests that change nothing on the server). */
   sharedServer: boolean;
+  /** Extra environment variables for the server (not with sharedServer). */
+  serverEnv: Record<string, string>;
 }
 
 export interface CanopyFixtures {
@@ -27,9 +29,14 @@ interface WorkerFixtures {
   serverPool: Map<string, Promise<RunningCanopy>>;
 }
 
-function launchFor(sessionFiles: string[], generated: Record<string, () => string>): Promise<RunningCanopy> {
+function launchFor(
+  sessionFiles: string[],
+  generated: Record<string, () => string>,
+  env: Record<string, string> = {},
+): Promise<RunningCanopy> {
   return startCanopy({
     fixtures: sessionFiles,
+    env,
     prepare: (dir) => {
       for (const [name, make] of Object.entries(generated)) writeFileSync(join(dir, name), make());
     },
@@ -40,6 +47,7 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
   sessionFiles: [['seed-example.jsonl'], { option: true }],
   generatedSessions: [{}, { option: true }],
   sharedServer: [false, { option: true }],
+  serverEnv: [{}, { option: true }],
   serverPool: [
     // Playwright reads a fixture's dependencies from its destructuring pattern, so it must be one.
     // eslint-disable-next-line no-empty-pattern
@@ -55,8 +63,8 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
     },
     { scope: 'worker' },
   ],
-  canopy: async ({ sessionFiles, generatedSessions, sharedServer, serverPool }, use) => {
-    if (sharedServer && Object.keys(generatedSessions).length === 0) {
+  canopy: async ({ sessionFiles, generatedSessions, sharedServer, serverEnv, serverPool }, use) => {
+    if (sharedServer && Object.keys(generatedSessions).length === 0 && Object.keys(serverEnv).length === 0) {
       const key = sessionFiles.join('\n');
       let pending = serverPool.get(key);
       if (!pending) {
@@ -66,7 +74,7 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
       await use(await pending);
       return;
     }
-    const running = await launchFor(sessionFiles, generatedSessions);
+    const running = await launchFor(sessionFiles, generatedSessions, serverEnv);
     try {
       await use(running);
     } finally {

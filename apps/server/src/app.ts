@@ -17,7 +17,9 @@ import { registerStatic } from './routes/static';
 import { ensurePrivateDirSync, isDirectory } from './store/files';
 import { resolveRoots } from './store/session-index';
 import { StateStore } from './store/state';
-import type { Summarizer } from './summarizer';
+import { SummaryService } from './navigation/summaries';
+import { SummaryRunner } from './navigation/summary-runner';
+import { SummarizerRegistry, type Summarizer } from './summarizer';
 import { EventHub } from './ws/hub';
 import { registerWsRoute, type WsLimits } from './ws/route';
 
@@ -78,7 +80,10 @@ export interface AppOptions {
   extensions?: Array<string | { name: string; extension: CanopyExtension }>;
   /** The built web app; when absent or missing, a page says it is not built. */
   webDist?: string;
-  summarizer?: Summarizer;
+  /** The summarisers offered (server.ts builds them from the config); none: summaries are refused. */
+  summarizers?: Summarizer[];
+  /** Used when a request and the settings name none; default: the first. */
+  defaultSummarizerId?: string;
   /** Home directory, shown as ~ in tool rows. */
   home?: string;
   logger?: FastifyServerOptions['logger'];
@@ -104,6 +109,7 @@ declare module 'fastify' {
       store: SessionStore;
       state: StateStore;
       navigator: Navigator;
+      summaries: SummaryService;
       hub: EventHub;
       extensions: ExtensionHost;
       publish: (event: ServerEvent) => void;
@@ -158,7 +164,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     write: options.appendWrite,
     log: (message) => app.log.warn(message),
   });
-  const navigator = new Navigator({ store, extensions, summarizer: options.summarizer, publish });
+  const summarizers = new SummarizerRegistry(options.summarizers ?? [], options.defaultSummarizerId);
+  const runner = new SummaryRunner(publish);
+  const preferredSummarizerId = () => state.getSettings().branchSummary.summarizerId;
+  const navigator = new Navigator({ store, extensions, summarizers, runner, preferredSummarizerId, publish });
+  const summaries = new SummaryService({ store, summarizers, runner, preferredSummarizerId });
   const sessionStore = store;
   extensions.bind({
     navigateTree: (sessionId, targetId, navigateOptions) =>
@@ -175,7 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
   );
 
-  app.decorate('canopy', { store, state, navigator, hub, extensions, publish });
+  app.decorate('canopy', { store, state, navigator, summaries, hub, extensions, publish });
 
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4 } });
   registerWsRoute(
@@ -199,12 +209,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         if (session.writerActive) notices.push({ type: 'writer_active', sessionId, active: true });
         return { leafId: session.sm.getLeafId(), notices };
       },
-      abortSummary: (sessionId) => navigator.abort(sessionId),
+      abortSummary: (sessionId) => runner.abort(sessionId),
+      clientClosed: (clientId) => runner.abortClient(clientId),
     },
     options.heartbeatMs,
     options.wsLimits,
   );
-  registerApiRoutes(app, { store, state, navigator, summarizer: options.summarizer !== undefined, home });
+  registerApiRoutes(app, { store, state, navigator, summaries, summarizers, home });
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 

@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { summarizersFromConfig, type Summarizer } from '@canopy/summarizer';
+import { createHoldSummarizer } from './test-summarizer';
 
 export const DEFAULT_PORT = 4317;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -30,7 +32,8 @@ export const USAGE = `Usage: canopy [paths…] [--port N] [--host H] [--extensio
 Environment: CANOPY_STATE_DIR (state folder), XDG_STATE_HOME; sessions folders:
   PI_CODING_AGENT_SESSION_DIR, PI_CODING_AGENT_DIR (<dir>/sessions), OMP_PROFILE / PI_PROFILE
   (~/.omp/profiles/<name>/agent/sessions), PI_CONFIG_DIR (~/<dir>/agent/sessions),
-  XDG_DATA_HOME ($XDG_DATA_HOME/omp/sessions).`;
+  XDG_DATA_HOME ($XDG_DATA_HOME/omp/sessions); an LLM summariser: CANOPY_SUMMARY_PROVIDER,
+  CANOPY_SUMMARY_MODEL, CANOPY_SUMMARY_API_KEY, CANOPY_SUMMARY_BASE_URL.`;
 
 /** Parses `canopy [paths…] [--port N] [--host H] [--extension M]…`; throws a readable Error on bad input. */
 export function parseCli(argv: string[]): CliOptions {
@@ -117,6 +120,8 @@ export interface ConfigFile {
   extensions?: string[];
   port?: number;
   host?: string;
+  /** The `summarizer` block, checked by @canopy/summarizer (see loadSummarizers). */
+  summarizer?: unknown;
 }
 
 /** Validates the parsed config file, naming the first bad key. */
@@ -149,6 +154,7 @@ export function checkConfigFile(value: unknown): ConfigFile {
       throw new Error(`${CONFIG_FILE_NAME}: "host" must be a non-empty string`);
     config.host = record.host.trim();
   }
+  if (record.summarizer !== undefined) config.summarizer = record.summarizer;
   return config;
 }
 
@@ -157,4 +163,23 @@ export function expandPath(input: string, base: string, home = os.homedir()): st
   if (input === '~') return home;
   if (input.startsWith('~/')) return path.join(home, input.slice(2));
   return path.resolve(base, input);
+}
+
+export interface LoadedSummarizers {
+  summarizers: Summarizer[];
+  defaultId: string;
+  /** Configuration problems, one sentence each; the summariser in question is not offered. */
+  problems: string[];
+}
+
+/**
+ * The summarisers to offer: the offline one (always), the LLM ones of the config file's
+ * `summarizer` block and the CANOPY_SUMMARY_* variables. CANOPY_TEST_SUMMARIZER=hold adds one that
+ * never finishes until aborted, for the end-to-end tests of aborting; nothing else enables it.
+ */
+export function loadSummarizers(config: ConfigFile, env: NodeJS.ProcessEnv = process.env): LoadedSummarizers {
+  const { available, defaultId, problems } = summarizersFromConfig({ summarizer: config.summarizer }, env);
+  const summarizers = [...available];
+  if (env.CANOPY_TEST_SUMMARIZER === 'hold') summarizers.push(createHoldSummarizer());
+  return { summarizers, defaultId, problems };
 }

@@ -12,6 +12,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_PORT,
   expandPath,
+  loadSummarizers,
   parseCli,
   resolveStateDir,
   USAGE,
@@ -96,6 +97,8 @@ async function main(): Promise<void> {
   ];
   // The token is random, made once and kept (owner-only) in the state folder, so a page left open
   // reconnects after a restart instead of being locked out by a token it never saw.
+  const { summarizers, defaultId, problems } = loadSummarizers(config);
+  for (const problem of problems) process.stderr.write(`canopy: summariser not offered: ${problem}\n`);
   const token = readOrCreateSecretSync(path.join(stateDir, 'token'), createToken, isWellFormedToken);
   const app = await buildApp({
     roots,
@@ -104,6 +107,8 @@ async function main(): Promise<void> {
     host,
     port: port === 0 ? undefined : port,
     extensions,
+    summarizers,
+    defaultSummarizerId: defaultId,
     webDist: process.env.CANOPY_WEB_DIST ?? defaultWebDist(),
     logger: { level: process.env.CANOPY_LOG_LEVEL ?? 'warn' },
     home,

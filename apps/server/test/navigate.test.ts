@@ -208,9 +208,11 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
   it('the injected summariser writes its summary; an abort cancels with nothing written', async () => {
     let release: (() => void) | undefined;
     const summarizer: Summarizer = {
+      id: 'held',
+      label: 'Held until released',
       summarize: (entries, { signal, onProgress }) =>
         new Promise((resolve, reject) => {
-          onProgress?.({ message: `${entries.length} entries`, fraction: 0.5 });
+          onProgress?.({ phase: 'generating', text: `${entries.length} entries`, fraction: 0.5 });
           signal.addEventListener('abort', () => reject(new Error('aborted')));
           release = () =>
             resolve({
@@ -219,7 +221,7 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
             });
         }),
     };
-    env = await setup([SEED], { summarizer });
+    env = await setup([SEED], { summarizers: [summarizer] });
     const id = await sessionIdOf(env.app, SEED);
     const before = fs.readFileSync(env.file(SEED), 'utf8');
 

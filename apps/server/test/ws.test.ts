@@ -18,7 +18,7 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
   });
   afterEach(async () => env.close());
 
-  it('says hello with the protocol version, answers ping with pong', async () => {
+  it('says hello with the protocol version and a connection id, answers ping with pong', async () => {
     const events: Array<Record<string, unknown>> = [];
     const ws = await env.app.injectWS(
       '/ws',
@@ -29,7 +29,7 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
       },
     );
     await waitFor(() => events.find((event) => event.type === 'hello'));
-    expect(events[0]).toEqual({ type: 'hello', protocolVersion: 1 });
+    expect(events[0]).toEqual({ type: 'hello', protocolVersion: 1, clientId: expect.any(String) });
     ws.send(JSON.stringify({ type: 'ping', id: 'p1' }));
     expect(await waitFor(() => events.find((event) => event.type === 'pong'))).toEqual({
       type: 'pong',

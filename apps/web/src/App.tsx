@@ -5,7 +5,10 @@ import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
 import { GraphView } from './components/GraphView';
 import { OutlineView } from './components/OutlineView';
+import { SelectionBar } from './components/SelectionBar';
 import { SessionBrowser } from './components/SessionBrowser';
+import { SettingsDialog } from './components/SettingsDialog';
+import { SummaryDialog } from './components/SummaryDialog';
 import { Splitter } from './components/Splitter';
 import { TopBar } from './components/TopBar';
 import { TreeToolbar } from './components/TreeToolbar';
@@ -147,6 +150,7 @@ function TreeArea() {
           </ul>
         </details>
       )}
+      <SelectionBar />
       <TreeViews />
       <StatusBar />
     </main>
@@ -236,6 +240,8 @@ export function App() {
       </div>
       {branchPickerOpen && <BranchPicker />}
       <BranchConfirm />
+      <SummaryDialog />
+      <SettingsDialog />
     </div>
   );
 }

@@ -44,6 +44,10 @@ export const ERROR_CODES = [
   /** A summary was requested, there is something to summarise, and no summariser is configured. */
   'NO_SUMMARIZER',
   'SUMMARY_FAILED',
+  /** The request names a summariser that is not configured. */
+  'UNKNOWN_SUMMARIZER',
+  /** A selection to summarise names no entry, or names entries the session does not have. */
+  'BAD_SELECTION',
   /** An abort was requested but no summary is running for that session. */
   'NO_SUMMARY_RUNNING',
   /** Another navigation with a summary is already running on that session. */

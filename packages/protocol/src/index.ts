@@ -20,6 +20,7 @@ export {
   Settings,
   SettingsPatch,
   DEFAULT_SETTINGS,
+  applySettingsPatch,
 } from './settings';
 export {
   RootInfo,
@@ -56,6 +57,8 @@ export {
   SessionReloadedEvent,
   SessionsChangedEvent,
   SUMMARY_PHASES,
+  SUMMARY_STEPS,
+  SUMMARY_KINDS,
   SummaryProgressEvent,
   WriterActiveEvent,
   LEAF_NOTICE_REASONS,
@@ -71,6 +74,19 @@ export {
   ClientMessage,
   MAX_CLIENT_MESSAGE_BYTES,
 } from './ws';
+export {
+  MAX_SUMMARY_ENTRIES,
+  MAX_SELECTION_IDS,
+  ProvidedSummary,
+  SelectionIds,
+  NavigateSummarySource,
+  SelectionSummarySource,
+  SummaryPreviewRequest,
+  SummaryPreview,
+  SelectionSummaryRequest,
+  SelectionSummaryResult,
+  SummarizerInfo,
+} from './summary';
 export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } from './ws';
 export { createValidator, clientMessageValidator, serverEventValidator } from './validate';
 export type { Validator } from './validate';

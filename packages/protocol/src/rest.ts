@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable, SessionId } from './common';
 import { SkeletonNode } from './skeleton';
 import { Dialect, LocatedToolCall, ParseIssue } from './vocabulary';
+import { navigateSummaryFields, SummarizerInfo } from './summary';
 
 // ---------------------------------------------------------------- shared pieces
 
@@ -20,6 +21,10 @@ export const InfoResponse = Type.Object({
   roots: Type.Array(RootInfo),
   /** Whether a summariser is configured (summaries can be requested). */
   summarizer: Type.Boolean(),
+  /** The summarisers offered, the offline one first. */
+  summarizers: Type.Array(SummarizerInfo),
+  /** The summariser used when a request names none (the settings may choose another). */
+  defaultSummarizerId: Nullable(Type.String()),
   /** Home directory, so the browser can show `~` in tool rows exactly like the terminal. */
   home: Type.String(),
 });
@@ -160,9 +165,9 @@ export const NavigateRequest = Type.Object(
   {
     targetId: EntryId,
     summarize: Type.Optional(Type.Boolean()),
-    customInstructions: Type.Optional(Type.String({ maxLength: 20_000 })),
-    replaceInstructions: Type.Optional(Type.Boolean()),
     label: Type.Optional(Type.String({ maxLength: 1_000 })),
+    // customInstructions, replaceInstructions, summarizerId, onlyIds, summary, clientId
+    ...navigateSummaryFields,
   },
   { additionalProperties: false },
 );

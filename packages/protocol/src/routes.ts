@@ -22,6 +22,12 @@ import {
   SessionSnapshot,
 } from './rest';
 import { Settings, SettingsPatch } from './settings';
+import {
+  SelectionSummaryRequest,
+  SelectionSummaryResult,
+  SummaryPreview,
+  SummaryPreviewRequest,
+} from './summary';
 
 /**
  * Every REST route: method, URL pattern (Fastify syntax) and its schemas. The server registers
@@ -66,6 +72,24 @@ export const API_ROUTES = {
     method: 'POST',
     url: '/api/sessions/:id/navigate/abort',
     schema: { params: SessionParams, response: { 200: AbortSummaryResponse, ...ErrorResponses } },
+  },
+  previewSummary: {
+    method: 'POST',
+    url: '/api/sessions/:id/summary/preview',
+    schema: {
+      params: SessionParams,
+      body: SummaryPreviewRequest,
+      response: { 200: SummaryPreview, ...ErrorResponses },
+    },
+  },
+  summarizeSelection: {
+    method: 'POST',
+    url: '/api/sessions/:id/summary/selection',
+    schema: {
+      params: SessionParams,
+      body: SelectionSummaryRequest,
+      response: { 200: SelectionSummaryResult, ...ErrorResponses },
+    },
   },
   setLabel: {
     method: 'PUT',

@@ -7,6 +7,8 @@ import { SkeletonNode } from './skeleton';
 export const HelloEvent = Type.Object({
   type: Type.Literal('hello'),
   protocolVersion: Type.Integer(),
+  /** Names this connection in summary requests, so its closing aborts their generation. */
+  clientId: Type.Optional(Type.String()),
 });
 
 /** The leaf moved (a navigation here, from another tab, or from an extension). */
@@ -56,15 +58,24 @@ export const SessionsChangedEvent = Type.Object({
 });
 
 export const SUMMARY_PHASES = ['started', 'progress', 'done', 'aborted', 'failed'] as const;
+/** What the summariser is doing during `progress`. */
+export const SUMMARY_STEPS = ['preparing', 'generating', 'finishing'] as const;
+export const SUMMARY_KINDS = ['navigate', 'selection'] as const;
 
 export const SummaryProgressEvent = Type.Object({
   type: Type.Literal('summary_progress'),
   sessionId: SessionId,
+  /** The navigation target, or for a selection its newest entry. */
   targetId: Type.String(),
+  kind: Type.Optional(Type.Union(SUMMARY_KINDS.map((kind) => Type.Literal(kind)))),
   phase: Type.Union(SUMMARY_PHASES.map((phase) => Type.Literal(phase))),
+  step: Type.Optional(Type.Union(SUMMARY_STEPS.map((step) => Type.Literal(step)))),
+  /** The error of a failed summary. */
   message: Type.Optional(Type.String()),
   /** 0..1 when the summariser can tell. */
   fraction: Type.Optional(Type.Number()),
+  /** The text generated so far, when the summariser streams. */
+  text: Type.Optional(Type.String()),
 });
 
 /** Another process is (or stopped) appending to the file. */

@@ -457,6 +457,20 @@ export class SessionManager {
 
   // ------------------------------------------------------------------ appends
 
+  /**
+   * Appends a branch_summary under the current leaf (it becomes the leaf) with the given `fromId`:
+   * a summary of entries elsewhere in the tree (a selection) carried into the branch being
+   * continued, where `branchWithSummary` would move the leaf to the summarised position.
+   */
+  appendBranchSummary(fromId: string, summary: string, details?: unknown, fromExtension?: boolean): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
+      const entry: BranchSummaryEntry = { type: 'branch_summary', id, parentId, timestamp, fromId, summary };
+      if (details !== undefined) entry.details = details;
+      if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
+      return entry;
+    });
+  }
+
   appendMessage(message: StoredMessage): string {
     return this.appendEntry(this.leafId, (id, parentId, timestamp): MessageEntry => ({
       type: 'message',

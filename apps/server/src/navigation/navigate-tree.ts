@@ -1,48 +1,58 @@
-import type { NavigateResult, ServerEvent, SkeletonNode } from '@canopy/protocol';
+import type { NavigateResult, ProvidedSummary, ServerEvent, SkeletonNode } from '@canopy/protocol';
 import { collectEntriesForBranchSummary, planNavigation, type SessionEntry } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
 import type { SessionStore } from '../plugins/session-store';
-import type { Summarizer } from '../summarizer';
+import type { SummarizerRegistry } from '../summarizer';
+import { narrowToSelection, summaryInput } from './summary-input';
+import type { SummaryRunner } from './summary-runner';
 
 export interface NavigateOptions {
   summarize?: boolean;
   customInstructions?: string;
   replaceInstructions?: boolean;
   label?: string;
+  /** A summariser id; the settings' choice, else the default, when absent. */
+  summarizerId?: string;
+  /** Summarise only these entries of the abandoned path. */
+  onlyIds?: string[];
+  /** A previewed (possibly edited) summary to write instead of generating one; implies summarize. */
+  summary?: ProvidedSummary;
+  /** The requesting browser's WebSocket connection: its closing aborts the summary. */
+  clientId?: string;
+  /** Aborts the summary too (the HTTP request was dropped). */
+  signal?: AbortSignal;
 }
 
 export interface NavigatorDeps {
   store: SessionStore;
   extensions: ExtensionHost;
-  summarizer: Summarizer | undefined;
+  summarizers: SummarizerRegistry;
+  runner: SummaryRunner;
+  /** The summariser the user chose in the settings, if any. */
+  preferredSummarizerId: () => string | undefined;
   publish: (event: ServerEvent) => void;
 }
 
 /**
- * navigateTree (docs/tree-and-context.md#navigate-tree): the in-file leaf move, with an optional branch
- * summary of the abandoned path. One summary at a time per session; its AbortController is kept
- * so the browser (or Esc) can abort it.
+ * navigateTree (docs/tree-and-context.md#navigate-tree): the in-file leaf move with an optional branch
+ * summary of the abandoned path. One summary at a time per session, abortable through the runner.
  */
 export class Navigator {
-  private readonly running = new Map<string, AbortController>();
-
   constructor(private readonly deps: NavigatorDeps) {}
 
   /** Aborts the running summary of a session; false when none runs. */
   abort(sessionId: string): boolean {
-    const controller = this.running.get(sessionId);
-    if (!controller) return false;
-    controller.abort();
-    return true;
+    return this.deps.runner.abort(sessionId);
   }
 
   async navigate(sessionId: string, targetId: string, options: NavigateOptions): Promise<NavigateResult> {
-    const { store, extensions } = this.deps;
+    const { store, extensions, runner } = this.deps;
     const session = await store.open(sessionId);
     await session.refresh();
     const sm = session.sm;
     const oldLeafId = sm.getLeafId();
+    const wantsSummary = options.summarize === true || options.summary !== undefined;
 
     // 1. The current leaf: nothing to do, nothing written, no events.
     if (targetId === oldLeafId) {
@@ -51,15 +61,20 @@ export class Navigator {
     // 2. Validate and compute the abandoned path.
     const target = sm.getEntry(targetId);
     if (!target) throw new AppError('ENTRY_NOT_FOUND', `Entry ${targetId} not found.`);
-    if (this.running.has(sessionId))
-      throw new AppError('BUSY', 'A summary is already being generated for this session.');
-    const { entries, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
+    const { entries: abandoned, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
+    const entries = narrowToSelection(abandoned, options.onlyIds);
+    const needsSummarizer = wantsSummary && options.summary === undefined && entries.length > 0;
+    const resolveSummarizer = () =>
+      this.deps.summarizers.resolve(options.summarizerId, this.deps.preferredSummarizerId());
+    // A named summariser is checked before anything runs, so an unknown one changes nothing.
+    if (needsSummarizer && options.summarizerId !== undefined) resolveSummarizer();
 
-    const controller = new AbortController();
     // Only a navigation that may produce a summary holds the session's slot: plain jumps are
     // serialized by the session's write queue and must not refuse each other.
-    const maySummarize = options.summarize === true || extensions.hasHandlers('session_before_tree');
-    if (maySummarize) this.running.set(sessionId, controller);
+    const maySummarize = wantsSummary || extensions.hasHandlers('session_before_tree');
+    const slot = maySummarize
+      ? runner.begin(sessionId, options.clientId, options.signal)
+      : runner.unclaimed(sessionId, options.signal);
     try {
       let customInstructions = options.customInstructions;
       let replaceInstructions = options.replaceInstructions;
@@ -70,13 +85,13 @@ export class Navigator {
       if (extensions.hasHandlers('session_before_tree')) {
         const result = await extensions.beforeTree({
           sessionId,
-          signal: controller.signal,
+          signal: slot.signal,
           preparation: {
             targetId,
             oldLeafId,
             commonAncestorId,
             entriesToSummarize: entries,
-            userWantsSummary: options.summarize === true,
+            userWantsSummary: wantsSummary,
             customInstructions,
             replaceInstructions,
             label,
@@ -84,29 +99,36 @@ export class Navigator {
         });
         if (result.cancel)
           return { alreadyAtTarget: false, cancelled: true, oldLeafId, newLeafId: oldLeafId, nodes: [] };
-        if (controller.signal.aborted) return this.aborted(oldLeafId);
-        if (options.summarize && result.summary) extensionSummary = result.summary;
+        if (slot.signal.aborted) return aborted(oldLeafId);
+        if (wantsSummary && result.summary) extensionSummary = result.summary;
         if (result.customInstructions !== undefined) customInstructions = result.customInstructions;
         if (result.replaceInstructions !== undefined) replaceInstructions = result.replaceInstructions;
         if (result.label !== undefined) label = result.label;
       }
 
-      // 4. Summarise: the extension's summary first, else the summariser; nothing to summarise → none.
+      // 4. The extension's summary wins; then a previewed one; else the summariser, when there is
+      //    something to summarise.
       let summary: { text: string; details?: unknown; fromExtension: boolean } | undefined;
       if (extensionSummary) {
         summary = { text: extensionSummary.summary, details: extensionSummary.details, fromExtension: true };
-      } else if (options.summarize && entries.length > 0) {
-        const generated = await this.summarize(
-          sessionId,
-          targetId,
-          entries,
-          controller.signal,
-          customInstructions,
-          replaceInstructions,
+      } else if (options.summary) {
+        summary = { text: options.summary.text, details: options.summary.details, fromExtension: false };
+      } else if (needsSummarizer) {
+        const summarizer = resolveSummarizer();
+        const input = summaryInput(entries, 'The abandoned path');
+        const generated = await runner.generate(
+          summarizer,
+          input.entries,
+          { customInstructions, replaceInstructions },
+          slot,
+          { sessionId, targetId, kind: 'navigate' },
         );
-        if (!generated) return this.aborted(oldLeafId);
-        summary = { text: generated.summary, details: generated.details, fromExtension: false };
+        if (!generated) return aborted(oldLeafId);
+        const details: Record<string, unknown> = { ...generated.details };
+        if (options.onlyIds !== undefined) details.selectedEntryIds = input.entries.map((entry) => entry.id);
+        summary = { text: generated.summary, details, fromExtension: false };
       }
+      if (slot.signal.aborted) return aborted(oldLeafId);
 
       // 5. New leaf, and the editor text for a user message or custom_message.
       const plan = planNavigation(target);
@@ -171,68 +193,18 @@ export class Navigator {
       if (summaryEntry) result.summaryEntry = summaryEntry as unknown as Record<string, unknown>;
       return result;
     } finally {
-      if (this.running.get(sessionId) === controller) this.running.delete(sessionId);
+      slot.release();
     }
   }
+}
 
-  private aborted(oldLeafId: string | null): NavigateResult {
-    return {
-      alreadyAtTarget: false,
-      cancelled: true,
-      aborted: true,
-      oldLeafId,
-      newLeafId: oldLeafId,
-      nodes: [],
-    };
-  }
-
-  /** Runs the summariser with progress events; undefined when aborted. */
-  private async summarize(
-    sessionId: string,
-    targetId: string,
-    entries: SessionEntry[],
-    signal: AbortSignal,
-    customInstructions: string | undefined,
-    replaceInstructions: boolean | undefined,
-  ): Promise<{ summary: string; details?: unknown } | undefined> {
-    const summarizer = this.deps.summarizer;
-    if (!summarizer) {
-      throw new AppError(
-        'NO_SUMMARIZER',
-        'No summariser is configured, so this branch cannot be summarised; navigate without a summary.',
-      );
-    }
-    const progress = (
-      phase: 'started' | 'progress' | 'done' | 'aborted' | 'failed',
-      extra: { message?: string; fraction?: number } = {},
-    ) => this.deps.publish({ type: 'summary_progress', sessionId, targetId, phase, ...extra });
-    progress('started');
-    try {
-      const result = await summarizer.summarize(entries, {
-        signal,
-        customInstructions,
-        replaceInstructions,
-        onProgress: (p) => {
-          if (!signal.aborted) progress('progress', p);
-        },
-      });
-      if (signal.aborted) {
-        progress('aborted');
-        return undefined;
-      }
-      progress('done');
-      return result;
-    } catch (error) {
-      if (signal.aborted) {
-        progress('aborted');
-        return undefined;
-      }
-      progress('failed', { message: error instanceof Error ? error.message : String(error) });
-      throw new AppError(
-        'SUMMARY_FAILED',
-        `Summarisation failed: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
-    }
-  }
+function aborted(oldLeafId: string | null): NavigateResult {
+  return {
+    alreadyAtTarget: false,
+    cancelled: true,
+    aborted: true,
+    oldLeafId,
+    newLeafId: oldLeafId,
+    nodes: [],
+  };
 }

@@ -12,14 +12,18 @@ import {
   type NavigateRequest,
   SessionSnapshot,
   type SessionParams,
+  type SelectionSummaryRequest,
   type SettingsPatch,
+  type SummaryPreviewRequest,
 } from '@canopy/protocol';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
+import type { SummaryService } from '../navigation/summaries';
 import type { SessionStore } from '../plugins/session-store';
 import type { StateStore } from '../store/state';
+import type { SummarizerRegistry } from '../summarizer';
 
 /** The snapshot's schema without `nodes`, which the route splices in as cached JSON. */
 const SNAPSHOT_HEAD = Type.Omit(SessionSnapshot, ['nodes']);
@@ -28,13 +32,23 @@ export interface ApiDeps {
   store: SessionStore;
   state: StateStore;
   navigator: Navigator;
-  summarizer: boolean;
+  summaries: SummaryService;
+  summarizers: SummarizerRegistry;
   home?: string;
+}
+
+/** Fires when the client drops the request before its answer is sent (a summary then stops). */
+function droppedSignal(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** Every REST route of the protocol's route table, each with its schemas. */
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  const { store, state, navigator } = deps;
+  const { store, state, navigator, summaries, summarizers } = deps;
   const r = API_ROUTES;
 
   app.route({
@@ -42,7 +56,9 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     handler: async () => ({
       protocolVersion: PROTOCOL_VERSION,
       roots: store.index.roots.map((root) => ({ name: root.name, path: root.path })),
-      summarizer: deps.summarizer,
+      summarizer: summarizers.size > 0,
+      summarizers: summarizers.list(),
+      defaultSummarizerId: summarizers.defaultId,
       home: deps.home ?? os.homedir(),
     }),
   });
@@ -75,10 +91,22 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.route<{ Params: SessionParams; Body: NavigateRequest }>({
     ...r.navigate,
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { targetId, ...options } = request.body;
-      return navigator.navigate(request.params.id, targetId, options);
+      return navigator.navigate(request.params.id, targetId, { ...options, signal: droppedSignal(reply) });
     },
+  });
+
+  app.route<{ Params: SessionParams; Body: SummaryPreviewRequest }>({
+    ...r.previewSummary,
+    handler: async (request, reply) =>
+      summaries.preview(request.params.id, request.body, droppedSignal(reply)),
+  });
+
+  app.route<{ Params: SessionParams; Body: SelectionSummaryRequest }>({
+    ...r.summarizeSelection,
+    handler: async (request, reply) =>
+      summaries.summarizeSelection(request.params.id, request.body, droppedSignal(reply)),
   });
 
   app.route<{ Params: SessionParams }>({

@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { createValidator, DEFAULT_SETTINGS, Settings, type SettingsPatch } from '@canopy/protocol';
+import {
+  applySettingsPatch,
+  createValidator,
+  DEFAULT_SETTINGS,
+  Settings,
+  type SettingsPatch,
+} from '@canopy/protocol';
 import { readJsonFile, writeJsonFileSync } from './files';
 
 /** Where a session's leaf was, and the file it was valid for. */
@@ -63,7 +69,7 @@ export class StateStore {
     try {
       const settings = await readJsonFile(path.join(this.stateDir, SETTINGS_FILE));
       if (settings !== undefined) {
-        const merged = mergeSettings(DEFAULT_SETTINGS, settings as SettingsPatch);
+        const merged = applySettingsPatch(DEFAULT_SETTINGS, settings as SettingsPatch);
         if (settingsValidator.check(merged)) this.settings = merged;
         else this.log(`ignoring invalid ${SETTINGS_FILE}: ${settingsValidator.firstError(merged)}`);
       }
@@ -96,7 +102,7 @@ export class StateStore {
   }
 
   updateSettings(patch: SettingsPatch): Settings {
-    const next = mergeSettings(this.settings, patch);
+    const next = applySettingsPatch(this.settings, patch);
     writeJsonFileSync(path.join(this.stateDir, SETTINGS_FILE), next);
     this.settings = next;
     return this.getSettings();
@@ -105,12 +111,4 @@ export class StateStore {
   close(): void {
     if (this.leafTimer) this.flushLeaves();
   }
-}
-
-function mergeSettings(base: Settings, patch: SettingsPatch): Settings {
-  return {
-    branchSummary: { enabled: patch.branchSummary?.enabled ?? base.branchSummary.enabled },
-    doubleEscapeAction: patch.doubleEscapeAction ?? base.doubleEscapeAction,
-    defaultFilter: patch.defaultFilter ?? base.defaultFilter,
-  };
 }

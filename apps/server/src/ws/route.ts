@@ -7,6 +7,7 @@ import {
   type ServerEvent,
 } from '@canopy/protocol';
 import type {} from '@fastify/websocket';
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { toClientError } from '../errors';
@@ -18,6 +19,8 @@ export interface WsServices {
   subscribe(sessionId: string): Promise<{ leafId: string | null; notices: ServerEvent[] }>;
   /** Aborts a running summary; false when none runs. */
   abortSummary(sessionId: string): boolean;
+  /** The connection closed: abort the summaries it asked for. */
+  clientClosed(clientId: string): void;
 }
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
@@ -99,6 +102,7 @@ export function registerWsRoute(
 
   app.get(WS_PATH, { websocket: true }, (socket) => {
     // Handlers are attached synchronously, before anything awaits, so no early message is lost.
+    const clientId = randomUUID();
     sockets.add(socket);
     alive.set(socket, true);
     budgets.set(socket, { tokens: limits.burst, at: limits.now(), pending: 0 });
@@ -107,6 +111,7 @@ export function registerWsRoute(
     socket.on('close', () => {
       sockets.delete(socket);
       services.hub.remove(socket);
+      services.clientClosed(clientId);
     });
     socket.on('error', () => socket.terminate());
     socket.on('message', (data, isBinary) => {
@@ -153,7 +158,7 @@ export function registerWsRoute(
       }
       handleMessage(socket, parsed);
     });
-    sendEvent(socket, { type: 'hello', protocolVersion: PROTOCOL_VERSION });
+    sendEvent(socket, { type: 'hello', protocolVersion: PROTOCOL_VERSION, clientId });
   });
 
   function handleMessage(socket: WebSocket, message: ClientMessage): void {

@@ -23,6 +23,8 @@ import { graphLayoutFor, graphRows, type VisibleRows } from '../store/derived';
 import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
 import { MAP_BORDER, MAP_MARGIN, Minimap } from './Minimap';
+import { nodeInSelection } from '../layout/selectionRect';
+import { useGraphRectSelect } from './useGraphRectSelect';
 
 /** Above this many nodes on screen the cards stay on the canvas (DOM would be too slow). */
 const MAX_DOM_NODES = 700;
@@ -116,6 +118,8 @@ export function GraphView() {
   const followLeaf = useApp((s) => s.followLeaf);
   const theme = useApp((s) => s.theme);
   const revealTick = useApp((s) => s.revealTick);
+  const multiSelection = useApp((s) => s.multiSelection);
+  const [selectTool, setSelectTool] = useState(false);
 
   // The layout of a big tree takes a moment; deferring it lets the outline show a filter change or
   // a search keystroke first, and the graph follows.
@@ -140,6 +144,7 @@ export function GraphView() {
     return typeof document === 'undefined' ? null : readPalette();
   }, [theme]);
 
+  const rectSelect = useGraphRectSelect(store, containerRef, layout, transformRef, selectTool);
   const tokens = useMemo(() => tokenizeQuery(query), [query]);
   const matches = query.trim() && searchRows ? searchRows : null;
 
@@ -400,6 +405,21 @@ export function GraphView() {
       ctx.strokeRect(leafAt.x - gap, leafAt.y - gap, layout.nodeWidth + 2 * gap, layout.nodeHeight + 2 * gap);
       ctx.setLineDash([]);
     }
+    // The multi-entry selection (drag-select): a wide band in the summary colour around each node.
+    if (multiSelection.size > 0) {
+      ctx.strokeStyle = palette.summary;
+      ctx.lineWidth = lineWidth(3);
+      for (const index of visible) {
+        if (!nodeInSelection(layout, index, multiSelection)) continue;
+        const pad = lineWidth(3);
+        ctx.strokeRect(
+          layout.x[index]! - halfW - pad,
+          layout.y[index]! - halfH - pad,
+          layout.nodeWidth + 2 * pad,
+          layout.nodeHeight + 2 * pad,
+        );
+      }
+    }
     if (texts.length > 0) {
       ctx.fillStyle = palette.text;
       ctx.font = '12px system-ui, sans-serif';
@@ -412,7 +432,21 @@ export function GraphView() {
         ctx.restore();
       }
     }
-  }, [layout, tree, rows, transform, size, palette, visible, domCards, selectedNode, leafId, matches, view]);
+  }, [
+    layout,
+    tree,
+    rows,
+    transform,
+    size,
+    palette,
+    visible,
+    domCards,
+    selectedNode,
+    leafId,
+    matches,
+    view,
+    multiSelection,
+  ]);
 
   // ---- pointer interaction: drag to pan, click to select, double-click to jump
   const drag = useRef<{ x: number; y: number; moved: boolean } | null>(null);
@@ -477,6 +511,7 @@ export function GraphView() {
               data-leaf={facts.leaf || undefined}
               data-selected={index === selectedNode || undefined}
               data-match={isMatch || undefined}
+              data-multi={nodeInSelection(layout, index, multiSelection) || undefined}
               title={
                 node.kind === 'run'
                   ? `${facts.ids.length} entries in a straight line: click to expand`
@@ -492,7 +527,10 @@ export function GraphView() {
                   '--kind': facts.error ? 'var(--error)' : KIND_COLOR_VAR[facts.kind],
                 } as React.CSSProperties
               }
-              onPointerDown={(e) => e.stopPropagation()}
+              onPointerDown={(e) => {
+                // A Shift-drag (or the Select tool) starting on a card draws the selection rectangle.
+                if (!rectSelect.wants(e)) e.stopPropagation();
+              }}
               onClick={(e) => {
                 e.stopPropagation();
                 activate(index, false);
@@ -559,10 +597,19 @@ export function GraphView() {
         <button
           type="button"
           data-testid="graph.center"
-          title="Centre on the selection"
+          title="Centre the view on the selected entry"
           onClick={() => centerOnNode(selectedNode, false)}
         >
-          Selection
+          Center on selected
+        </button>
+        <button
+          type="button"
+          data-testid="graph.select-tool"
+          aria-pressed={selectTool}
+          title="Drag a rectangle to select entries for a summary (or hold Shift while dragging)"
+          onClick={() => setSelectTool(!selectTool)}
+        >
+          Select
         </button>
         {expandedRuns.size > 0 && (
           <button
@@ -595,14 +642,17 @@ export function GraphView() {
         data-node-count={layout?.nodes.length ?? 0}
         data-visible-count={visible.length}
         data-scale={transform.k.toFixed(3)}
+        data-select-tool={selectTool || undefined}
         tabIndex={-1}
         aria-label="Session tree (graph)"
         onPointerDown={(e) => {
           if (e.button !== 0) return;
+          if (rectSelect.begin(e)) return;
           (e.currentTarget as HTMLElement).setPointerCapture(e.pointerId);
           drag.current = { x: e.clientX, y: e.clientY, moved: false };
         }}
         onPointerMove={(e) => {
+          if (rectSelect.move(e)) return;
           const d = drag.current;
           if (!d) return;
           const dx = e.clientX - d.x;
@@ -614,6 +664,7 @@ export function GraphView() {
           setTransform((t) => panBy(t, dx, dy));
         }}
         onPointerUp={(e) => {
+          if (rectSelect.end(e, hitTest)) return;
           const d = drag.current;
           drag.current = null;
           if (d && !d.moved) {
@@ -628,6 +679,18 @@ export function GraphView() {
       >
         <canvas ref={canvasRef} className="graph-canvas" style={{ width: size.width, height: size.height }} />
         <div className="graph-overlay">{cards}</div>
+        {rectSelect.rect && (
+          <div
+            className="graph-select-rect"
+            data-testid="graph.select-rect"
+            style={{
+              left: rectSelect.rect.minX,
+              top: rectSelect.rect.minY,
+              width: rectSelect.rect.maxX - rectSelect.rect.minX,
+              height: rectSelect.rect.maxY - rectSelect.rect.minY,
+            }}
+          />
+        )}
         {hasMinimap && layout && palette && (
           <Minimap
             layout={layout}

@@ -11,6 +11,7 @@ import { capPrefix, MAX_PREFIX_COLUMNS } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
 import { LabelEditor } from './LabelEditor';
 import { useRowAnchor } from './useRowAnchor';
+import { isMultiSelectClick, rowSelectPointerDown, rowSelectPointerEnter } from './outlineSelect';
 
 export const ROW_HEIGHT = 22;
 
@@ -24,6 +25,8 @@ interface RowProps {
   prefixBudget: number;
   /** The leaf is hidden by the filter (a label, a model change…) somewhere below this row. */
   leafBelow: boolean;
+  /** In the multi-entry selection (for summarising). */
+  multi: boolean;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -34,6 +37,7 @@ const OutlineRow = memo(function OutlineRow({
   tokens,
   prefixBudget,
   leafBelow,
+  multi,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
@@ -54,12 +58,16 @@ const OutlineRow = memo(function OutlineRow({
       data-leaf={row.isLeaf || undefined}
       data-kind={kind}
       data-error={error || undefined}
+      data-multi={multi || undefined}
       style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }}
       onMouseDown={(e) => {
         // Keep keyboard focus on the tree while clicking rows.
         if (!editing) e.preventDefault();
+        if (e.button === 0) rowSelectPointerDown(store, row.id, e);
       }}
-      onClick={() => {
+      onMouseEnter={(e) => rowSelectPointerEnter(store, row.id, e)}
+      onClick={(e) => {
+        if (isMultiSelectClick(e)) return;
         store.getState().select(row.id, false);
         document.getElementById('tree-outline')?.focus({ preventScroll: true });
       }}
@@ -124,6 +132,7 @@ export function OutlineView() {
   const query = useApp((s) => s.selector?.query ?? '');
   const editingId = useApp((s) => s.labelEditingId);
   const revealTick = useApp((s) => s.revealTick);
+  const multiSelection = useApp((s) => s.multiSelection);
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -171,6 +180,7 @@ export function OutlineView() {
           tokens={tokens}
           prefixBudget={prefixBudget}
           leafBelow={row.isLeafPosition && !row.isLeaf}
+          multi={multiSelection.has(row.id)}
         />,
       );
     }

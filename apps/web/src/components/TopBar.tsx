@@ -105,6 +105,16 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
       <button
         type="button"
         className="ghost"
+        data-testid="settings.open"
+        title="Settings: branch summaries, summariser, keys, default filter"
+        aria-label="Settings"
+        onClick={() => store.getState().openSettings(true)}
+      >
+        ⚙
+      </button>
+      <button
+        type="button"
+        className="ghost"
         data-testid="theme.toggle"
         title="Switch between light and dark"
         aria-label={theme === 'dark' ? 'Use the light theme' : 'Use the dark theme'}

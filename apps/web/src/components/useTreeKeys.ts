@@ -26,11 +26,18 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
     const onKeyDown = (event: KeyboardEvent) => {
       const state = store.getState();
       if (!state.selector || state.branchPickerOpen || state.branchConfirmId || state.labelEditingId) return;
+      // The summary and settings dialogs handle their own keys.
+      if (state.summaryDialog || state.settingsOpen) return;
       if (event.isComposing || isEditable(event.target)) return;
       const command = keyCommand(event);
       if (!command) return;
       if (isButtonLike(event.target) && (event.key === 'Enter' || event.key === ' ')) return;
       event.preventDefault();
+      // Esc first empties the multi-entry selection (drag-select, shift/ctrl-clicks).
+      if (event.key === 'Escape' && state.multiSelection.size > 0) {
+        state.clearMultiSelection();
+        return;
+      }
       switch (command.kind) {
         case 'selector':
           state.dispatch(command.action);

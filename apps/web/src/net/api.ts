@@ -13,6 +13,11 @@ import {
   type MessageResult,
   type NavigateRequest,
   type NavigateResult,
+  type SelectionSummaryRequest,
+  type SelectionSummaryResult,
+  type SummaryPreview,
+  type SummaryPreviewRequest,
+  type AbortSummaryResponse,
   type SessionListResponse,
   type SessionSnapshot,
   type Settings,
@@ -133,6 +138,11 @@ export const api = {
   blobUrl: (id: string, hash: string) => apiPath(API_ROUTES.getBlob.url, { id, hash }),
   artifactUrl: (id: string, artifactId: string) => apiPath(API_ROUTES.getArtifact.url, { id, artifactId }),
   getArtifact,
+  previewSummary: (id: string, request: SummaryPreviewRequest) =>
+    call<SummaryPreview>(API_ROUTES.previewSummary, { id }, request),
+  summarizeSelection: (id: string, request: SelectionSummaryRequest) =>
+    call<SelectionSummaryResult>(API_ROUTES.summarizeSelection, { id }, request),
+  abortSummary: (id: string) => call<AbortSummaryResponse>(API_ROUTES.abortSummary, { id }),
   getSettings: () => call<Settings>(API_ROUTES.getSettings),
   putSettings: (patch: SettingsPatch) => call<Settings>(API_ROUTES.putSettings, {}, patch),
 };

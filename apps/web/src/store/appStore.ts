@@ -10,10 +10,11 @@ import type {
   SessionListItem,
   SessionSnapshot,
   Settings,
+  SettingsPatch,
   SkeletonNode,
   UsageNumbers,
 } from '@canopy/protocol';
-import { DEFAULT_SETTINGS } from '@canopy/protocol';
+import { applySettingsPatch, DEFAULT_SETTINGS } from '@canopy/protocol';
 import {
   ViewTree,
   createTreeSelectorState,
@@ -33,6 +34,12 @@ import {
 import { ApiError, api as defaultApi, type Api } from '../net/api';
 import type { ConnectionState } from '../net/socket';
 import { collectUsage, toViewEntry } from './skeleton';
+import {
+  createSummaryActions,
+  initialSummaryState,
+  type SummaryActions,
+  type SummaryState,
+} from './summarySlice';
 
 export type ViewMode = 'outline' | 'graph' | 'split';
 export type Theme = 'light' | 'dark';
@@ -149,12 +156,12 @@ export interface AppActions {
   dismissToast(id: number): void;
   setConnection(state: ConnectionState, retryInMs: number | null): void;
   handleEvent(event: ServerEvent): void;
-  updateSettings(patch: Partial<Settings>): Promise<void>;
+  updateSettings(patch: SettingsPatch): Promise<void>;
   /** Probes the API; marks the page unauthorized on a 401. */
   checkAccess(): Promise<void>;
 }
 
-export type AppStore = AppState & AppActions;
+export type AppStore = AppState & AppActions & SummaryState & SummaryActions;
 
 /** The selected entry: the selected row, or the remembered entry while a filter shows nothing. */
 export function selectedIdOf(state: Pick<AppState, 'selector'>): string | null {
@@ -252,6 +259,10 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       collectUsage(snapshot.nodes, usage);
       const tree = new ViewTree(snapshot.nodes.map(toViewEntry));
       const wanted = entryId && tree.has(entryId) ? entryId : snapshot.leafId;
+      // Another session: the old one's multi-selection and summary dialog mean nothing here.
+      if (get().session?.id !== snapshot.session.id) {
+        set({ multiSelection: new Set(), selectionAnchor: null, summaryDialog: null });
+      }
       const selector = createTreeSelectorState(tree, {
         leafId: snapshot.leafId,
         mode: get().filterMode,
@@ -318,7 +329,27 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       runSelector({ type: 'setLeaf', leafId, select }, select);
     };
 
+    const summaryActions = createSummaryActions<AppStore>(set, get, {
+      api,
+      sessionId: () => get().session?.id ?? null,
+      leafId: () => get().leafId,
+      rowIds: () => get().selector?.rows.map((row) => row.id) ?? [],
+      defaultSummarizerId: () => {
+        const offered = get().info?.summarizers ?? [];
+        const chosen = get().settings.branchSummary.summarizerId;
+        if (chosen && offered.some((s) => s.id === chosen)) return chosen;
+        return get().info?.defaultSummarizerId ?? null;
+      },
+      jump: (id, options) => get().jump(id, options),
+      appendNodes: (nodes) => appendNodes(nodes),
+      setLeaf: (leafId) => setLeaf(leafId, false),
+      select: (id) => get().select(id),
+      toast: (text, kind) => get().toast(text, kind),
+    });
+
     return {
+      ...initialSummaryState(),
+      ...summaryActions,
       connection: 'connecting',
       retryInMs: null,
       unauthorized: false,
@@ -427,6 +458,8 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       closeSession() {
         openGeneration++;
         set({
+          ...initialSummaryState(),
+          clientId: get().clientId,
           session: null,
           tree: null,
           leafId: null,
@@ -489,6 +522,11 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           get().toast('Already at this point');
           return;
         }
+        // A jump the user asked for (no options yet) offers the summary choice first when enabled.
+        if (options === undefined && get().settings.branchSummary.enabled) {
+          get().openSummaryDialog({ kind: 'navigate', targetId: id });
+          return;
+        }
         set({ busy: 'Navigating…' });
         try {
           const result = await api.navigate(open.id, { ...options, targetId: id });
@@ -502,13 +540,24 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
           }
           appendNodes(result.nodes);
           setLeaf(result.newLeafId, false);
-          get().select(id);
+          // A new summary is where the branch continues: select it, in both views.
+          const summaryEntry = result.summaryEntry as Record<string, unknown> | undefined;
+          const summaryId = summaryEntry?.id;
+          get().select(typeof summaryId === 'string' ? summaryId : id);
           if (result.editorText !== undefined) {
             // The leaf went to the message's parent and the message waits in the composer: say so,
             // and take the user there.
             set({ composerText: result.editorText, composerFocusTick: get().composerFocusTick + 1 });
             get().toast(JUMPED_TO_USER_MESSAGE);
-          } else get().toast('Navigated to selected point');
+          } else {
+            get().toast(
+              typeof summaryId === 'string'
+                ? summaryEntry?.fromHook === true || summaryEntry?.fromExtension === true
+                  ? 'Navigated; an extension supplied the summary'
+                  : 'Navigated with a branch summary'
+                : 'Navigated to selected point',
+            );
+          }
         } catch (error) {
           get().toast(errorText(error), 'error');
         } finally {
@@ -703,6 +752,8 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
             if (!event.sessionId || event.sessionId === open?.id) get().toast(event.message, 'error');
             return;
           case 'hello':
+            get().handleSummaryEvent(event);
+            return;
           case 'pong':
             return;
           default:
@@ -741,6 +792,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
             if (event.leafId === null || get().tree?.has(event.leafId)) setLeaf(event.leafId);
             return;
           case 'summary_progress':
+            get().handleSummaryEvent(event);
             return;
         }
       },
@@ -755,10 +807,14 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       },
 
       async updateSettings(patch) {
+        // Shown at once (a checkbox must not flick back while the server saves), undone on failure.
+        const before = get().settings;
+        set({ settings: applySettingsPatch(before, patch) });
         try {
           const settings = await api.putSettings(patch);
           set({ settings });
         } catch (error) {
+          set({ settings: before });
           get().toast(errorText(error), 'error');
         }
       },

@@ -1,0 +1,100 @@
+import { MAX_SUMMARY_ENTRIES } from '@canopy/protocol';
+import { prepareBranchEntries, type SessionEntry, type SessionManager } from '@canopy/session-core';
+import { AppError } from '../errors';
+
+/** What a summary is built from: the entries in reading order, and what was left out. */
+export interface SummaryInput {
+  entries: SessionEntry[];
+  /** How many entries were chosen before the cut. */
+  selectedCount: number;
+  /** Says what the cut left out; absent when nothing was. */
+  notice?: string;
+  tokenEstimate: number;
+}
+
+/**
+ * Keeps the newest MAX_SUMMARY_ENTRIES of `entries` (reading order): a summary of ten thousand
+ * entries is already far past any model's window, and the summarisers keep the newest context.
+ */
+export function summaryInput(entries: readonly SessionEntry[], what: string): SummaryInput {
+  const kept =
+    entries.length > MAX_SUMMARY_ENTRIES ? entries.slice(entries.length - MAX_SUMMARY_ENTRIES) : [...entries];
+  const input: SummaryInput = {
+    entries: kept,
+    selectedCount: entries.length,
+    tokenEstimate: prepareBranchEntries(kept, 0).totalTokens,
+  };
+  if (kept.length < entries.length) {
+    const left = entries.length - kept.length;
+    input.notice = `${what} has ${entries.length.toLocaleString('en')} entries; the summary covers the newest ${kept.length.toLocaleString('en')} (the oldest ${left.toLocaleString('en')} are left out).`;
+  }
+  return input;
+}
+
+/**
+ * The abandoned path narrowed to the user's selection (when one is given), still in chronological
+ * order. Ids of the selection that are not on the path are ignored: the selection may span
+ * branches that this navigation does not abandon.
+ */
+export function narrowToSelection(
+  abandoned: readonly SessionEntry[],
+  onlyIds: readonly string[] | undefined,
+): SessionEntry[] {
+  if (onlyIds === undefined) return [...abandoned];
+  const wanted = new Set(onlyIds);
+  return abandoned.filter((entry) => wanted.has(entry.id));
+}
+
+export interface OrderedSelection {
+  /** Branch by branch, each chronological: depth-first over the tree, older children first. */
+  entries: SessionEntry[];
+  /** The selected entry written last in the file (the summary's `fromId`). */
+  newestId: string;
+}
+
+/**
+ * Orders selected entries from anywhere in the tree for summarising: a depth-first walk with
+ * older children first gives each branch's entries oldest first, the shared part before the
+ * branches, and one branch after another. BAD_SELECTION for an empty selection or unknown ids.
+ */
+export function orderSelection(sm: SessionManager, entryIds: readonly string[]): OrderedSelection {
+  const wanted = new Set(entryIds);
+  if (wanted.size === 0)
+    throw new AppError('BAD_SELECTION', 'The selection is empty: select entries to summarise.');
+  const unknown = [...wanted].filter((id) => sm.getEntry(id) === undefined);
+  if (unknown.length > 0) {
+    const shown = unknown.slice(0, 5).join(', ');
+    const more = unknown.length > 5 ? ` and ${unknown.length - 5} more` : '';
+    throw new AppError(
+      'BAD_SELECTION',
+      `The selection names ${unknown.length === 1 ? 'an entry' : 'entries'} this session does not have: ${shown}${more}.`,
+    );
+  }
+
+  const fileOrder = new Map<string, number>();
+  sm.getEntries().forEach((entry, index) => fileOrder.set(entry.id, index));
+  const byFileOrder = (a: SessionEntry, b: SessionEntry) =>
+    (fileOrder.get(a.id) ?? 0) - (fileOrder.get(b.id) ?? 0);
+
+  const ordered: SessionEntry[] = [];
+  // An explicit stack: sessions can be tens of thousands of entries deep.
+  const stack: SessionEntry[] = [...sm.getChildren(null)].sort(byFileOrder).reverse();
+  while (stack.length > 0 && ordered.length < wanted.size) {
+    const entry = stack.pop() as SessionEntry;
+    if (wanted.has(entry.id)) ordered.push(entry);
+    const children = sm.getChildren(entry.id).sort(byFileOrder);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as SessionEntry);
+  }
+  // Entries whose parent is missing from a damaged file hang from no root: they go last.
+  if (ordered.length < wanted.size) {
+    const reached = new Set(ordered.map((entry) => entry.id));
+    const strays = [...wanted].filter((id) => !reached.has(id)).map((id) => sm.getEntry(id) as SessionEntry);
+    ordered.push(...strays.sort(byFileOrder));
+  }
+
+  let newestId = ordered[0]?.id as string;
+  for (const entry of ordered) {
+    if ((fileOrder.get(entry.id) ?? 0) > (fileOrder.get(newestId) ?? 0)) newestId = entry.id;
+  }
+  return { entries: ordered, newestId };
+}

@@ -1,0 +1,52 @@
+// The multi-entry selection (graph rectangle, shift/ctrl-clicks in the outline): how many entries,
+// about how many tokens, and "Summarize selection". Esc or Clear empties it.
+
+import { MAX_SUMMARY_ENTRIES } from '@canopy/protocol';
+import { useMemo } from 'react';
+import { useApp, useAppStore } from '../store/context';
+
+/** Characters per token, the estimate the summarisers use too. */
+const CHARS_PER_TOKEN = 4;
+
+export function SelectionBar() {
+  const store = useAppStore();
+  const selection = useApp((s) => s.multiSelection);
+  const tree = useApp((s) => s.tree);
+  const treeVersion = useApp((s) => s.treeVersion);
+  const tokens = useMemo(() => {
+    void treeVersion;
+    let chars = 0;
+    for (const id of selection) chars += tree?.get(id)?.text.length ?? 0;
+    return Math.ceil(chars / CHARS_PER_TOKEN);
+  }, [selection, tree, treeVersion]);
+  if (selection.size === 0) return null;
+  const count = selection.size;
+  return (
+    <div className="selection-bar" role="region" aria-label="Selected entries" data-testid="selection.bar">
+      <span data-testid="selection.count">
+        {count.toLocaleString()} {count === 1 ? 'entry' : 'entries'} selected
+      </span>
+      <span className="help" data-testid="selection.tokens" title="Estimated from the row texts">
+        ≈ {tokens.toLocaleString()} tokens
+      </span>
+      {count > MAX_SUMMARY_ENTRIES && (
+        <span className="help">the summary will cover the newest {MAX_SUMMARY_ENTRIES.toLocaleString()}</span>
+      )}
+      <button
+        type="button"
+        className="primary"
+        data-testid="selection.summarize"
+        onClick={() => store.getState().openSummaryDialog({ kind: 'selection' })}
+      >
+        Summarize selection
+      </button>
+      <button
+        type="button"
+        data-testid="selection.clear"
+        onClick={() => store.getState().clearMultiSelection()}
+      >
+        Clear (Esc)
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,301 @@
+// The summary dialog: after a navigation (when summaries are on) or for "Summarize selection".
+// Steps: the three choices → (custom prompt) → generating, with streamed text and Esc to abort →
+// an editable preview → written. Esc goes one step back: from the choices to the tree, from the
+// prompt or the preview to the choices, and while generating it aborts (nothing is written).
+
+import { useEffect, useLayoutEffect, useRef } from 'react';
+import type { SummarizerInfo } from '@canopy/protocol';
+import { useApp, useAppStore } from '../store/context';
+import type { SummaryDialogState } from '../store/summarySlice';
+
+/** A stable empty list: a new [] per read would re-render forever. */
+const NO_SUMMARIZERS: readonly SummarizerInfo[] = [];
+
+function SummarizerPicker({ dialog }: { dialog: SummaryDialogState }) {
+  const store = useAppStore();
+  const offered = useApp((s) => s.info?.summarizers ?? NO_SUMMARIZERS);
+  if (offered.length <= 1) return null;
+  return (
+    <label className="summary-field">
+      Summariser{' '}
+      <select
+        data-testid="summary.summarizer"
+        value={dialog.summarizerId ?? ''}
+        onChange={(e) => store.getState().updateSummaryDialog({ summarizerId: e.target.value || null })}
+      >
+        {offered.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function ChoiceStep({ dialog }: { dialog: SummaryDialogState }) {
+  const store = useAppStore();
+  const selected = useApp((s) => s.multiSelection.size);
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  const navigate = dialog.kind === 'navigate';
+  return (
+    <>
+      <p className="summary-lead">
+        {navigate
+          ? 'A summary of the path you abandon is written where the branch continues, so the model keeps what was learnt there.'
+          : `Summarise the ${dialog.entryIds.length.toLocaleString()} selected ${dialog.entryIds.length === 1 ? 'entry' : 'entries'} into one branch summary under the current leaf.`}
+      </p>
+      <div className="summary-choices" role="group" aria-label="Summary choice">
+        {navigate && (
+          <button
+            type="button"
+            ref={first}
+            data-testid="summary.none"
+            onClick={() => void store.getState().chooseNoSummary()}
+          >
+            No summary
+          </button>
+        )}
+        <button
+          type="button"
+          ref={navigate ? undefined : first}
+          className="primary"
+          data-testid="summary.summarize"
+          onClick={() => void store.getState().generateSummary(false)}
+        >
+          Summarize
+        </button>
+        <button
+          type="button"
+          data-testid="summary.custom"
+          onClick={() => store.getState().chooseCustomPrompt()}
+        >
+          Summarize with custom prompt
+        </button>
+      </div>
+      <SummarizerPicker dialog={dialog} />
+      {navigate && selected > 0 && (
+        <label className="summary-field">
+          <input
+            type="checkbox"
+            data-testid="summary.only-selection"
+            checked={dialog.onlySelection}
+            onChange={(e) => store.getState().updateSummaryDialog({ onlySelection: e.target.checked })}
+          />{' '}
+          Only the selected entries of the abandoned path ({selected.toLocaleString()} selected)
+        </label>
+      )}
+    </>
+  );
+}
+
+function PromptStep({ dialog }: { dialog: SummaryDialogState }) {
+  const store = useAppStore();
+  return (
+    <>
+      <label className="summary-field column">
+        Custom instructions
+        <textarea
+          autoFocus
+          data-testid="summary.prompt"
+          rows={5}
+          value={dialog.customInstructions}
+          placeholder="e.g. Focus on the failed approaches and why they failed"
+          onChange={(e) => store.getState().updateSummaryDialog({ customInstructions: e.target.value })}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              void store.getState().generateSummary(true);
+            }
+          }}
+        />
+      </label>
+      <label className="summary-field">
+        <input
+          type="checkbox"
+          data-testid="summary.replace"
+          checked={dialog.replaceInstructions}
+          onChange={(e) => store.getState().updateSummaryDialog({ replaceInstructions: e.target.checked })}
+        />{' '}
+        Replace the default prompt instead of adding this as an extra focus
+      </label>
+      <div className="summary-actions">
+        <button
+          type="button"
+          data-testid="summary.prompt-cancel"
+          onClick={() => store.getState().backToChoice()}
+        >
+          Cancel
+        </button>
+        <button
+          type="button"
+          className="primary"
+          data-testid="summary.prompt-submit"
+          disabled={dialog.customInstructions.trim() === ''}
+          onClick={() => void store.getState().generateSummary(true)}
+        >
+          Summarize
+        </button>
+      </div>
+    </>
+  );
+}
+
+function GeneratingStep({ dialog }: { dialog: SummaryDialogState }) {
+  const store = useAppStore();
+  const { progress } = dialog;
+  const percent = progress.fraction !== undefined ? Math.round(progress.fraction * 100) : undefined;
+  return (
+    <div className="summary-generating" data-testid="summary.generating" aria-busy="true">
+      <div className="summary-status" role="status">
+        <span className="spinner" aria-hidden="true" />
+        {progress.step === 'preparing'
+          ? 'Preparing the entries…'
+          : progress.step === 'finishing'
+            ? 'Finishing…'
+            : 'Generating the summary…'}
+        {percent !== undefined && <span data-testid="summary.percent"> {percent}%</span>}
+      </div>
+      {percent !== undefined && <progress max={100} value={percent} aria-label="Summary progress" />}
+      {progress.text && (
+        <pre className="summary-stream" data-testid="summary.stream">
+          {progress.text}
+        </pre>
+      )}
+      <div className="summary-actions">
+        <button
+          type="button"
+          data-testid="summary.abort"
+          onClick={() => void store.getState().abortSummary()}
+        >
+          Abort (Esc)
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function PreviewStep({ dialog }: { dialog: SummaryDialogState }) {
+  const store = useAppStore();
+  const preview = dialog.preview;
+  if (!preview) return null;
+  return (
+    <>
+      <p className="summary-lead" data-testid="summary.preview-info">
+        {preview.entryCount.toLocaleString()} {preview.entryCount === 1 ? 'entry' : 'entries'} summarised (≈{' '}
+        {preview.tokenEstimate.toLocaleString()} tokens). Edit the text if you like; nothing is written until
+        you press Write summary.
+      </p>
+      {preview.notice && (
+        <p className="notice warn" data-testid="summary.notice">
+          {preview.notice}
+        </p>
+      )}
+      <textarea
+        className="summary-edit"
+        autoFocus
+        aria-label="Summary text"
+        data-testid="summary.text"
+        value={dialog.text}
+        onChange={(e) => store.getState().updateSummaryDialog({ text: e.target.value })}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+            e.preventDefault();
+            void store.getState().applySummary();
+          }
+        }}
+      />
+      <div className="summary-actions">
+        <button type="button" data-testid="summary.back" onClick={() => store.getState().backToChoice()}>
+          Back
+        </button>
+        <button
+          type="button"
+          className="primary"
+          data-testid="summary.apply"
+          disabled={dialog.text.trim() === ''}
+          onClick={() => void store.getState().applySummary()}
+        >
+          Write summary
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** Esc for a dialog, page-wide while it is open: focus may be on the page after a step change. */
+export function useEscape(active: boolean, onEscape: () => void): void {
+  const handler = useRef(onEscape);
+  useLayoutEffect(() => {
+    handler.current = onEscape;
+  });
+  useEffect(() => {
+    if (!active) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.isComposing) return;
+      event.preventDefault();
+      event.stopPropagation();
+      handler.current();
+    };
+    // Capture phase: before the tree's keys and before any field inside the dialog.
+    window.addEventListener('keydown', onKeyDown, true);
+    return () => window.removeEventListener('keydown', onKeyDown, true);
+  }, [active]);
+}
+
+export function SummaryDialog() {
+  const store = useAppStore();
+  const dialog = useApp((s) => s.summaryDialog);
+  useEscape(dialog !== null, () => store.getState().summaryEscape());
+  if (!dialog) return null;
+  const title =
+    dialog.kind === 'navigate'
+      ? dialog.step === 'preview'
+        ? 'Branch summary: preview'
+        : 'Summarize the branch you are leaving?'
+      : dialog.step === 'preview'
+        ? 'Selection summary: preview'
+        : 'Summarize selection';
+  return (
+    <div className="dialog-backdrop">
+      <div
+        className="dialog summary-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-label={title}
+        data-testid="dialog.summary"
+        data-step={dialog.step}
+        tabIndex={-1}
+        ref={(element) => {
+          if (element && !element.contains(document.activeElement)) element.focus();
+        }}
+        onKeyDown={(e) => e.stopPropagation()}
+      >
+        <h2>{title}</h2>
+        <div className="summary-body">
+          {dialog.error && (
+            <p className="notice error" role="alert" data-testid="summary.error">
+              {dialog.error}
+            </p>
+          )}
+          {dialog.step === 'choice' && <ChoiceStep dialog={dialog} />}
+          {dialog.step === 'prompt' && <PromptStep dialog={dialog} />}
+          {dialog.step === 'generating' && <GeneratingStep dialog={dialog} />}
+          {dialog.step === 'preview' && <PreviewStep dialog={dialog} />}
+        </div>
+        <div className="dialog-foot">
+          <span />
+          <span>
+            <kbd>Esc</kbd>{' '}
+            {dialog.step === 'choice'
+              ? 'back to the tree'
+              : dialog.step === 'generating'
+                ? 'abort (nothing is written)'
+                : 'back to the choices'}
+          </span>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,328 @@
+// The summary slice: the summary dialog (after a navigation, or for a selection), the multi-entry
+// selection that drag-select and shift/ctrl-clicks build, and the settings dialog's open state.
+// A summary is always generated first as a preview that writes nothing; the user may edit it, and
+// only "Write summary" sends it to the server (navigate with `summary`, or summarize-selection).
+
+import type {
+  NavigateRequest,
+  ServerEvent,
+  SkeletonNode,
+  SummaryPreview,
+  SummaryPreviewRequest,
+} from '@canopy/protocol';
+import type { Api } from '../net/api';
+import { ApiError } from '../net/api';
+
+export type SummaryStep = 'choice' | 'prompt' | 'generating' | 'preview';
+
+export interface SummaryDialogState {
+  kind: 'navigate' | 'selection';
+  /** The navigation target (navigate only). */
+  targetId: string | null;
+  /** The selected entries (selection only), as chosen when the dialog opened. */
+  entryIds: string[];
+  step: SummaryStep;
+  summarizerId: string | null;
+  customInstructions: string;
+  replaceInstructions: boolean;
+  /** Navigate: summarise only the selected entries of the abandoned path. */
+  onlySelection: boolean;
+  progress: { step?: string; fraction?: number; text: string };
+  preview: SummaryPreview | null;
+  /** The preview's text as the user edits it. */
+  text: string;
+  error: string | null;
+}
+
+export interface SummaryState {
+  summaryDialog: SummaryDialogState | null;
+  /** Entries picked for summarising (graph rectangle, shift/ctrl-clicks), across branches. */
+  multiSelection: ReadonlySet<string>;
+  /** Where a shift-click range starts: the last entry clicked into the selection. */
+  selectionAnchor: string | null;
+  settingsOpen: boolean;
+  /** This page's WebSocket connection id (from hello): its closing aborts our summaries. */
+  clientId: string | null;
+}
+
+export type SelectionMode = 'replace' | 'add' | 'toggle';
+
+export interface SummaryActions {
+  /** Opens the summary dialog on its choice step. */
+  openSummaryDialog(target: { kind: 'navigate'; targetId: string } | { kind: 'selection' }): void;
+  closeSummaryDialog(): void;
+  updateSummaryDialog(
+    patch: Partial<
+      Pick<
+        SummaryDialogState,
+        'summarizerId' | 'customInstructions' | 'replaceInstructions' | 'onlySelection' | 'text'
+      >
+    >,
+  ): void;
+  /** "No summary": navigate without one (navigate) or close (selection). */
+  chooseNoSummary(): Promise<void>;
+  /** "Summarize with custom prompt": to the prompt step. */
+  chooseCustomPrompt(): void;
+  /** Back from the prompt (or a preview) to the three choices. */
+  backToChoice(): void;
+  /** Generates the preview (with the custom prompt when `custom`). */
+  generateSummary(custom: boolean): Promise<void>;
+  /** Esc while generating: aborts on the server; nothing is written. */
+  abortSummary(): Promise<void>;
+  /** Writes the (edited) preview. */
+  applySummary(): Promise<void>;
+  /** Esc in the dialog: one step back, or out of it. */
+  summaryEscape(): void;
+  setMultiSelection(ids: Iterable<string>, mode: SelectionMode): void;
+  /** Adds the outline rows from the anchor to `id` (shift-click). */
+  selectRangeTo(id: string): void;
+  clearMultiSelection(): void;
+  openSettings(open: boolean): void;
+  /** hello and summary_progress events. */
+  handleSummaryEvent(event: ServerEvent): void;
+}
+
+/** What the slice needs from the rest of the store. */
+export interface SummaryHost {
+  api: Api;
+  sessionId(): string | null;
+  leafId(): string | null;
+  /** Outline row ids in display order (for shift-click ranges). */
+  rowIds(): readonly string[];
+  defaultSummarizerId(): string | null;
+  jump(id: string, options: Omit<NavigateRequest, 'targetId'>): Promise<void>;
+  appendNodes(nodes: readonly SkeletonNode[]): void;
+  setLeaf(leafId: string | null): void;
+  select(id: string): void;
+  toast(text: string, kind?: 'info' | 'error'): void;
+}
+
+type SetState<T> = (partial: Partial<T>) => void;
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+function message(error: unknown): string {
+  return error instanceof ApiError || error instanceof Error ? error.message : String(error);
+}
+
+export function initialSummaryState(): SummaryState {
+  return {
+    summaryDialog: null,
+    multiSelection: EMPTY,
+    selectionAnchor: null,
+    settingsOpen: false,
+    clientId: null,
+  };
+}
+
+export function createSummaryActions<S extends SummaryState & SummaryActions>(
+  set: SetState<SummaryState>,
+  get: () => S,
+  host: SummaryHost,
+): SummaryActions {
+  const dialog = () => get().summaryDialog;
+  const patchDialog = (patch: Partial<SummaryDialogState>) => {
+    const current = dialog();
+    if (current) set({ summaryDialog: { ...current, ...patch } });
+  };
+
+  return {
+    openSummaryDialog(target) {
+      const entryIds = target.kind === 'selection' ? [...get().multiSelection] : [];
+      set({
+        summaryDialog: {
+          kind: target.kind,
+          targetId: target.kind === 'navigate' ? target.targetId : null,
+          entryIds,
+          step: 'choice',
+          summarizerId: host.defaultSummarizerId(),
+          customInstructions: '',
+          replaceInstructions: false,
+          onlySelection: false,
+          progress: { text: '' },
+          preview: null,
+          text: '',
+          error: null,
+        },
+      });
+    },
+
+    closeSummaryDialog() {
+      set({ summaryDialog: null });
+    },
+
+    updateSummaryDialog(patch) {
+      patchDialog(patch);
+    },
+
+    async chooseNoSummary() {
+      const current = dialog();
+      set({ summaryDialog: null });
+      if (current?.kind === 'navigate' && current.targetId) await host.jump(current.targetId, {});
+    },
+
+    chooseCustomPrompt() {
+      patchDialog({ step: 'prompt', error: null });
+    },
+
+    backToChoice() {
+      patchDialog({ step: 'choice', preview: null, text: '', error: null, progress: { text: '' } });
+    },
+
+    async generateSummary(custom) {
+      const current = dialog();
+      const sessionId = host.sessionId();
+      if (!current || !sessionId || current.step === 'generating') return;
+      const source: SummaryPreviewRequest['source'] =
+        current.kind === 'navigate'
+          ? {
+              kind: 'navigate',
+              targetId: current.targetId as string,
+              ...(current.onlySelection ? { onlyIds: [...get().multiSelection] } : {}),
+            }
+          : { kind: 'selection', entryIds: current.entryIds };
+      const request: SummaryPreviewRequest = { source };
+      if (current.summarizerId) request.summarizerId = current.summarizerId;
+      if (custom && current.customInstructions.trim()) {
+        request.customInstructions = current.customInstructions.trim();
+        request.replaceInstructions = current.replaceInstructions;
+      }
+      const clientId = get().clientId;
+      if (clientId) request.clientId = clientId;
+      patchDialog({ step: 'generating', progress: { text: '' }, error: null, preview: null });
+      try {
+        const preview = await host.api.previewSummary(sessionId, request);
+        // Closed meanwhile: the user aborted (and was told) or left; the answer is dropped.
+        if (dialog()?.step !== 'generating') return;
+        if (preview.aborted) {
+          set({ summaryDialog: null });
+          host.toast('Summary aborted; nothing was written');
+          return;
+        }
+        if (preview.nothingToSummarize) {
+          if (current.kind === 'navigate' && current.targetId) {
+            set({ summaryDialog: null });
+            host.toast('Nothing to summarise on the abandoned path; navigating without a summary');
+            await host.jump(current.targetId, {});
+          } else patchDialog({ step: 'choice', error: 'Nothing to summarise in this selection.' });
+          return;
+        }
+        patchDialog({ step: 'preview', preview, text: preview.summary });
+      } catch (error) {
+        if (dialog()) patchDialog({ step: custom ? 'prompt' : 'choice', error: message(error) });
+        else host.toast(message(error), 'error');
+      }
+    },
+
+    async abortSummary() {
+      const sessionId = host.sessionId();
+      // The tree comes back at once; the pending preview request then answers `aborted`.
+      set({ summaryDialog: null });
+      if (!sessionId) return;
+      try {
+        await host.api.abortSummary(sessionId);
+      } catch (error) {
+        // Finished just before the abort arrived: the preview is dropped, nothing was written.
+        if (!(error instanceof ApiError && error.code === 'NO_SUMMARY_RUNNING'))
+          host.toast(message(error), 'error');
+      }
+      host.toast('Summary aborted; nothing was written');
+    },
+
+    async applySummary() {
+      const current = dialog();
+      const sessionId = host.sessionId();
+      if (!current || !sessionId || !current.preview) return;
+      const text = current.text.trim();
+      if (!text) {
+        patchDialog({ error: 'The summary is empty: write something, or go back and choose No summary.' });
+        return;
+      }
+      const summary = { text: current.text, details: current.preview.details };
+      if (current.kind === 'navigate' && current.targetId) {
+        set({ summaryDialog: null });
+        await host.jump(current.targetId, { summary });
+        return;
+      }
+      try {
+        const result = await host.api.summarizeSelection(sessionId, { entryIds: current.entryIds, summary });
+        set({ summaryDialog: null, multiSelection: EMPTY, selectionAnchor: null });
+        host.appendNodes(result.nodes);
+        host.setLeaf(result.newLeafId);
+        const id = (result.summaryEntry as Record<string, unknown> | undefined)?.id;
+        if (typeof id === 'string') host.select(id);
+        host.toast('Summary of the selection written under the leaf');
+      } catch (error) {
+        patchDialog({ error: message(error) });
+      }
+    },
+
+    summaryEscape() {
+      const current = dialog();
+      if (!current) return;
+      switch (current.step) {
+        case 'choice':
+          set({ summaryDialog: null });
+          return;
+        case 'prompt':
+        case 'preview':
+          get().backToChoice();
+          return;
+        case 'generating':
+          void get().abortSummary();
+          return;
+      }
+    },
+
+    setMultiSelection(ids, mode) {
+      const next = new Set(mode === 'replace' ? [] : get().multiSelection);
+      let last: string | null = null;
+      for (const id of ids) {
+        if (mode === 'toggle' && next.has(id)) next.delete(id);
+        else next.add(id);
+        last = id;
+      }
+      set({ multiSelection: next, selectionAnchor: last ?? get().selectionAnchor });
+    },
+
+    selectRangeTo(id) {
+      const rows = host.rowIds();
+      const anchor = get().selectionAnchor;
+      const from = anchor === null ? -1 : rows.indexOf(anchor);
+      const to = rows.indexOf(id);
+      if (to < 0) return;
+      const start = from < 0 ? to : Math.min(from, to);
+      const end = from < 0 ? to : Math.max(from, to);
+      const next = new Set(get().multiSelection);
+      for (let i = start; i <= end; i++) next.add(rows[i] as string);
+      // The anchor stays, so a second shift-click re-extends from the same place.
+      set({ multiSelection: next, selectionAnchor: anchor ?? id });
+    },
+
+    clearMultiSelection() {
+      set({ multiSelection: EMPTY, selectionAnchor: null });
+    },
+
+    openSettings(open) {
+      set({ settingsOpen: open });
+    },
+
+    handleSummaryEvent(event) {
+      if (event.type === 'hello') {
+        set({ clientId: event.clientId ?? null });
+        return;
+      }
+      if (event.type !== 'summary_progress') return;
+      const current = dialog();
+      if (!current || current.step !== 'generating' || event.sessionId !== host.sessionId()) return;
+      if (event.phase !== 'progress') return;
+      patchDialog({
+        progress: {
+          ...(event.step !== undefined ? { step: event.step } : {}),
+          ...(event.fraction !== undefined ? { fraction: event.fraction } : {}),
+          text: event.text ?? current.progress.text,
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,371 @@
+// Summaries in the browser, as a user meets them: the settings, the summary dialog after a jump
+// (each choice, the custom prompt, the editable preview, aborting with Esc) and drag-select on both
+// views leading to a written summary. The session is written here through session-core.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SessionManager } from '@canopy/session-core';
+import { Summaries } from '../pages/Summaries';
+import { fileBytes, readLines } from '../support/sessionFile';
+import { expect, sessionPath, test } from '../support/test';
+
+const FILE = 'summaries.jsonl';
+
+function reply(content: unknown[]) {
+  return {
+    role: 'assistant' as const,
+    content,
+    api: 'anthropic-messages',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    usage: {
+      input: 10,
+      output: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 15,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: 'stop' as const,
+    timestamp: 0,
+  };
+}
+
+/** start → plan; then approach A (reads src/parser.ts) and approach B (the leaf), B written last. */
+function makeSession() {
+  const sm = SessionManager.inMemory('/home/dev/projects/parser');
+  const user = (text: string) => sm.appendMessage({ role: 'user', content: text, timestamp: 0 });
+  const start = user('Make the parser faster');
+  const plan = sm.appendMessage(reply([{ type: 'text', text: 'Two approaches: A or B.' }]));
+  const tryA = user('Try approach A: a regex');
+  const readA = sm.appendMessage(
+    reply([
+      { type: 'text', text: 'Reading the parser first.' },
+      { type: 'toolCall', id: 'call-1', name: 'read', arguments: { path: 'src/parser.ts' } },
+    ]),
+  );
+  const resultA = sm.appendMessage({
+    role: 'toolResult',
+    toolCallId: 'call-1',
+    toolName: 'read',
+    content: [{ type: 'text', text: 'export function parse() {}' }],
+    isError: false,
+    timestamp: 0,
+  });
+  const doneA = sm.appendMessage(reply([{ type: 'text', text: 'Regex approach is 2x slower.' }]));
+  sm.branch(plan);
+  const tryB = user('Try approach B: a hand-written scanner');
+  const doneB = sm.appendMessage(reply([{ type: 'text', text: 'Scanner approach is 3x faster.' }]));
+  return { jsonl: sm.toJsonl(), ids: { start, plan, tryA, readA, resultA, doneA, tryB, doneB } };
+}
+
+const session = makeSession();
+const { ids } = session;
+
+test.use({ sessionFiles: [], generatedSessions: { [FILE]: () => session.jsonl } });
+
+test.beforeEach(async ({ app }) => {
+  await app.openSession(FILE);
+  await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
+});
+
+test.describe('settings', () => {
+  test('the settings dialog saves every setting in the state folder and they survive a reload', async ({
+    app,
+    page,
+    canopy,
+  }) => {
+    const summaries = new Summaries(page);
+    await summaries.enableSummaries();
+    await page.getByTestId('settings.open').click();
+    await page.getByTestId('settings.summarizer').selectOption('offline');
+    await page.getByTestId('settings.double-escape').selectOption('branch');
+    await page.getByTestId('settings.default-filter').selectOption('user-only');
+    await expect
+      .poll(() => JSON.parse(readFileSync(join(canopy.stateDir, 'settings.json'), 'utf8')) as unknown)
+      .toEqual({
+        branchSummary: { enabled: true, summarizerId: 'offline' },
+        doubleEscapeAction: 'branch',
+        defaultFilter: 'user-only',
+      });
+    await page.keyboard.press('Escape');
+    await expect(summaries.settings).toHaveCount(0);
+
+    await page.reload();
+    // The deep link reopens the session; the settings come from the server again.
+    await expect(app.outline).toBeVisible({ timeout: 30_000 });
+    await page.getByTestId('settings.open').click();
+    await expect(page.getByTestId('settings.summaries')).toBeChecked();
+    await expect(page.getByTestId('settings.summarizer')).toHaveValue('offline');
+    await expect(page.getByTestId('settings.double-escape')).toHaveValue('branch');
+    await expect(page.getByTestId('settings.default-filter')).toHaveValue('user-only');
+  });
+
+  test('with summaries off (the default) a jump navigates at once, without the dialog', async ({
+    app,
+    page,
+  }) => {
+    await app.row(ids.doneA).click();
+    await page.keyboard.press('Enter');
+    await expect(app.row(ids.doneA)).toHaveAttribute('data-leaf', 'true');
+    await expect(new Summaries(page).dialog).toHaveCount(0);
+  });
+});
+
+test.describe('the summary dialog after a jump', () => {
+  test.beforeEach(async ({ page }) => {
+    await new Summaries(page).enableSummaries();
+  });
+
+  test('Esc on the choice returns to the tree with nothing changed', async ({ app, page, canopy }) => {
+    const summaries = new Summaries(page);
+    const before = fileBytes(sessionPath(canopy, FILE));
+    await app.row(ids.doneA).click();
+    await page.keyboard.press('Enter');
+    await summaries.expectStep('choice');
+    await page.keyboard.press('Escape');
+    await expect(summaries.dialog).toHaveCount(0);
+    await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
+    expect(fileBytes(sessionPath(canopy, FILE)).equals(before)).toBe(true);
+  });
+
+  test('No summary navigates and writes nothing', async ({ app, page, canopy }) => {
+    const summaries = new Summaries(page);
+    const before = fileBytes(sessionPath(canopy, FILE));
+    await app.row(ids.doneA).dblclick();
+    await summaries.button('none').click();
+    await expect(summaries.dialog).toHaveCount(0);
+    await expect(app.row(ids.doneA)).toHaveAttribute('data-leaf', 'true');
+    expect(fileBytes(sessionPath(canopy, FILE)).equals(before)).toBe(true);
+  });
+
+  test('Summarize shows an editable preview; the edited text is written at the target and selected in both views', async ({
+    app,
+    page,
+    canopy,
+  }) => {
+    const summaries = new Summaries(page);
+    const file = sessionPath(canopy, FILE);
+    const linesBefore = readLines(file).length;
+    await app.row(ids.doneA).click();
+    await page.keyboard.press('Enter');
+    await summaries.button('summarize').click();
+    await summaries.expectStep('preview');
+    // The offline summary of the abandoned branch B names its request.
+    await expect(summaries.text).toHaveValue(/Try approach B: a hand-written scanner/);
+    expect(readLines(file)).toHaveLength(linesBefore);
+
+    await summaries.text.fill('B: the scanner was 3x faster. Keep it in mind.');
+    await summaries.button('apply').click();
+    await expect(summaries.dialog).toHaveCount(0);
+
+    const lines = readLines(file);
+    expect(lines).toHaveLength(linesBefore + 1);
+    const written = lines.at(-1)!;
+    expect(written).toMatchObject({
+      type: 'branch_summary',
+      parentId: ids.doneA,
+      fromId: ids.doneA,
+      summary: 'B: the scanner was 3x faster. Keep it in mind.',
+      details: { readFiles: [], modifiedFiles: [] },
+      fromHook: false,
+    });
+    await expect(app.row(written.id!)).toHaveAttribute('data-leaf', 'true');
+    await expect(app.row(written.id!)).toHaveAttribute('aria-selected', 'true');
+    await expect(app.graphNode(written.id!)).toHaveAttribute('data-selected', 'true');
+  });
+
+  test('the custom prompt: cancelling returns to the choice; with replace it is sent and the preview can go back', async ({
+    app,
+    page,
+    canopy,
+  }) => {
+    const summaries = new Summaries(page);
+    const file = sessionPath(canopy, FILE);
+    const before = fileBytes(file);
+    await app.row(ids.tryA).click();
+    await page.keyboard.press('Enter');
+    await summaries.button('custom').click();
+    await summaries.expectStep('prompt');
+    await summaries.button('prompt').fill('what was measured');
+    await summaries.button('prompt-cancel').click();
+    await summaries.expectStep('choice');
+
+    await summaries.button('custom').click();
+    await summaries.button('prompt').fill('faster');
+    await summaries.button('replace').check();
+    await summaries.button('prompt-submit').click();
+    await summaries.expectStep('preview');
+    // The offline summariser answers a custom prompt with an "Additional focus" section.
+    await expect(summaries.text).toHaveValue(/Additional focus/);
+    await page.keyboard.press('Escape');
+    await summaries.expectStep('choice');
+    await page.keyboard.press('Escape');
+    await expect(summaries.dialog).toHaveCount(0);
+    expect(fileBytes(file).equals(before)).toBe(true);
+  });
+});
+
+test.describe('aborting a summary', () => {
+  test.use({ serverEnv: { CANOPY_TEST_SUMMARIZER: 'hold' } });
+
+  test('Esc while generating aborts: the tree comes back with nothing written and the leaf where it was', async ({
+    app,
+    page,
+    canopy,
+  }) => {
+    const summaries = new Summaries(page);
+    await summaries.enableSummaries();
+    const file = sessionPath(canopy, FILE);
+    const before = fileBytes(file);
+    await app.row(ids.doneA).click();
+    await page.keyboard.press('Enter');
+    await summaries.button('summarizer').selectOption('test-hold');
+    await summaries.button('summarize').click();
+    await summaries.expectStep('generating');
+    // The streamed text and the progress arrive over the WebSocket.
+    await expect(summaries.stream).toHaveText('Summarising 2 entries; this one waits for Esc.');
+    await expect(summaries.button('percent')).toHaveText('50%');
+    await page.keyboard.press('Escape');
+    await expect(summaries.dialog).toHaveCount(0);
+    await expect(app.toast('Summary aborted; nothing was written')).toBeVisible();
+    await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
+    expect(fileBytes(file).equals(before)).toBe(true);
+  });
+});
+
+test.describe('drag-select', () => {
+  test('outline: click, Shift-click and Ctrl-click select across branches; Esc clears', async ({
+    app,
+    page,
+  }) => {
+    const summaries = new Summaries(page);
+    await app.row(ids.tryA).click();
+    await app.row(ids.doneA).click({ modifiers: ['Shift'] });
+    await app.row(ids.tryB).click({ modifiers: ['Control'] });
+    await expect(summaries.selectionCount).toHaveText('5 entries selected');
+    for (const id of [ids.tryA, ids.readA, ids.resultA, ids.doneA, ids.tryB])
+      await expect(app.row(id)).toHaveAttribute('data-multi', 'true');
+    await expect(app.graphNode(ids.tryB)).toHaveAttribute('data-multi', 'true');
+    await expect(page.getByTestId('selection.tokens')).toContainText('tokens');
+    await app.row(ids.tryB).click({ modifiers: ['Control'] });
+    await expect(summaries.selectionCount).toHaveText('4 entries selected');
+    await page.keyboard.press('Escape');
+    await expect(summaries.selectionBar).toHaveCount(0);
+    await expect(app.outline.locator('[data-multi]')).toHaveCount(0);
+  });
+
+  test('outline Shift-click selection summarised: one summary under the leaf, fromId the newest entry, the ids in details', async ({
+    app,
+    page,
+    canopy,
+  }) => {
+    const summaries = new Summaries(page);
+    const file = sessionPath(canopy, FILE);
+    await app.row(ids.doneA).click();
+    await app.row(ids.tryA).click({ modifiers: ['Shift'] });
+    await app.row(ids.doneB).click({ modifiers: ['Control'] });
+    await page.getByTestId('selection.summarize').click();
+    await summaries.button('summarize').click();
+    await summaries.expectStep('preview');
+    await expect(page.getByTestId('summary.preview-info')).toContainText('5 entries summarised');
+    await expect(summaries.text).toHaveValue(/src\/parser\.ts/);
+    await summaries.button('apply').click();
+    await expect(summaries.dialog).toHaveCount(0);
+
+    const written = readLines(file).at(-1)!;
+    expect(written).toMatchObject({
+      type: 'branch_summary',
+      parentId: ids.doneB,
+      fromId: ids.doneB,
+      details: {
+        readFiles: ['src/parser.ts'],
+        modifiedFiles: [],
+        selectedEntryIds: [ids.tryA, ids.readA, ids.resultA, ids.doneA, ids.doneB],
+      },
+    });
+    await expect(app.row(written.id!)).toHaveAttribute('data-leaf', 'true');
+    await expect(app.row(written.id!)).toHaveAttribute('aria-selected', 'true');
+    await expect(summaries.selectionBar).toHaveCount(0);
+  });
+
+  test('graph: a Shift-drag rectangle over both branches selects their nodes and its summary is written', async ({
+    app,
+    page,
+    canopy,
+  }) => {
+    const summaries = new Summaries(page);
+    const file = sessionPath(canopy, FILE);
+    await page.getByTestId('graph.fit').click();
+    const a = (await app.graphNode(ids.tryA).boundingBox())!;
+    const b = (await app.graphNode(ids.tryB).boundingBox())!;
+    const left = Math.min(a.x, b.x) - 4;
+    const right = Math.max(a.x + a.width, b.x + b.width) + 4;
+    const top = Math.min(a.y, b.y) - 4;
+    const bottom = Math.max(a.y + a.height, b.y + b.height) + 4;
+    // A plain drag pans; with Shift held it draws the rectangle.
+    await page.keyboard.down('Shift');
+    await page.mouse.move(left, top);
+    await page.mouse.down();
+    await page.mouse.move((left + right) / 2, (top + bottom) / 2, { steps: 4 });
+    await expect(page.getByTestId('graph.select-rect')).toBeVisible();
+    await page.mouse.move(right, bottom, { steps: 4 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+
+    await expect(summaries.selectionCount).toHaveText('2 entries selected');
+    await expect(app.graphNode(ids.tryA)).toHaveAttribute('data-multi', 'true');
+    await expect(app.row(ids.tryB)).toHaveAttribute('data-multi', 'true');
+    await page.getByTestId('selection.summarize').click();
+    await summaries.button('custom').click();
+    await summaries.button('prompt').fill('approaches');
+    await summaries.button('prompt-submit').click();
+    await summaries.expectStep('preview');
+    await summaries.button('apply').click();
+    await expect(summaries.dialog).toHaveCount(0);
+    const written = readLines(file).at(-1)!;
+    expect(written).toMatchObject({
+      type: 'branch_summary',
+      parentId: ids.doneB,
+      fromId: ids.tryB,
+      details: { selectedEntryIds: [ids.tryA, ids.tryB] },
+    });
+    await expect(app.graphNode(written.id!)).toHaveAttribute('data-selected', 'true');
+  });
+
+  test('graph: the Select tool makes a plain drag draw the rectangle', async ({ app, page }) => {
+    const summaries = new Summaries(page);
+    await page.getByTestId('graph.fit').click();
+    await page.getByTestId('graph.select-tool').click();
+    await expect(page.getByTestId('graph.select-tool')).toHaveAttribute('aria-pressed', 'true');
+    const node = (await app.graphNode(ids.doneB).boundingBox())!;
+    await page.mouse.move(node.x - 6, node.y - 6);
+    await page.mouse.down();
+    await page.mouse.move(node.x + node.width + 6, node.y + node.height + 6, { steps: 5 });
+    await page.mouse.up();
+    await expect(summaries.selectionCount).toHaveText('1 entry selected');
+    await expect(app.graphNode(ids.doneB)).toHaveAttribute('data-multi', 'true');
+  });
+
+  test('in the navigate dialog the selection narrows what the summary covers', async ({
+    app,
+    page,
+    canopy,
+  }) => {
+    const summaries = new Summaries(page);
+    await summaries.enableSummaries();
+    await app.row(ids.doneB).click({ modifiers: ['Control'] });
+    await app.row(ids.doneA).click();
+    await page.keyboard.press('Enter');
+    await summaries.button('only-selection').check();
+    await summaries.button('summarize').click();
+    await summaries.expectStep('preview');
+    await expect(page.getByTestId('summary.preview-info')).toContainText('1 entry summarised');
+    await summaries.button('apply').click();
+    await expect(summaries.dialog).toHaveCount(0);
+    expect(readLines(sessionPath(canopy, FILE)).at(-1)).toMatchObject({
+      type: 'branch_summary',
+      parentId: ids.doneA,
+      details: { selectedEntryIds: [ids.doneB] },
+    });
+  });
+});
