@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
+import { AUTH, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 const OTHER = 'all-entry-types.jsonl';
@@ -17,7 +17,7 @@ async function subscribe(ws: WebSocket, events: Array<Record<string, unknown>>, 
   await waitFor(() => events.find((event) => event.type === 'subscribed' && event.sessionId === sessionId));
 }
 
-describe.skipIf(!HAVE_FIXTURES)(`WebSocket heartbeat${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`, () => {
+describe('WebSocket heartbeat', () => {
   let env: TestEnv;
   beforeEach(async () => {
     env = await setup([SEED, OTHER], { heartbeatMs: HEARTBEAT_MS });
@@ -63,14 +63,14 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket heartbeat${HAVE_FIXTURES ? '' : ` (${
     expect(hub.subscriberCount(seed)).toBe(1);
     const label = await env.app.inject({
       method: 'PUT',
-      url: `/api/sessions/${seed}/labels/1890bfab`,
+      url: `/api/sessions/${seed}/labels/${SEED_IDS.milestoneLabel}`,
       headers: AUTH,
       payload: { label: 'still here' },
     });
     expect(label.statusCode).toBe(200);
     expect(await waitFor(() => liveEvents.find((event) => event.type === 'label_changed'))).toMatchObject({
       sessionId: seed,
-      targetId: '1890bfab',
+      targetId: SEED_IDS.milestoneLabel,
       label: 'still here',
     });
     live.terminate();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { AUTH, HAVE_FIXTURES, HOST, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
+import { AUTH, HOST, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 
@@ -11,7 +11,7 @@ function collect(ws: WebSocket): Array<Record<string, unknown>> {
   return events;
 }
 
-describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`, () => {
+describe('WebSocket /ws', () => {
   let env: TestEnv;
   beforeEach(async () => {
     env = await setup([SEED]);
@@ -77,12 +77,12 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
     expect(await waitFor(() => events.find((event) => event.type === 'subscribed'))).toEqual({
       type: 'subscribed',
       sessionId: id,
-      leafId: '1890bfab',
+      leafId: SEED_IDS.milestoneLabel,
     });
 
     await env.app.inject({
       method: 'PUT',
-      url: `/api/sessions/${id}/labels/bfb570e3`,
+      url: `/api/sessions/${id}/labels/${SEED_IDS.bResult}`,
       headers: AUTH,
       payload: { label: 'B' },
     });
@@ -94,7 +94,7 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
     });
     expect(await waitFor(() => events.find((event) => event.type === 'label_changed'))).toMatchObject({
       sessionId: id,
-      targetId: 'bfb570e3',
+      targetId: SEED_IDS.bResult,
       label: 'B',
     });
 
@@ -102,10 +102,10 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
-      payload: { targetId: 'bfb570e3' },
+      payload: { targetId: SEED_IDS.bResult },
     });
     const tree = await waitFor(() => events.find((event) => event.type === 'session_tree'));
-    expect(tree).toMatchObject({ sessionId: id, newLeafId: 'bfb570e3' });
+    expect(tree).toMatchObject({ sessionId: id, newLeafId: SEED_IDS.bResult });
 
     subscribed.send(JSON.stringify({ type: 'unsubscribe', sessionId: id }));
     // Messages are handled in order: once the pong is back, the unsubscribe has been applied.
@@ -117,7 +117,7 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
-      payload: { targetId: '86b5f0a8' },
+      payload: { targetId: SEED_IDS.aResult },
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(sessionEvents().length).toBe(count);
@@ -137,7 +137,7 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
     const line = JSON.stringify({
       type: 'custom',
       id: 'c0000001',
-      parentId: '1890bfab',
+      parentId: SEED_IDS.milestoneLabel,
       timestamp: new Date().toISOString(),
       customType: 'x',
     });
