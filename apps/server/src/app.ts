@@ -17,7 +17,7 @@ import { resolveRoots } from './store/session-index';
 import { StateStore } from './store/state';
 import type { Summarizer } from './summarizer';
 import { EventHub } from './ws/hub';
-import { registerWsRoute } from './ws/route';
+import { registerWsRoute, type HeartbeatScheduler } from './ws/route';
 
 /** Largest REST body accepted (a composer message of about a million characters fits). */
 export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
@@ -45,6 +45,8 @@ export interface AppOptions {
   rescanMs?: number;
   midWriteWaitMs?: number;
   heartbeatMs?: number;
+  /** Drives the WebSocket heartbeat instead of a timer every `heartbeatMs` (tests tick it themselves). */
+  heartbeatScheduler?: HeartbeatScheduler;
 }
 
 declare module 'fastify' {
@@ -142,6 +144,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       abortSummary: (sessionId) => navigator.abort(sessionId),
     },
     options.heartbeatMs,
+    options.heartbeatScheduler,
   );
   registerApiRoutes(app, { store, state, navigator, summarizer: options.summarizer !== undefined, home });
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;

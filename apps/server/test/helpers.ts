@@ -83,9 +83,13 @@ export async function sessionIdOf(app: FastifyInstance, fileName: string): Promi
   return found.id;
 }
 
+/**
+ * Polls `probe` until it returns a value (not undefined or false). The deadline only turns a state that
+ * never comes into a failure; it is generous so that a busy machine cannot fail a test that is right.
+ */
 export async function waitFor<T>(
   probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 5000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

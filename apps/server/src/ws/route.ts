@@ -22,16 +22,31 @@ export interface WsServices {
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 
+/**
+ * Runs `tick` on the heartbeat's rhythm and returns how to stop. The default is a timer every
+ * `heartbeatMs`; tests pass their own and call `tick` themselves, so no test waits on a duration.
+ */
+export type HeartbeatScheduler = (tick: () => void) => () => void;
+
+export function intervalScheduler(ms: number): HeartbeatScheduler {
+  return (tick) => {
+    const timer = setInterval(tick, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  };
+}
+
 export function registerWsRoute(
   app: FastifyInstance,
   services: WsServices,
   heartbeatMs = HEARTBEAT_INTERVAL_MS,
+  scheduleHeartbeat: HeartbeatScheduler = intervalScheduler(heartbeatMs),
 ): void {
   const alive = new WeakMap<WebSocket, boolean>();
   const sockets = new Set<WebSocket>();
 
-  // One timer for every socket: a socket that did not answer the previous ping is dead.
-  const heartbeat = setInterval(() => {
+  // One tick for every socket: a socket that did not answer the previous ping is dead.
+  const stopHeartbeat = scheduleHeartbeat(() => {
     for (const socket of sockets) {
       if (alive.get(socket) === false) {
         socket.terminate();
@@ -44,10 +59,9 @@ export function registerWsRoute(
         socket.terminate();
       }
     }
-  }, heartbeatMs);
-  heartbeat.unref();
+  });
   app.addHook('onClose', async () => {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     for (const socket of sockets) socket.terminate();
   });
 
