@@ -11,6 +11,12 @@ function collect(ws: WebSocket): Array<Record<string, unknown>> {
   return events;
 }
 
+/** Round trip through the server on `ws`: it has handled (and sent) everything before it once this resolves. */
+async function syncWith(ws: WebSocket, events: Array<Record<string, unknown>>, id: string): Promise<void> {
+  ws.send(JSON.stringify({ type: 'ping', id }));
+  await waitFor(() => events.find((event) => event.type === 'pong' && event.id === id));
+}
+
 describe('WebSocket /ws', () => {
   let env: TestEnv;
   beforeEach(async () => {
@@ -111,7 +117,8 @@ describe('WebSocket /ws', () => {
     // Messages are handled in order: once the pong is back, the unsubscribe has been applied.
     subscribed.send(JSON.stringify({ type: 'ping', id: 'sync' }));
     await waitFor(() => events.find((event) => event.type === 'pong'));
-    const sessionEvents = () => events.filter((event) => event.type !== 'sessions_changed');
+    const sessionEvents = () =>
+      events.filter((event) => event.type !== 'sessions_changed' && event.type !== 'pong');
     const count = sessionEvents().length;
     await env.app.inject({
       method: 'POST',
@@ -119,10 +126,15 @@ describe('WebSocket /ws', () => {
       headers: AUTH,
       payload: { targetId: SEED_IDS.aResult },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Whatever the navigation sent went out before the answers to these pings: once both are back,
+    // nothing more can arrive from it.
+    await syncWith(subscribed, events, 'after-navigate');
+    await syncWith(other, otherEvents, 'after-navigate');
     expect(sessionEvents().length).toBe(count);
     expect(
-      otherEvents.filter((event) => event.type !== 'hello' && event.type !== 'sessions_changed'),
+      otherEvents.filter(
+        (event) => event.type !== 'hello' && event.type !== 'sessions_changed' && event.type !== 'pong',
+      ),
     ).toEqual([]);
     subscribed.terminate();
     other.terminate();
