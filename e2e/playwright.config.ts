@@ -16,6 +16,8 @@ const jsonOutput = process.env.CANOPY_PLAYWRIGHT_JSON;
 
 export default defineConfig({
   testDir: './tests',
+  // The project's own session fixtures, generated once before the tests (support/server.ts copies them).
+  globalSetup: '../packages/fixtures/src/global-setup.ts',
   outputDir: './test-results',
   timeout: 60_000,
   expect: { timeout: 10_000 },

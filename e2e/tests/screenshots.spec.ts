@@ -2,10 +2,9 @@
 // e2e/artifacts/ (git-ignored) to be looked at, not compared.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { expect, test } from '../support/test';
 import { repoRoot } from '../support/server';
 
-requireSharedFixtures();
 test.use({
   sessionFiles: ['many-branches.jsonl'],
   sharedServer: true,
