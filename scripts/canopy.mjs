@@ -185,9 +185,10 @@ function stress(args) {
     process.stderr.write('usage: node scripts/canopy.mjs stress [rounds]\n');
     process.exit(2);
   }
-  const burners = [0, 1].map(() =>
-    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore', detached: false }),
-  );
+  // Each burner spins, and now and then checks that this process still exists: if it is killed
+  // outright (no chance to stop them), the burners end themselves.
+  const burn = `const parent = ${process.pid}; for (let i = 1; ; i++) if (i % 50000000 === 0) { try { process.kill(parent, 0); } catch { process.exit(0); } }`;
+  const burners = [0, 1].map(() => spawn(process.execPath, ['-e', burn], { stdio: 'ignore' }));
   const stopBurners = () => {
     for (const burner of burners) if (burner.exitCode === null) burner.kill('SIGKILL');
   };
@@ -205,6 +206,8 @@ function stress(args) {
   const outcomes = [];
   for (let round = 1; round <= rounds; round++) {
     log(`stress: round ${round} of ${rounds}`);
+    // A round that dies early must not be counted with the reports of an earlier one.
+    rmSync(join(root, '.state', 'test-results'), { recursive: true, force: true });
     const status = run(process.execPath, [join(root, 'scripts', 'canopy.mjs'), 'test']);
     const counts = countResults(join(root, '.state', 'test-results'));
     const failed = counts.failed || (status !== 0 ? 1 : 0);
