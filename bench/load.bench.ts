@@ -6,13 +6,13 @@
 //   pnpm exec tsx bench/load.bench.ts [--entries 50000] [--runs 5] [--seed 1] [--stress] [--no-fixtures]
 //
 // --stress adds a 200,000-entry linear chain and a 200,000-entry fan-out (small entries).
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SessionManager as RefSessionManager } from '@mariozechner/pi-coding-agent';
+import { ensureFixtures } from '../packages/fixtures/src/index';
 import {
   computeRows,
   FILTER_MODES,
@@ -133,9 +133,6 @@ interface BenchFile {
   note: string;
 }
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const fixturesDir = resolve(repoRoot, '../shared/fixtures/sessions');
-
 async function prepareFiles(options: Options, workDir: string): Promise<BenchFile[]> {
   const files: BenchFile[] = [];
   const synthetic = async (shape: SyntheticShape, entries: number, note: string) => {
@@ -148,9 +145,10 @@ async function prepareFiles(options: Options, workDir: string): Promise<BenchFil
     options.entries,
     'synthetic coding session: tools, branches, summaries, compactions',
   );
-  if (options.fixtures && existsSync(fixturesDir)) {
+  if (options.fixtures) {
+    const fixturesDir = ensureFixtures();
     for (const [name, legacy, note] of [
-      ['many-branches.jsonl', false, 'fixture, written by the reference: 2,720 entries, random tree'],
+      ['many-branches.jsonl', false, 'fixture, written by the reference: ~2,700 entries, random tree'],
       [
         'legacy-v1-before-compaction.jsonl',
         true,
@@ -166,8 +164,6 @@ async function prepareFiles(options: Options, workDir: string): Promise<BenchFil
       copyFileSync(join(fixturesDir, name), path);
       files.push({ name, path, bytes: statSync(path).size, legacy, note });
     }
-  } else if (options.fixtures) {
-    console.log(`(fixtures not found at ${fixturesDir}: benchmarking the synthetic files only)`);
   }
   if (options.stress) {
     await synthetic('chain', 200_000, 'stress: one linear path of small messages');

@@ -16,9 +16,13 @@ const jsonOutput = process.env.CANOPY_PLAYWRIGHT_JSON;
 
 export default defineConfig({
   testDir: './tests',
+  // The project's own session fixtures, generated once before the tests (support/server.ts copies them).
+  globalSetup: '../packages/fixtures/src/global-setup.ts',
   outputDir: './test-results',
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // Failure bounds only (tests wait for states, never for durations): generous, so that a machine
+  // busy with other work (npm run test:stress) slows the suite down without failing it.
+  timeout: 240_000,
+  expect: { timeout: 30_000 },
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The two README commands. Runs with nothing but Node 20 and npm: it bootstraps a pinned pnpm
-// into .tools/, installs the workspace, then starts Canopy (`start`) or runs every check (`test`).
-import { spawnSync } from 'node:child_process';
+// The README commands. Runs with nothing but Node 20 and npm: it bootstraps a pinned pnpm into
+// .tools/, installs the workspace, then starts Canopy (`start`), runs every check (`test`), or runs
+// every check three times in a row on a deliberately busy machine (`stress`).
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -146,21 +147,7 @@ function test(args) {
     }
   }
 
-  let passed = 0;
-  let failed = 0;
-  let skipped = 0;
-  const vitest = readJson(vitestJson);
-  if (vitest) {
-    passed += vitest.numPassedTests ?? 0;
-    failed += vitest.numFailedTests ?? 0;
-    skipped += (vitest.numPendingTests ?? 0) + (vitest.numTodoTests ?? 0);
-  }
-  const playwright = readJson(playwrightJson);
-  if (playwright?.stats) {
-    passed += (playwright.stats.expected ?? 0) + (playwright.stats.flaky ?? 0);
-    failed += playwright.stats.unexpected ?? 0;
-    skipped += playwright.stats.skipped ?? 0;
-  }
+  const { passed, failed, skipped } = countResults(resultsDir);
   if (failures.length) log(`failed steps: ${failures.join(', ')}`);
   // A failed step that ran no test (lint, typecheck, a crash) still counts as a failure.
   const failedTotal = failed + (failures.length && failed === 0 ? failures.length : 0);
@@ -168,10 +155,80 @@ function test(args) {
   process.exit(failures.length || failed ? 1 : 0);
 }
 
+/** Test counts from the JSON reports of vitest and Playwright in `resultsDir`. */
+function countResults(resultsDir) {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  const vitest = readJson(join(resultsDir, 'vitest.json'));
+  if (vitest) {
+    passed += vitest.numPassedTests ?? 0;
+    failed += vitest.numFailedTests ?? 0;
+    skipped += (vitest.numPendingTests ?? 0) + (vitest.numTodoTests ?? 0);
+  }
+  const playwright = readJson(join(resultsDir, 'playwright.json'));
+  if (playwright?.stats) {
+    passed += (playwright.stats.expected ?? 0) + (playwright.stats.flaky ?? 0);
+    failed += playwright.stats.unexpected ?? 0;
+    skipped += playwright.stats.skipped ?? 0;
+  }
+  return { passed, failed, skipped };
+}
+
+/**
+ * The whole suite `rounds` times in a row (3 by default) while two CPU-burning processes run, to show
+ * that no test depends on an idle machine. The burners are started here and stopped however this ends.
+ */
+function stress(args) {
+  const rounds = Number(args[0] ?? 3);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    process.stderr.write('usage: node scripts/canopy.mjs stress [rounds]\n');
+    process.exit(2);
+  }
+  // Each burner spins, and now and then checks that this process still exists: if it is killed
+  // outright (no chance to stop them), the burners end themselves.
+  const burn = `const parent = ${process.pid}; for (let i = 1; ; i++) if (i % 50000000 === 0) { try { process.kill(parent, 0); } catch { process.exit(0); } }`;
+  const burners = [0, 1].map(() => spawn(process.execPath, ['-e', burn], { stdio: 'ignore' }));
+  const stopBurners = () => {
+    for (const burner of burners) if (burner.exitCode === null) burner.kill('SIGKILL');
+  };
+  process.once('exit', stopBurners);
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      stopBurners();
+      process.exit(130);
+    });
+  }
+  log(
+    `stress: ${rounds} rounds of the whole suite beside 2 CPU-burning processes (pids ${burners.map((b) => b.pid).join(', ')})`,
+  );
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  const outcomes = [];
+  for (let round = 1; round <= rounds; round++) {
+    log(`stress: round ${round} of ${rounds}`);
+    // A round that dies early must not be counted with the reports of an earlier one.
+    rmSync(join(root, '.state', 'test-results'), { recursive: true, force: true });
+    const status = run(process.execPath, [join(root, 'scripts', 'canopy.mjs'), 'test']);
+    const counts = countResults(join(root, '.state', 'test-results'));
+    const failed = counts.failed || (status !== 0 ? 1 : 0);
+    outcomes.push(`round ${round}: ${counts.passed} passed, ${failed} failed, ${counts.skipped} skipped`);
+    totals.passed += counts.passed;
+    totals.failed += failed;
+    totals.skipped += counts.skipped;
+  }
+  stopBurners();
+  for (const outcome of outcomes) log(`stress: ${outcome}`);
+  process.stdout.write(
+    `canopy: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`,
+  );
+  process.exit(totals.failed ? 1 : 0);
+}
+
 const [command = 'start', ...rest] = process.argv.slice(2);
 if (command === 'start') start(rest);
 else if (command === 'test') test(rest);
+else if (command === 'stress') stress(rest);
 else {
-  process.stderr.write(`usage: node scripts/canopy.mjs start|test [args…]\n`);
+  process.stderr.write(`usage: node scripts/canopy.mjs start|test|stress [args…]\n`);
   process.exit(2);
 }

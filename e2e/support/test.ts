@@ -3,6 +3,7 @@
 // printed URL. A file whose tests never write (no jump, label, append, branch, settings) sets
 // `sharedServer: true` and reuses one server per set of files for the whole worker, because
 // starting the server is most of a test's time on a loaded two-core machine.
+import { fixtureIds } from '@canopy/fixtures';
 import { test as base, expect } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { CanopyApp } from '../pages/CanopyApp';
 import { cleanup, hasSharedFixtures, startCanopy, type RunningCanopy } from './server';
 
 export interface CanopyOptions {
-  /** Fixture file names copied from ../shared/fixtures/sessions into the server's sessions folder. */
+  /** Fixture file names (of @canopy/fixtures) copied into the server's sessions folder. */
   sessionFiles: string[];
   /** Sessions written by the test before the server starts: file name → JSONL text (made on demand). */
   generatedSessions: Record<string, () => string>;
@@ -91,13 +92,20 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
 
 export { expect };
 
-export const SKIP_WITHOUT_FIXTURES =
-  'needs ../shared/fixtures/sessions (the shared session fixtures are absent)';
+export const SKIP_WITHOUT_FIXTURES = 'the session fixtures could not be generated';
 
-/** Skips every test of the file (or describe block) when the shared fixtures are not there. */
+/**
+ * Kept for older tests: the fixtures are the project's own and generated on first use, so this only
+ * skips if generating them failed (and then says so).
+ */
 export function requireSharedFixtures(): void {
   test.skip(!hasSharedFixtures(), SKIP_WITHOUT_FIXTURES);
 }
+
+/** Entry ids of the fixtures by role (their manifest), e.g. `SEED_IDS.plan`. */
+export const SEED_IDS = fixtureIds('seed-example.jsonl');
+export const ALL_IDS = fixtureIds('all-entry-types.jsonl');
+export { ALL_ENTRY_TYPES_TEXTS, fixtureFacts, fixtureIds } from '@canopy/fixtures';
 
 export function sessionPath(canopy: RunningCanopy, fileName: string): string {
   return join(canopy.sessionsDir, fileName);

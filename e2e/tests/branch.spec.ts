@@ -1,10 +1,9 @@
 // /branch and /fork from the browser on seed-example.jsonl: a new session file next to the
 // original, its header naming its parent, the original untouched, and the lineage shown.
-import { expect, requireSharedFixtures, sessionPath, test } from '../support/test';
+import { expect, SEED_IDS, sessionPath, test } from '../support/test';
 import { fileBytes, readLines } from '../support/sessionFile';
 import { listSessionFiles } from '../support/server';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['seed-example.jsonl'] });
 
 test.beforeEach(async ({ app }) => {
@@ -18,7 +17,7 @@ test('/branch from a selected user message writes a new file with the path to it
   const original = sessionPath(canopy, 'seed-example.jsonl');
   const before = fileBytes(original);
   const firstId = await app.sessionIdFromUrl();
-  await app.row('bf9e008c').click();
+  await app.row(SEED_IDS.tryB).click();
   // doubleEscapeAction is "tree" by default: Branch… works on the selection in the tree.
   await app.page.getByTestId('action.branch').click();
   await app.page.getByTestId('branch.confirm').click();
@@ -27,7 +26,7 @@ test('/branch from a selected user message writes a new file with the path to it
   const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
   const lines = readLines(sessionPath(canopy, created));
   expect(lines[0]).toMatchObject({ type: 'session', version: 3, parentSession: original });
-  expect(lines.slice(1).map((line) => line.id)).toEqual(['4bfd19d5', '132d1404']);
+  expect(lines.slice(1).map((line) => line.id)).toEqual([SEED_IDS.startTask, SEED_IDS.plan]);
   expect(fileBytes(original).equals(before)).toBe(true);
 
   // The new session is open, the message text is in the composer, and the lineage is shown.
@@ -63,7 +62,7 @@ test('/branch from the user-message list branches from the chosen message', asyn
   const created = listSessionFiles(canopy.sessionsDir).find((name) => name !== 'seed-example.jsonl')!;
   const lines = readLines(sessionPath(canopy, created));
   expect(lines[0]?.parentSession).toBe(sessionPath(canopy, 'seed-example.jsonl'));
-  expect(lines.slice(1).map((line) => line.id)).toEqual(['4bfd19d5', '132d1404']);
+  expect(lines.slice(1).map((line) => line.id)).toEqual([SEED_IDS.startTask, SEED_IDS.plan]);
   await expect(app.composer).toHaveValue('Try approach A');
 });
 
@@ -71,7 +70,7 @@ test('/branch from a root user message starts an empty session whose header name
   app,
   canopy,
 }) => {
-  await app.row('4bfd19d5').click();
+  await app.row(SEED_IDS.startTask).click();
   await app.page.getByTestId('action.branch').click();
   await app.page.getByTestId('branch.confirm').click();
   await expect.poll(() => listSessionFiles(canopy.sessionsDir).length).toBe(2);

@@ -1,8 +1,7 @@
 // The session browser: open from the printed URL, every session listed with its facts and lineage,
 // search, one-click open, and the access token required.
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { ALL_ENTRY_TYPES_TEXTS, expect, test } from '../support/test';
 
-requireSharedFixtures();
 test.use({
   sessionFiles: ['seed-example.jsonl', 'branched-from-seed-example.jsonl', 'all-entry-types.jsonl'],
   sharedServer: true,
@@ -18,7 +17,7 @@ test('the printed URL opens the app and lists every session with its title, cwd,
   await expect(seed).toContainText('8 entries');
   // all-entry-types.jsonl is named by its session_info entry, not its first message.
   await expect(app.sessionItem('all-entry-types.jsonl').locator('.s-title')).toHaveText(
-    'Refactor the parser',
+    ALL_ENTRY_TYPES_TEXTS.sessionName,
   );
   await expect(app.sessionItem('all-entry-types.jsonl')).toContainText('31 entries');
   // The branched file's header parentSession names seed-example.jsonl: it is shown as its child.
@@ -30,7 +29,7 @@ test('the printed URL opens the app and lists every session with its title, cwd,
 });
 
 test('typing in the session search keeps only the sessions that match', async ({ app }) => {
-  await app.sessionSearch.fill('parser');
+  await app.sessionSearch.fill('readlog');
   await expect(app.page.getByTestId('session.item')).toHaveCount(1);
   await expect(app.sessionItem('all-entry-types.jsonl')).toBeVisible();
   await app.sessionSearch.fill('');

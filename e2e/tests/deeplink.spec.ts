@@ -1,7 +1,6 @@
 // Deep links `?session=…&entry=…`: kept current while selecting, and surviving a reload or a new tab.
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { ALL_IDS, expect, SEED_IDS, test } from '../support/test';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['seed-example.jsonl', 'all-entry-types.jsonl'], sharedServer: true });
 
 test('the address bar names the session and selected entry, and a reload reopens exactly that', async ({
@@ -10,17 +9,17 @@ test('the address bar names the session and selected entry, and a reload reopens
 }) => {
   await app.openSession('all-entry-types.jsonl');
   const sessionId = await app.sessionIdFromUrl();
-  await app.row('f963ba0e').click();
-  await expect(page).toHaveURL(new RegExp(`[?&]entry=f963ba0e`));
+  await app.row(ALL_IDS.editError).click();
+  await expect(page).toHaveURL(new RegExp(`[?&]entry=${ALL_IDS.editError}`));
   expect(new URL(page.url()).searchParams.get('session')).toBe(sessionId);
 
   await page.reload();
   await expect(app.sessionItem('all-entry-types.jsonl')).toHaveAttribute('aria-current', 'true', {
     timeout: 30_000,
   });
-  await expect(app.row('f963ba0e')).toHaveAttribute('aria-selected', 'true');
-  await expect(app.detail.getByTestId('detail.id')).toHaveText('f963ba0e');
-  expect(new URL(page.url()).searchParams.get('entry')).toBe('f963ba0e');
+  await expect(app.row(ALL_IDS.editError)).toHaveAttribute('aria-selected', 'true');
+  await expect(app.detail.getByTestId('detail.id')).toHaveText(ALL_IDS.editError);
+  expect(new URL(page.url()).searchParams.get('entry')).toBe(ALL_IDS.editError);
 });
 
 test('a deep link opened in a new tab selects the entry, and Back returns to the previous session', async ({
@@ -35,8 +34,8 @@ test('a deep link opened in a new tab selects the entry, and Back returns to the
   expect(otherId).not.toBe(seedId);
 
   const tab = await context.newPage();
-  await tab.goto(`${app.canopy.origin}/?session=${encodeURIComponent(seedId)}&entry=bf9e008c`);
-  await expect(tab.locator('[data-testid="tree.node"][data-entry-id="bf9e008c"]')).toHaveAttribute(
+  await tab.goto(`${app.canopy.origin}/?session=${encodeURIComponent(seedId)}&entry=${SEED_IDS.tryB}`);
+  await expect(tab.locator(`[data-testid="tree.node"][data-entry-id="${SEED_IDS.tryB}"]`)).toHaveAttribute(
     'aria-selected',
     'true',
     { timeout: 30_000 },

@@ -1,7 +1,7 @@
 // The detail panel of the selected entry on all-entry-types.jsonl: text, image, thinking, tool
 // calls and results, usage and cost, the context the model sees and the branch totals.
 import { SessionManager } from '@canopy/session-core';
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { ALL_ENTRY_TYPES_TEXTS, ALL_IDS, expect, test } from '../support/test';
 
 test.describe('with a written session holding thinking', () => {
   test.use({
@@ -51,7 +51,6 @@ test.describe('with a written session holding thinking', () => {
 });
 
 test.describe('on all-entry-types.jsonl', () => {
-  requireSharedFixtures();
   test.use({ sessionFiles: ['all-entry-types.jsonl'], sharedServer: true });
 
   test.beforeEach(async ({ app }) => {
@@ -59,11 +58,9 @@ test.describe('on all-entry-types.jsonl', () => {
   });
 
   test('a user message shows its text and its image', async ({ app }) => {
-    await app.row('3d994d86').click();
-    await expect(app.detail.getByTestId('detail.id')).toHaveText('3d994d86');
-    await expect(app.detail.getByTestId('detail.content')).toContainText(
-      'Refactor src/parser.ts to stream lines; here is a screenshot',
-    );
+    await app.row(ALL_IDS.firstUser).click();
+    await expect(app.detail.getByTestId('detail.id')).toHaveText(ALL_IDS.firstUser);
+    await expect(app.detail.getByTestId('detail.content')).toContainText(ALL_ENTRY_TYPES_TEXTS.firstUser);
     const image = app.detail.getByTestId('detail.image');
     await expect(image).toBeVisible();
     expect(
@@ -74,40 +71,40 @@ test.describe('on all-entry-types.jsonl', () => {
   });
 
   test('an assistant message shows its tool call with arguments, its usage and its cost', async ({ app }) => {
-    await app.row('2016ac74').click();
+    await app.row(ALL_IDS.editCall).click();
     const content = app.detail.getByTestId('detail.content');
-    await expect(content).toContainText("I'll make the split tolerant of CRLF.");
+    await expect(content).toContainText('First the split gets CRLF-tolerant.');
     const call = content.getByTestId('detail.toolcall');
     await expect(call).toContainText('edit');
-    await expect(call).toContainText('src/parser.ts');
+    await expect(call).toContainText('src/log-reader.ts');
     await expect(call).toContainText('oldText');
     await expect(content.getByTestId('detail.usage')).toBeVisible();
     await expect(content.getByTestId('detail.usage')).toContainText('$');
   });
 
   test('a failed tool result is shown as an error with the call that produced it', async ({ app }) => {
-    await app.row('f963ba0e').click();
+    await app.row(ALL_IDS.editError).click();
     const result = app.detail.getByTestId('detail.toolresult');
     await expect(result).toContainText('Edit failed: oldText not found');
     await expect(result).toHaveClass(/error/);
   });
 
   test('"What the model sees here" lists the context at the entry with a token estimate', async ({ app }) => {
-    await app.row('b603dd1c').click();
+    await app.row(ALL_IDS.branchUser).click();
     await app.detail.getByTestId('detail.context-show').click();
     const context = app.detail.getByTestId('detail.context');
-    // At b603dd1c the model sees: the first user message, the thinking/tool-call reply, the branch
+    // At branchUser the model sees: the first user message, the thinking/tool-call reply, the branch
     // summary (as a user-role message) and this message.
     await expect(context.locator('details')).toHaveCount(4);
-    await expect(context.locator('details').nth(2)).toContainText('Explored streaming the parser');
-    await expect(context.locator('details').nth(3)).toContainText('keep the old parser and add a fast path');
+    await expect(context.locator('details').nth(2)).toContainText(ALL_ENTRY_TYPES_TEXTS.branchSummary);
+    await expect(context.locator('details').nth(3)).toContainText(ALL_ENTRY_TYPES_TEXTS.branchUser);
     await expect(app.detail.getByTestId('detail.context-tokens')).toHaveText(/^≈ \d[\d,.]*k? tokens$/);
   });
 
   test('branch totals count the entries and replies on the path from the root', async ({ app }) => {
-    await app.row('26cbcded').click();
+    await app.row(ALL_IDS.branchAnswer).click();
     const totals = app.detail.getByTestId('detail.totals');
-    // root → 26cbcded: model, thinking, session_info, user, assistant(48391bf4), branch summary, user, assistant.
+    // root → branchAnswer: model, thinking, session_info, user, assistant(readCall), branch summary, user, assistant.
     await expect(totals.locator('tbody tr').first().locator('td').nth(1)).toHaveText('8');
     await expect(totals.locator('tbody tr').first().locator('td').nth(2)).toHaveText('2');
     await expect(totals.locator('tbody tr').nth(2).locator('td').nth(1)).toHaveText('31');

@@ -2,36 +2,40 @@
 // mode's visible rows, in outline order, derived by hand from the file and docs/tree-and-context.md#filters.
 import type { Page } from '@playwright/test';
 import type { FilterMode } from '../pages/CanopyApp';
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { ALL_IDS, expect, test } from '../support/test';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['all-entry-types.jsonl'], sharedServer: true });
 
-// Tool-only assistants (48391bf4 thinking + read call, d2a6a269 bash call) are hidden in every mode.
-// The session_info entry c506c8b6 is hidden by default, as the reference package 0.73.1 does.
+// Tool-only assistants (readCall thinking + read call, toolOnly bash call) are hidden in every mode.
+// The session_info entry sessionInfo is hidden by default, as the reference package 0.73.1 does.
 const DEFAULT_ROWS = [
-  '3d994d86',
-  '090b1baf', // the branch summary's branch holds the leaf, so it comes first at the fork
-  'b603dd1c',
-  '26cbcded',
-  '80e549b9',
-  '2016ac74',
-  'f963ba0e',
-  '71e78ca0',
-  '0cd487b1', // aborted
-  '8e67c094', // error
-  'a096c2fe',
-  '826b2579',
-  'ad4928ee',
-  'eabb7b45',
-  'eeb58c86',
-  '786d3ed8',
-  'ef581bfb',
-  '9d231b4d',
-  '99319d9a',
-  '9e858485',
+  ALL_IDS.firstUser,
+  ALL_IDS.branchSummary, // the branch summary's branch holds the leaf, so it comes first at the fork
+  ALL_IDS.branchUser,
+  ALL_IDS.branchAnswer,
+  ALL_IDS.readResult,
+  ALL_IDS.editCall,
+  ALL_IDS.editError,
+  ALL_IDS.bashResult,
+  ALL_IDS.aborted, // aborted
+  ALL_IDS.errored, // error
+  ALL_IDS.bashExecution,
+  ALL_IDS.customShown,
+  ALL_IDS.customHidden,
+  ALL_IDS.secondUser,
+  ALL_IDS.writeCall,
+  ALL_IDS.writeResult,
+  ALL_IDS.done,
+  ALL_IDS.compaction,
+  ALL_IDS.thirdUser,
+  ALL_IDS.benchAnswer,
 ];
-const TOOL_RESULTS = new Set(['80e549b9', 'f963ba0e', '71e78ca0', '786d3ed8']);
+const TOOL_RESULTS = new Set([
+  ALL_IDS.readResult,
+  ALL_IDS.editError,
+  ALL_IDS.bashResult,
+  ALL_IDS.writeResult,
+]);
 
 const SCENES: { mode: FilterMode; key: string; tag: string; rows: string[] }[] = [
   { mode: 'default', key: 'Alt+D', tag: '', rows: DEFAULT_ROWS },
@@ -41,43 +45,48 @@ const SCENES: { mode: FilterMode; key: string; tag: string; rows: string[] }[] =
     tag: ' [no-tools]',
     rows: DEFAULT_ROWS.filter((id) => !TOOL_RESULTS.has(id)),
   },
-  { mode: 'user-only', key: 'Alt+U', tag: ' [user]', rows: ['3d994d86', 'b603dd1c', 'eabb7b45', '99319d9a'] },
-  // 3d994d86's label "start" was cleared by a later label entry; only "bench" resolves.
-  { mode: 'labeled-only', key: 'Alt+L', tag: ' [labeled]', rows: ['99319d9a'] },
+  {
+    mode: 'user-only',
+    key: 'Alt+U',
+    tag: ' [user]',
+    rows: [ALL_IDS.firstUser, ALL_IDS.branchUser, ALL_IDS.secondUser, ALL_IDS.thirdUser],
+  },
+  // firstUser's label "start" was cleared by a later label entry; only "bench" resolves.
+  { mode: 'labeled-only', key: 'Alt+L', tag: ' [labeled]', rows: [ALL_IDS.thirdUser] },
   {
     mode: 'all',
     key: 'Alt+A',
     tag: ' [all]',
     rows: [
-      '166c9060',
-      '62b47229',
-      'c506c8b6',
-      '3d994d86',
-      '090b1baf',
-      'b603dd1c',
-      '26cbcded',
-      '80e549b9',
-      '2016ac74',
-      'f963ba0e',
-      '71e78ca0',
-      '0cd487b1',
-      '8e67c094',
-      'a096c2fe',
-      '766822f8',
-      '826b2579',
-      'ad4928ee',
-      'eabb7b45',
-      'eeb58c86',
-      '786d3ed8',
-      'ef581bfb',
-      '9d231b4d',
-      '99319d9a',
-      '9e858485',
-      '7886b18a',
-      'bba26318',
-      '3465528d',
-      '4a78cde6',
-      '9fbab3ce',
+      ALL_IDS.modelChange,
+      ALL_IDS.thinkingHigh,
+      ALL_IDS.sessionInfo,
+      ALL_IDS.firstUser,
+      ALL_IDS.branchSummary,
+      ALL_IDS.branchUser,
+      ALL_IDS.branchAnswer,
+      ALL_IDS.readResult,
+      ALL_IDS.editCall,
+      ALL_IDS.editError,
+      ALL_IDS.bashResult,
+      ALL_IDS.aborted,
+      ALL_IDS.errored,
+      ALL_IDS.bashExecution,
+      ALL_IDS.custom,
+      ALL_IDS.customShown,
+      ALL_IDS.customHidden,
+      ALL_IDS.secondUser,
+      ALL_IDS.writeCall,
+      ALL_IDS.writeResult,
+      ALL_IDS.done,
+      ALL_IDS.compaction,
+      ALL_IDS.thirdUser,
+      ALL_IDS.benchAnswer,
+      ALL_IDS.benchLabel,
+      ALL_IDS.startLabel,
+      ALL_IDS.startCleared,
+      ALL_IDS.codexChange,
+      ALL_IDS.thinkingLow,
     ],
   },
 ];
@@ -153,13 +162,13 @@ test('Ctrl+O cycles forward and Shift+Ctrl+O backward through the five filters, 
 
 test('a filter that hides the selection moves it to the nearest visible ancestor', async ({ app, page }) => {
   await app.filterButton('all').click();
-  await app.row('80e549b9').click(); // a tool result under the hidden tool-only assistant 48391bf4
+  await app.row(ALL_IDS.readResult).click(); // a tool result under the hidden tool-only assistant readCall
   await page.keyboard.press('Alt+U');
-  await expect(app.row('3d994d86')).toHaveAttribute('aria-selected', 'true');
-  await expect(app.detail.getByTestId('detail.id')).toHaveText('3d994d86');
+  await expect(app.row(ALL_IDS.firstUser)).toHaveAttribute('aria-selected', 'true');
+  await expect(app.detail.getByTestId('detail.id')).toHaveText(ALL_IDS.firstUser);
 
   await page.keyboard.press('Alt+A');
-  await app.row('9fbab3ce').click(); // a thinking level change: hidden by default, as are the labels above it
+  await app.row(ALL_IDS.thinkingLow).click(); // a thinking level change: hidden by default, as are the labels above it
   await page.keyboard.press('Alt+D');
-  await expect(app.row('9e858485')).toHaveAttribute('aria-selected', 'true');
+  await expect(app.row(ALL_IDS.benchAnswer)).toHaveAttribute('aria-selected', 'true');
 });

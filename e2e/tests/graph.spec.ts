@@ -1,8 +1,6 @@
 // The graph view: present beside the outline, the active path and leaf highlighted, one selection
 // shared with the outline in both directions, fit and zoom.
-import { expect, requireSharedFixtures, test } from '../support/test';
-
-requireSharedFixtures();
+import { expect, SEED_IDS, test } from '../support/test';
 
 test.describe('on seed-example.jsonl', () => {
   test.use({ sessionFiles: ['seed-example.jsonl'], sharedServer: true });
@@ -21,24 +19,26 @@ test.describe('on seed-example.jsonl', () => {
     const active = await app.graph
       .locator('[data-testid="graph.node"][data-active]')
       .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-entry-id')).sort());
-    expect(active).toEqual(['132d1404', '4bfd19d5', '86b5f0a8', 'e352b96f', 'fad116c3']);
-    await expect(app.graphNode('e352b96f')).toHaveAttribute('data-selected', 'true');
-    await expect(app.graphNode('e352b96f')).toContainText('[milestone]');
-    await expect(app.graphNode('bf9e008c')).toContainText('Try approach B');
+    expect(active).toEqual(
+      [SEED_IDS.startTask, SEED_IDS.plan, SEED_IDS.tryA, SEED_IDS.aResult, SEED_IDS.continueA].sort(),
+    );
+    await expect(app.graphNode(SEED_IDS.continueA)).toHaveAttribute('data-selected', 'true');
+    await expect(app.graphNode(SEED_IDS.continueA)).toContainText('[milestone]');
+    await expect(app.graphNode(SEED_IDS.tryB)).toContainText('Try approach B');
   });
 
   test('selecting in the outline selects the graph node and clicking a graph node selects the outline row', async ({
     app,
   }) => {
     await app.page.getByTestId('graph.fit').click();
-    await app.row('bfb570e3').click();
-    await expect(app.graphNode('bfb570e3')).toHaveAttribute('data-selected', 'true');
+    await app.row(SEED_IDS.bResult).click();
+    await expect(app.graphNode(SEED_IDS.bResult)).toHaveAttribute('data-selected', 'true');
     await expect(app.graph.locator('[data-testid="graph.node"][data-selected]')).toHaveCount(1);
 
-    await app.graphNode('4bfd19d5').click();
-    await expect(app.row('4bfd19d5')).toHaveAttribute('aria-selected', 'true');
+    await app.graphNode(SEED_IDS.startTask).click();
+    await expect(app.row(SEED_IDS.startTask)).toHaveAttribute('aria-selected', 'true');
     await expect(app.selectedRow()).toHaveCount(1);
-    await expect(app.detail.getByTestId('detail.id')).toHaveText('4bfd19d5');
+    await expect(app.detail.getByTestId('detail.id')).toHaveText(SEED_IDS.startTask);
   });
 
   test('the leaf node is marked in the graph when the "all" filter shows it', async ({ app }) => {
@@ -46,7 +46,7 @@ test.describe('on seed-example.jsonl', () => {
     await app.page.getByTestId('graph.fit').click();
     await expect(app.graphNodes).toHaveCount(8);
     await expect(app.graph.locator('[data-testid="graph.node"][data-leaf]')).toHaveCount(1);
-    await expect(app.graphNode('1890bfab')).toHaveAttribute('data-leaf', 'true');
+    await expect(app.graphNode(SEED_IDS.milestoneLabel)).toHaveAttribute('data-leaf', 'true');
   });
 
   test('zooming in and fitting keeps every node in the view, and the minimap goes with nothing left to navigate', async ({
@@ -56,7 +56,7 @@ test.describe('on seed-example.jsonl', () => {
     await app.page.getByTestId('graph.zoom-in').click();
     await app.page.getByTestId('graph.fit').click();
     const box = (await app.graph.boundingBox())!;
-    for (const id of ['4bfd19d5', 'e352b96f', 'bfb570e3']) {
+    for (const id of [SEED_IDS.startTask, SEED_IDS.continueA, SEED_IDS.bResult]) {
       const node = (await app.graphNode(id).boundingBox())!;
       expect(node.x).toBeGreaterThanOrEqual(box.x);
       expect(node.y).toBeGreaterThanOrEqual(box.y);

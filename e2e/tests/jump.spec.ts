@@ -1,9 +1,8 @@
 // Jumping (navigateTree from the browser) and the composer, on seed-example.jsonl: the leaf moves,
 // the session file is not written by a jump, the leaf persists, and the composer appends under it.
-import { expect, requireSharedFixtures, sessionPath, test } from '../support/test';
+import { expect, SEED_IDS, sessionPath, test } from '../support/test';
 import { fileBytes, readLines } from '../support/sessionFile';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['seed-example.jsonl'] });
 
 test.beforeEach(async ({ app }) => {
@@ -16,22 +15,22 @@ test('jumping to a user message moves the leaf to its parent, prefills the compo
 }) => {
   const file = sessionPath(canopy, 'seed-example.jsonl');
   const before = fileBytes(file);
-  await app.row('bf9e008c').click();
+  await app.row(SEED_IDS.tryB).click();
   await app.detail.getByTestId('detail.jump').click();
 
-  await expect(app.row('132d1404')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.row(SEED_IDS.plan)).toHaveAttribute('data-leaf', 'true');
   await expect(app.composer).toHaveValue('Try approach B');
   await expect(
     app.toast('Leaf is now the parent; the message is in the composer to edit and resend'),
   ).toBeVisible();
   const active = (await app.outlineLines()).filter((row) => row.active).map((row) => row.id);
-  expect(active).toEqual(['4bfd19d5', '132d1404']);
+  expect(active).toEqual([SEED_IDS.startTask, SEED_IDS.plan]);
   // The jump lives in Canopy's state folder, never in the session file.
   expect(fileBytes(file).equals(before)).toBe(true);
 
   await app.page.reload();
-  await expect(app.row('132d1404')).toHaveAttribute('data-leaf', 'true', { timeout: 30_000 });
-  expect((await app.outlineLines()).filter((row) => row.leaf).map((row) => row.id)).toEqual(['132d1404']);
+  await expect(app.row(SEED_IDS.plan)).toHaveAttribute('data-leaf', 'true', { timeout: 30_000 });
+  expect((await app.outlineLines()).filter((row) => row.leaf).map((row) => row.id)).toEqual([SEED_IDS.plan]);
   expect(fileBytes(file).equals(before)).toBe(true);
 });
 
@@ -41,17 +40,17 @@ test('Enter on an assistant message makes it the leaf without prefilling the com
 }) => {
   const file = sessionPath(canopy, 'seed-example.jsonl');
   const before = fileBytes(file);
-  await app.row('bfb570e3').click();
+  await app.row(SEED_IDS.bResult).click();
   await app.page.keyboard.press('Enter');
 
-  await expect(app.row('bfb570e3')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.row(SEED_IDS.bResult)).toHaveAttribute('data-leaf', 'true');
   await expect(app.composer).toHaveValue('');
   const lines = await app.outlineLines();
   expect(lines.filter((row) => row.active).map((row) => row.id)).toEqual([
-    '4bfd19d5',
-    '132d1404',
-    'bf9e008c',
-    'bfb570e3',
+    SEED_IDS.startTask,
+    SEED_IDS.plan,
+    SEED_IDS.tryB,
+    SEED_IDS.bResult,
   ]);
   // The active branch is drawn first at the fork.
   expect(lines.map((row) => row.line)).toEqual([
@@ -74,10 +73,10 @@ test('double-clicking the current leaf says "Already at this point" and changes 
   const before = fileBytes(file);
   await app.filterButton('all').click();
   const linesBefore = await app.outlineLines();
-  await app.row('1890bfab').dblclick();
+  await app.row(SEED_IDS.milestoneLabel).dblclick();
 
   await expect(app.toast('Already at this point')).toBeVisible();
-  await expect(app.row('1890bfab')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.row(SEED_IDS.milestoneLabel)).toHaveAttribute('data-leaf', 'true');
   await expect(app.composer).toHaveValue('');
   expect(
     (await app.outlineLines()).map(({ id, line, active, leaf }) => ({ id, line, active, leaf })),
@@ -91,7 +90,7 @@ test('the composer appends the prefilled text as a new user message whose parent
 }) => {
   const file = sessionPath(canopy, 'seed-example.jsonl');
   const before = fileBytes(file);
-  await app.row('bf9e008c').click();
+  await app.row(SEED_IDS.tryB).click();
   await app.detail.getByTestId('detail.jump').click();
   await expect(app.composer).toHaveValue('Try approach B');
   await app.composer.fill('Try approach B, but faster');
@@ -105,7 +104,7 @@ test('the composer appends the prefilled text as a new user message whose parent
   expect(after.at(-1)).toBe(0x0a);
   const added = readLines(file)[9]!;
   expect(added.type).toBe('message');
-  expect(added.parentId).toBe('132d1404');
+  expect(added.parentId).toBe(SEED_IDS.plan);
   expect(added.message).toMatchObject({
     role: 'user',
     content: [{ type: 'text', text: 'Try approach B, but faster' }],

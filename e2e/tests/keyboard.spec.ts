@@ -1,10 +1,9 @@
 // Everything by keyboard alone on seed-example.jsonl: reach and open the session, move (wrapping),
 // page, jump, label, and search, without the mouse.
 import type { Page } from '@playwright/test';
-import { expect, requireSharedFixtures, sessionPath, test } from '../support/test';
+import { expect, SEED_IDS, sessionPath, test } from '../support/test';
 import { readLines } from '../support/sessionFile';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['seed-example.jsonl'] });
 
 /** Presses Tab until the predicate holds for the focused element (at most `limit` times). */
@@ -27,23 +26,23 @@ test('the session is opened, walked, jumped, labelled and searched with the keyb
   await tabUntil(page, `document.activeElement?.id === 'tree-outline'`);
   const selected = () => app.selectedRow().getAttribute('data-entry-id');
 
-  expect(await selected()).toBe('e352b96f');
+  expect(await selected()).toBe(SEED_IDS.continueA);
   await page.keyboard.press('ArrowDown');
-  expect(await selected()).toBe('bf9e008c');
+  expect(await selected()).toBe(SEED_IDS.tryB);
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown'); // wraps to the top
-  expect(await selected()).toBe('4bfd19d5');
+  expect(await selected()).toBe(SEED_IDS.startTask);
   await page.keyboard.press('ArrowUp'); // wraps to the bottom
-  expect(await selected()).toBe('bfb570e3');
+  expect(await selected()).toBe(SEED_IDS.bResult);
   await page.keyboard.press('ArrowLeft'); // a page up, clamped at the first row
-  expect(await selected()).toBe('4bfd19d5');
+  expect(await selected()).toBe(SEED_IDS.startTask);
   await page.keyboard.press('ArrowRight'); // a page down, clamped at the last row
-  expect(await selected()).toBe('bfb570e3');
+  expect(await selected()).toBe(SEED_IDS.bResult);
   await page.keyboard.press('ArrowUp');
-  expect(await selected()).toBe('bf9e008c');
+  expect(await selected()).toBe(SEED_IDS.tryB);
 
   await page.keyboard.press('Enter');
-  await expect(app.row('132d1404')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.row(SEED_IDS.plan)).toHaveAttribute('data-leaf', 'true');
   await expect(app.composer).toHaveValue('Try approach B');
   // The composer takes the focus to edit the message; Esc hands the keyboard back to the tree.
   await expect(app.composer).toBeFocused();
@@ -55,7 +54,7 @@ test('the session is opened, walked, jumped, labelled and searched with the keyb
   await expect(app.labelEditor).toBeFocused();
   await page.keyboard.type('fork point');
   await page.keyboard.press('Enter');
-  await expect(app.row('bf9e008c').getByTestId('tree.label')).toHaveText('[fork point]');
+  await expect(app.row(SEED_IDS.tryB).getByTestId('tree.label')).toHaveText('[fork point]');
   await expect
     .poll(() => readLines(sessionPath(canopy, 'seed-example.jsonl')).at(-1)?.label)
     .toBe('fork point');
@@ -63,7 +62,7 @@ test('the session is opened, walked, jumped, labelled and searched with the keyb
   // Focus is back on the tree: typing searches.
   await page.keyboard.type('result');
   await expect(app.search).toHaveValue('result');
-  expect(await app.outlineIds()).toEqual(['86b5f0a8', 'bfb570e3']);
+  expect(await app.outlineIds()).toEqual([SEED_IDS.aResult, SEED_IDS.bResult]);
   await page.keyboard.press('Escape');
   await expect(app.search).toHaveValue('');
   await expect(app.rows).toHaveCount(7);

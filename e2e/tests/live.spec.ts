@@ -2,10 +2,9 @@
 // a leaf moved in another tab shows, and the page reconnects after a server restart.
 import { appendFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import { expect, requireSharedFixtures, sessionPath, test } from '../support/test';
+import { expect, SEED_IDS, sessionPath, test } from '../support/test';
 import { appendInPieces, assistantMessageLine, userMessageLine } from '../support/sessionFile';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['seed-example.jsonl'] });
 
 test.beforeEach(async ({ app }) => {
@@ -32,11 +31,11 @@ test('lines appended by another process in pieces appear without a reload and be
   await markDocument(page);
   const at = new Date('2026-03-01T09:01:10.000Z');
   // The first half of the line alone must not show anything (a partial line waits).
-  const line = userMessageLine('a1b2c3d4', '1890bfab', 'Continue with the tests', at);
+  const line = userMessageLine('a1b2c3d4', SEED_IDS.milestoneLabel, 'Continue with the tests', at);
   const text = `${JSON.stringify(line)}\n`;
   appendFileSync(file, text.slice(0, 40));
+  // The writer shows as active once the server has read the partial line; that line shows nothing.
   await expect(page.getByTestId('writer.active')).toBeVisible();
-  await page.waitForTimeout(400);
   await expect(app.row('a1b2c3d4')).toHaveCount(0);
   appendFileSync(file, text.slice(40));
 
@@ -60,18 +59,18 @@ test('a leaf moved in another tab shows in this one', async ({ app, page, contex
   const sessionId = await app.sessionIdFromUrl();
   const other = await context.newPage();
   await other.goto(`${app.canopy.origin}/?session=${encodeURIComponent(sessionId)}`);
-  const otherRow = other.locator('[data-testid="tree.node"][data-entry-id="bfb570e3"]');
+  const otherRow = other.locator(`[data-testid="tree.node"][data-entry-id="${SEED_IDS.bResult}"]`);
   await otherRow.click();
   await other.keyboard.press('Enter');
   await expect(otherRow).toHaveAttribute('data-leaf', 'true');
 
   await markDocument(page);
-  await expect(app.row('bfb570e3')).toHaveAttribute('data-leaf', 'true');
+  await expect(app.row(SEED_IDS.bResult)).toHaveAttribute('data-leaf', 'true');
   expect((await app.outlineLines()).filter((row) => row.active).map((row) => row.id)).toEqual([
-    '4bfd19d5',
-    '132d1404',
-    'bf9e008c',
-    'bfb570e3',
+    SEED_IDS.startTask,
+    SEED_IDS.plan,
+    SEED_IDS.tryB,
+    SEED_IDS.bResult,
   ]);
   expect(await documentMark(page)).toBe('still the same document');
   await other.close();
@@ -97,7 +96,7 @@ test('after a server restart the page reconnects, shows it, and receives live li
   const at = new Date('2026-03-01T09:01:20.000Z');
   await appendInPieces(
     sessionPath(canopy, 'seed-example.jsonl'),
-    userMessageLine('c0ffee01', '1890bfab', 'After the restart', at),
+    userMessageLine('c0ffee01', SEED_IDS.milestoneLabel, 'After the restart', at),
     2,
     100,
   );

@@ -1,8 +1,7 @@
 // The outline view on seed-example.jsonl: the terminal's rows (connectors, `•` on the active path,
 // `[label]` chips), the leaf mark, and the ARIA tree roles.
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { expect, SEED_IDS, test } from '../support/test';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['seed-example.jsonl'], sharedServer: true });
 
 test.beforeEach(async ({ app }) => {
@@ -24,13 +23,13 @@ test('the default outline draws the reference rows with connectors, active-path 
     '      assistant: B result',
   ]);
   expect(lines.filter((row) => row.active).map((row) => row.id)).toEqual([
-    '4bfd19d5',
-    '132d1404',
-    'fad116c3',
-    '86b5f0a8',
-    'e352b96f',
+    SEED_IDS.startTask,
+    SEED_IDS.plan,
+    SEED_IDS.tryA,
+    SEED_IDS.aResult,
+    SEED_IDS.continueA,
   ]);
-  await expect(app.row('e352b96f').getByTestId('tree.label')).toHaveText('[milestone]');
+  await expect(app.row(SEED_IDS.continueA).getByTestId('tree.label')).toHaveText('[milestone]');
   // The status line counts the rows, with the selection on the leaf's nearest visible row.
   await expect(app.position).toHaveText('(5/7)');
 });
@@ -40,16 +39,16 @@ test('the "all" filter shows the label entry that is the leaf, marked as the lea
   await expect(app.rows).toHaveCount(8);
   const lines = await app.outlineLines();
   expect(lines[5]).toEqual({
-    id: '1890bfab',
+    id: SEED_IDS.milestoneLabel,
     line: '│     • [label: milestone]',
     active: true,
     leaf: true,
     selected: false,
   });
   // A filter change keeps the selected entry when it stays visible.
-  await expect(app.row('e352b96f')).toHaveAttribute('aria-selected', 'true');
-  expect(lines.filter((row) => row.leaf).map((row) => row.id)).toEqual(['1890bfab']);
-  await expect(app.row('1890bfab').locator('.row-leaf')).toHaveText('leaf');
+  await expect(app.row(SEED_IDS.continueA)).toHaveAttribute('aria-selected', 'true');
+  expect(lines.filter((row) => row.leaf).map((row) => row.id)).toEqual([SEED_IDS.milestoneLabel]);
+  await expect(app.row(SEED_IDS.milestoneLabel).locator('.row-leaf')).toHaveText('leaf');
 });
 
 test('when the filter hides the leaf, its nearest visible ancestor carries the hidden-leaf mark', async ({
@@ -58,7 +57,7 @@ test('when the filter hides the leaf, its nearest visible ancestor carries the h
   // The leaf of seed-example.jsonl is a label entry, hidden by the default filter (as it is after
   // every label set in Canopy). The user must still see where the next message goes.
   await expect(app.outline.getByTestId('tree.leaf-hidden')).toHaveCount(1);
-  await expect(app.row('e352b96f').getByTestId('tree.leaf-hidden')).toBeVisible();
+  await expect(app.row(SEED_IDS.continueA).getByTestId('tree.leaf-hidden')).toBeVisible();
   // No visible row claims to be the leaf itself.
   expect((await app.outlineLines()).filter((row) => row.leaf)).toEqual([]);
   await app.filterButton('all').click();
@@ -70,11 +69,11 @@ test('the outline is an ARIA tree of treeitems with levels, selection and the le
 }) => {
   await expect(app.outline).toHaveAttribute('role', 'tree');
   await expect(app.rows.first()).toHaveAttribute('role', 'treeitem');
-  await expect(app.row('4bfd19d5')).toHaveAttribute('aria-level', '1');
-  await expect(app.row('fad116c3')).toHaveAttribute('aria-level', '2');
-  await expect(app.row('86b5f0a8')).toHaveAttribute('aria-level', '3');
-  await expect(app.row('e352b96f')).toHaveAttribute('aria-selected', 'true');
-  await expect(app.outline).toHaveAttribute('aria-activedescendant', 'row-e352b96f');
+  await expect(app.row(SEED_IDS.startTask)).toHaveAttribute('aria-level', '1');
+  await expect(app.row(SEED_IDS.tryA)).toHaveAttribute('aria-level', '2');
+  await expect(app.row(SEED_IDS.aResult)).toHaveAttribute('aria-level', '3');
+  await expect(app.row(SEED_IDS.continueA)).toHaveAttribute('aria-selected', 'true');
+  await expect(app.outline).toHaveAttribute('aria-activedescendant', `row-${SEED_IDS.continueA}`);
   await app.filterButton('all').click();
-  await expect(app.row('1890bfab')).toHaveAttribute('aria-current', 'location');
+  await expect(app.row(SEED_IDS.milestoneLabel)).toHaveAttribute('aria-current', 'location');
 });

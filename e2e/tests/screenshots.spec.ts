@@ -2,10 +2,9 @@
 // e2e/artifacts/ (git-ignored) to be looked at, not compared.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { expect, fixtureFacts, test } from '../support/test';
 import { repoRoot } from '../support/server';
 
-requireSharedFixtures();
 test.use({
   sessionFiles: ['many-branches.jsonl'],
   sharedServer: true,
@@ -17,7 +16,8 @@ const artifacts = join(repoRoot, 'e2e', 'artifacts');
 test('screenshots of the outline, graph and split views of many-branches.jsonl', async ({ app, page }) => {
   mkdirSync(artifacts, { recursive: true });
   await app.openSession('many-branches.jsonl');
-  await expect(page.getByTestId('tree.status')).toContainText('2,720 entries');
+  const entries = fixtureFacts('many-branches.jsonl').entries as number;
+  await expect(page.getByTestId('tree.status')).toContainText(`${entries.toLocaleString('en-US')} entries`);
 
   await page.getByTestId('view.outline').click();
   await expect(app.graph).toHaveCount(0);

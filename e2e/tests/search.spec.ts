@@ -1,12 +1,11 @@
 // Search by typing on all-entry-types.jsonl: AND tokens, case-insensitive, highlighted, stepped
 // through with next / previous (wrapping); Esc clears the search, then closes the session.
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { ALL_IDS, expect, test } from '../support/test';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['all-entry-types.jsonl'], sharedServer: true });
 
-// Rows whose searchable text holds both "parser" and "stream" (default filter), in outline order.
-const MATCHES = ['3d994d86', '090b1baf', 'eeb58c86', 'ef581bfb'];
+// Rows whose searchable text holds both "reader" and "stream" (default filter), in outline order.
+const MATCHES = [ALL_IDS.firstUser, ALL_IDS.branchSummary, ALL_IDS.writeCall, ALL_IDS.done];
 
 test.beforeEach(async ({ app }) => {
   await app.openSession('all-entry-types.jsonl');
@@ -17,8 +16,8 @@ test('typing two tokens keeps only the rows that contain both, in any case, with
   app,
   page,
 }) => {
-  await page.keyboard.type('PARSER Stream');
-  await expect(app.search).toHaveValue('PARSER Stream');
+  await page.keyboard.type('READER Stream');
+  await expect(app.search).toHaveValue('READER Stream');
   await expect(app.searchCount).toHaveText('4 matches');
   expect(await app.outlineIds()).toEqual(MATCHES);
   for (const id of MATCHES) {
@@ -26,7 +25,7 @@ test('typing two tokens keeps only the rows that contain both, in any case, with
       .row(id)
       .locator('mark')
       .evaluateAll((marks) => [...new Set(marks.map((m) => (m.textContent ?? '').toLowerCase()))].sort());
-    expect(marked, `highlights in ${id}`).toEqual(['parser', 'stream']);
+    expect(marked, `highlights in ${id}`).toEqual(['reader', 'stream']);
   }
   // The graph marks the same entries; two of them sit in a compressed straight run, which is marked
   // as a whole until it is expanded.
@@ -42,20 +41,20 @@ test('typing two tokens keeps only the rows that contain both, in any case, with
 });
 
 test('next and previous step through the matches and wrap around', async ({ app, page }) => {
-  await page.keyboard.type('parser stream');
+  await page.keyboard.type('reader stream');
   await expect(app.searchCount).toHaveText('4 matches');
-  // The selection starts on the nearest match above the leaf 26cbcded: the branch summary.
-  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', '090b1baf');
+  // The selection starts on the nearest match above the leaf branchAnswer: the branch summary.
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', ALL_IDS.branchSummary);
   await app.searchNext.click();
-  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'eeb58c86');
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', ALL_IDS.writeCall);
   await app.searchNext.click();
-  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'ef581bfb');
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', ALL_IDS.done);
   await app.searchNext.click();
-  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', '3d994d86');
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', ALL_IDS.firstUser);
   await app.searchPrev.click();
-  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'ef581bfb');
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', ALL_IDS.done);
   await app.searchPrev.click();
-  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', 'eeb58c86');
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', ALL_IDS.writeCall);
 });
 
 test('a search that matches nothing says so, and Backspace widens it again', async ({ app, page }) => {
@@ -64,13 +63,14 @@ test('a search that matches nothing says so, and Backspace widens it again', asy
   await expect(page.getByTestId('tree.empty')).toContainText('No entries match');
   for (let i = 0; i < ' zebra'.length; i++) await page.keyboard.press('Backspace');
   await expect(app.search).toHaveValue('bench');
-  // The label "bench" on 99319d9a and the text "Added bench/parse.bench.ts." of 9e858485.
+  // The label "bench" on thirdUser (whose text says "benchmark") and "Added bench/log-reader.bench.ts."
+  // of benchAnswer.
   await expect(app.rows).toHaveCount(2);
-  expect(await app.outlineIds()).toEqual(['99319d9a', '9e858485']);
+  expect(await app.outlineIds()).toEqual([ALL_IDS.thirdUser, ALL_IDS.benchAnswer]);
 });
 
 test('Esc clears the search first, then closes the session', async ({ app, page }) => {
-  await page.keyboard.type('parser stream');
+  await page.keyboard.type('reader stream');
   await expect(app.rows).toHaveCount(4);
   await page.keyboard.press('Escape');
   await expect(app.search).toHaveValue('');

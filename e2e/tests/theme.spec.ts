@@ -1,8 +1,7 @@
 // Light and dark themes: the toggle switches the page's colours and the choice survives a reload.
 import type { Page } from '@playwright/test';
-import { expect, requireSharedFixtures, test } from '../support/test';
+import { expect, SEED_IDS, test } from '../support/test';
 
-requireSharedFixtures();
 test.use({ sessionFiles: ['seed-example.jsonl'], sharedServer: true, colorScheme: 'light' });
 
 function backgroundOf(page: Page): Promise<string> {
@@ -27,7 +26,7 @@ test('the theme toggle switches between light and dark and the choice survives a
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   expect(luminance(await backgroundOf(page))).toBeLessThan(0.25);
   // Text stays readable on the dark background.
-  const text = await app.row('4bfd19d5').evaluate((el) => getComputedStyle(el).color);
+  const text = await app.row(SEED_IDS.startTask).evaluate((el) => getComputedStyle(el).color);
   expect(luminance(text)).toBeGreaterThan(0.5);
 
   await page.reload();

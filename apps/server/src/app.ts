@@ -21,7 +21,7 @@ import { SummaryService } from './navigation/summaries';
 import { SummaryRunner } from './navigation/summary-runner';
 import { SummarizerRegistry, type Summarizer } from './summarizer';
 import { EventHub } from './ws/hub';
-import { registerWsRoute, type WsLimits } from './ws/route';
+import { registerWsRoute, type HeartbeatScheduler, type WsLimits } from './ws/route';
 
 /** Server-side limits on slow clients; see HttpTimeouts. */
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
@@ -101,6 +101,8 @@ export interface AppOptions {
   wsLimits?: Partial<WsLimits>;
   /** Slow-client limits (defaults: DEFAULT_HTTP_TIMEOUTS). */
   httpTimeouts?: Partial<HttpTimeouts>;
+  /** Drives the WebSocket heartbeat instead of a timer every `heartbeatMs` (tests tick it themselves). */
+  heartbeatScheduler?: HeartbeatScheduler;
 }
 
 declare module 'fastify' {
@@ -214,6 +216,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     options.heartbeatMs,
     options.wsLimits,
+    options.heartbeatScheduler,
   );
   registerApiRoutes(app, { store, state, navigator, summaries, summarizers, home });
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createToken, isWellFormedToken } from '../src/plugins/security';
 import { readOrCreateSecretSync } from '../src/store/files';
 import { sessionIdOf as sessionIdOfPath } from '../src/store/ids';
-import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
+import { AUTH, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 
@@ -55,7 +55,7 @@ async function snapshot(env: TestEnv, id: string) {
   };
 }
 
-describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`, () => {
+describe('session files', () => {
   let env: TestEnv;
   afterEach(async () => env.close());
 
@@ -63,7 +63,7 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
     env = await setup([SEED]);
     const id = await sessionIdOf(env.app, SEED);
     expect((await snapshot(env, id)).nodes).toHaveLength(8);
-    const one = entryLine('aaaa0001', '1890bfab', 'from the agent');
+    const one = entryLine('aaaa0001', SEED_IDS.milestoneLabel, 'from the agent');
     const two = entryLine('aaaa0002', 'aaaa0001', 'and more');
     // The first line arrives in three pieces, the second with the tail of the first.
     const pieces = [
@@ -77,7 +77,7 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
       const snap = await snapshot(env, id);
       return snap.pendingBytes > 0 && snap.nodes.length === 8 ? snap : undefined;
     });
-    expect(partial.leafId).toBe('1890bfab');
+    expect(partial.leafId).toBe(SEED_IDS.milestoneLabel);
     await writer;
     const done = await waitFor(async () => {
       const snap = await snapshot(env, id);
@@ -94,7 +94,7 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
     const id = await sessionIdOf(env.app, SEED);
     const file = env.file(SEED);
     const external: string[] = [];
-    let parent = '1890bfab';
+    let parent = SEED_IDS.milestoneLabel;
     for (let i = 0; i < 20; i++) {
       const entryId = `x${String(i).padStart(7, '0')}`;
       external.push(`${entryLine(entryId, parent, `external ${i}`)}\n`);
@@ -106,7 +106,7 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
       labels.push(
         env.app.inject({
           method: 'PUT',
-          url: `/api/sessions/${id}/labels/4bfd19d5`,
+          url: `/api/sessions/${id}/labels/${SEED_IDS.startTask}`,
           headers: AUTH,
           payload: { label: `l${i}` },
         }),
@@ -195,17 +195,17 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
-      payload: { targetId: 'bfb570e3' },
+      payload: { targetId: SEED_IDS.bResult },
     });
     await env.restart();
-    expect((await snapshot(env, id)).leafId).toBe('bfb570e3');
+    expect((await snapshot(env, id)).leafId).toBe(SEED_IDS.bResult);
 
     await env.restart({}, () => {
       const lines = fs.readFileSync(env.file(SEED), 'utf8').trimEnd().split('\n');
       // Drop "B result": the stored leaf is gone from the file.
       fs.writeFileSync(
         env.file(SEED),
-        `${lines.filter((line) => !line.includes('"id":"bfb570e3"')).join('\n')}\n`,
+        `${lines.filter((line) => !line.includes(`"id":"${SEED_IDS.bResult}"`)).join('\n')}\n`,
       );
     });
     const ws = await env.app.injectWS('/ws', { headers: AUTH });
@@ -215,8 +215,8 @@ describe.skipIf(!HAVE_FIXTURES)(`session files${HAVE_FIXTURES ? '' : ` (${SKIP_R
     const notice = await waitFor(() => events.find((event) => event.type === 'leaf_notice'));
     expect(notice).toMatchObject({
       sessionId: id,
-      previousLeafId: 'bfb570e3',
-      leafId: '1890bfab',
+      previousLeafId: SEED_IDS.bResult,
+      leafId: SEED_IDS.milestoneLabel,
       reason: 'stored-leaf-missing',
     });
     ws.terminate();

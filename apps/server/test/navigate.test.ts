@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BeforeTreeEvent } from '../src/extensions/types';
 import type { Summarizer } from '../src/summarizer';
-import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
+import { AUTH, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 
@@ -12,7 +12,7 @@ function linesAfter(before: string, after: string): Array<Record<string, unknown
   return tail === '' ? [] : tail.split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`, () => {
+describe('navigateTree', () => {
   let env: TestEnv;
   afterEach(async () => env.close());
 
@@ -29,12 +29,12 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
   it('to a user message: the leaf moves to its parent, its text is returned, nothing is written', async () => {
     env = await setup([SEED]);
     const before = fs.readFileSync(env.file(SEED), 'utf8');
-    const response = await navigate({ targetId: 'bf9e008c' });
+    const response = await navigate({ targetId: SEED_IDS.tryB });
     expect(response.json()).toMatchObject({
       alreadyAtTarget: false,
       cancelled: false,
-      oldLeafId: '1890bfab',
-      newLeafId: '132d1404',
+      oldLeafId: SEED_IDS.milestoneLabel,
+      newLeafId: SEED_IDS.plan,
       editorText: 'Try approach B',
       nodes: [],
     });
@@ -43,30 +43,30 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
 
   it('to a root user message: the leaf becomes null', async () => {
     env = await setup([SEED]);
-    const response = await navigate({ targetId: '4bfd19d5' });
+    const response = await navigate({ targetId: SEED_IDS.startTask });
     expect(response.json()).toMatchObject({ newLeafId: null, editorText: 'Start task' });
   });
 
   it('to an assistant message: the leaf is the entry itself and there is no editor text', async () => {
     env = await setup([SEED]);
-    const body = (await navigate({ targetId: 'bfb570e3' })).json() as Record<string, unknown>;
-    expect(body.newLeafId).toBe('bfb570e3');
+    const body = (await navigate({ targetId: SEED_IDS.bResult })).json() as Record<string, unknown>;
+    expect(body.newLeafId).toBe(SEED_IDS.bResult);
     expect(body).not.toHaveProperty('editorText');
   });
 
   it('with a label and no summary: a label entry on the target, appended under the new leaf, becomes the leaf', async () => {
     env = await setup([SEED]);
     const before = fs.readFileSync(env.file(SEED), 'utf8');
-    const body = (await navigate({ targetId: 'bfb570e3', label: 'picked B' })).json() as {
+    const body = (await navigate({ targetId: SEED_IDS.bResult, label: 'picked B' })).json() as {
       newLeafId: string;
     };
     const added = linesAfter(before, fs.readFileSync(env.file(SEED), 'utf8'));
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({
       type: 'label',
-      targetId: 'bfb570e3',
+      targetId: SEED_IDS.bResult,
       label: 'picked B',
-      parentId: 'bfb570e3',
+      parentId: SEED_IDS.bResult,
     });
     expect(body.newLeafId).toBe(added[0]!.id);
   });
@@ -79,10 +79,10 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
     expect(missing.json()).toEqual({
       error: { code: 'ENTRY_NOT_FOUND', message: 'Entry nothere not found.' },
     });
-    const bad = await navigate({ targetId: 'bfb570e3', summarize: 'yes' });
+    const bad = await navigate({ targetId: SEED_IDS.bResult, summarize: 'yes' });
     expect(bad.statusCode).toBe(400);
     expect((bad.json() as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
-    const extra = await navigate({ targetId: 'bfb570e3', bogus: 1 });
+    const extra = await navigate({ targetId: SEED_IDS.bResult, bogus: 1 });
     expect(extra.statusCode).toBe(400);
     expect(fs.readFileSync(env.file(SEED)).equals(before)).toBe(true);
   });
@@ -102,19 +102,19 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       ],
     });
     const before = fs.readFileSync(env.file(SEED));
-    const body = (await navigate({ targetId: 'bfb570e3', summarize: true })).json();
-    expect(body).toMatchObject({ cancelled: true, newLeafId: '1890bfab' });
+    const body = (await navigate({ targetId: SEED_IDS.bResult, summarize: true })).json();
+    expect(body).toMatchObject({ cancelled: true, newLeafId: SEED_IDS.milestoneLabel });
     expect(seen[0]!.preparation).toMatchObject({
-      targetId: 'bfb570e3',
-      oldLeafId: '1890bfab',
-      commonAncestorId: '132d1404',
+      targetId: SEED_IDS.bResult,
+      oldLeafId: SEED_IDS.milestoneLabel,
+      commonAncestorId: SEED_IDS.plan,
       userWantsSummary: true,
     });
     expect(seen[0]!.preparation.entriesToSummarize.map((entry) => entry.id)).toEqual([
-      'fad116c3',
-      '86b5f0a8',
-      'e352b96f',
-      '1890bfab',
+      SEED_IDS.tryA,
+      SEED_IDS.aResult,
+      SEED_IDS.continueA,
+      SEED_IDS.milestoneLabel,
     ]);
     expect(seen[0]!.signal).toBeInstanceOf(AbortSignal);
     expect(fs.readFileSync(env.file(SEED)).equals(before)).toBe(true);
@@ -138,7 +138,7 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       ],
     });
     const before = fs.readFileSync(env.file(SEED), 'utf8');
-    const body = (await navigate({ targetId: 'bf9e008c', summarize: true })).json() as {
+    const body = (await navigate({ targetId: SEED_IDS.tryB, summarize: true })).json() as {
       newLeafId: string;
       editorText: string;
       summaryEntry: Record<string, unknown>;
@@ -147,8 +147,8 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({
       type: 'branch_summary',
-      parentId: '132d1404',
-      fromId: '132d1404',
+      parentId: SEED_IDS.plan,
+      fromId: SEED_IDS.plan,
       summary: 'Explored A',
       fromHook: true,
     });
@@ -156,7 +156,11 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
     expect(body.editorText).toBe('Try approach B');
     expect(body.summaryEntry.id).toBe(added[0]!.id);
     expect(trees).toEqual([
-      expect.objectContaining({ newLeafId: added[0]!.id, oldLeafId: '1890bfab', fromExtension: true }),
+      expect.objectContaining({
+        newLeafId: added[0]!.id,
+        oldLeafId: SEED_IDS.milestoneLabel,
+        fromExtension: true,
+      }),
     ]);
   });
 
@@ -170,8 +174,8 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       ],
     });
     const before = fs.readFileSync(env.file(SEED), 'utf8');
-    const body = (await navigate({ targetId: 'bfb570e3' })).json() as { newLeafId: string };
-    expect(body.newLeafId).toBe('bfb570e3');
+    const body = (await navigate({ targetId: SEED_IDS.bResult })).json() as { newLeafId: string };
+    expect(body.newLeafId).toBe(SEED_IDS.bResult);
     expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(before);
   });
 
@@ -187,20 +191,20 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
         },
       ],
     });
-    const body = (await navigate({ targetId: 'bfb570e3' })).json() as { newLeafId: string };
-    expect(body.newLeafId).toBe('bfb570e3');
+    const body = (await navigate({ targetId: SEED_IDS.bResult })).json() as { newLeafId: string };
+    expect(body.newLeafId).toBe(SEED_IDS.bResult);
   });
 
   it('summarize with nothing to summarise navigates without a summary entry', async () => {
     env = await setup([SEED]);
     // Move to the root assistant "Plan" first (an ancestor of everything), then forward to a descendant.
-    await navigate({ targetId: '132d1404' });
+    await navigate({ targetId: SEED_IDS.plan });
     const before = fs.readFileSync(env.file(SEED), 'utf8');
-    const body = (await navigate({ targetId: 'bfb570e3', summarize: true })).json() as {
+    const body = (await navigate({ targetId: SEED_IDS.bResult, summarize: true })).json() as {
       newLeafId: string;
       summaryEntry?: unknown;
     };
-    expect(body.newLeafId).toBe('bfb570e3');
+    expect(body.newLeafId).toBe(SEED_IDS.bResult);
     expect(body.summaryEntry).toBeUndefined();
     expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(before);
   });
@@ -229,7 +233,7 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
-      payload: { targetId: 'bfb570e3', summarize: true },
+      payload: { targetId: SEED_IDS.bResult, summarize: true },
     });
     await waitFor(() => release);
     const abort = await env.app.inject({
@@ -238,7 +242,11 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       headers: AUTH,
     });
     expect(abort.json(), abort.body).toEqual({ aborted: true });
-    expect((await aborted).json()).toMatchObject({ cancelled: true, aborted: true, newLeafId: '1890bfab' });
+    expect((await aborted).json()).toMatchObject({
+      cancelled: true,
+      aborted: true,
+      newLeafId: SEED_IDS.milestoneLabel,
+    });
     expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(before);
 
     const noneRunning = await env.app.inject({
@@ -253,7 +261,7 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
-      payload: { targetId: 'bfb570e3', summarize: true },
+      payload: { targetId: SEED_IDS.bResult, summarize: true },
     });
     await waitFor(() => release);
     (release as (() => void) | undefined)?.();
@@ -263,7 +271,7 @@ describe.skipIf(!HAVE_FIXTURES)(`navigateTree${HAVE_FIXTURES ? '' : ` (${SKIP_RE
     // As the reference writes it: the flag is present and false for the built-in summariser.
     expect(added[0]).toMatchObject({
       type: 'branch_summary',
-      parentId: 'bfb570e3',
+      parentId: SEED_IDS.bResult,
       summary: 'summary of 4',
       fromHook: false,
     });

@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AUTH, HAVE_FIXTURES, SKIP_REASON, sessionIdOf, setup, type TestEnv } from './helpers';
+import { ALL_IDS, AUTH, SEED_IDS, sessionIdOf, setup, type TestEnv } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 const ALL = 'all-entry-types.jsonl';
 
 type Json = Record<string, unknown>;
 
-describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`, () => {
+describe('session operations', () => {
   let env: TestEnv;
   beforeEach(async () => {
     env = await setup([SEED, ALL]);
@@ -22,27 +22,28 @@ describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${S
 
   it('an entry detail of a toolResult includes its tool call, of an assistant its usage', async () => {
     const id = await sessionIdOf(env.app, ALL);
-    const result = (await get(`/api/sessions/${id}/entries/80e549b9`)).json() as {
+    const result = (await get(`/api/sessions/${id}/entries/${ALL_IDS.readResult}`)).json() as {
       entry: Json;
       toolCall: Json;
       childIds: string[];
     };
-    expect(result.entry.id).toBe('80e549b9');
-    expect(result.toolCall).toMatchObject({ id: 'toolu_000001', entryId: '48391bf4' });
-    expect(result.childIds).toEqual(['2016ac74']);
-    const assistant = (await get(`/api/sessions/${id}/entries/48391bf4`)).json() as {
+    expect(result.entry.id).toBe(ALL_IDS.readResult);
+    // The generator's read call (call_read_1) is answered by this result.
+    expect(result.toolCall).toMatchObject({ id: 'call_read_1', entryId: ALL_IDS.readCall });
+    expect(result.childIds).toEqual([ALL_IDS.editCall]);
+    const assistant = (await get(`/api/sessions/${id}/entries/${ALL_IDS.readCall}`)).json() as {
       usage: Json;
       childIds: string[];
     };
     expect(assistant.usage).toHaveProperty('totalTokens');
     // A fork: the assistant has the toolResult and the branch summary as children, oldest first.
-    expect(assistant.childIds).toEqual(['80e549b9', '090b1baf']);
+    expect(assistant.childIds).toEqual([ALL_IDS.readResult, ALL_IDS.branchSummary]);
     const missing = await get(`/api/sessions/${id}/entries/nope`);
     expect(missing.statusCode).toBe(404);
     expect((missing.json() as { error: Json }).error.code).toBe('ENTRY_NOT_FOUND');
   });
 
-  it('the context at the leaf matches the reference figures; at another node it is that path', async () => {
+  it('the context at the leaf is the leaf path as the fixture was built; at another node it is that path', async () => {
     const id = await sessionIdOf(env.app, ALL);
     const atLeaf = (await get(`/api/sessions/${id}/context`)).json() as {
       at: string;
@@ -52,17 +53,20 @@ describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${S
       tokens: number;
       model: Json;
     };
-    expect(atLeaf.at).toBe('26cbcded');
+    expect(atLeaf.at).toBe(ALL_IDS.branchAnswer);
+    // The leaf path is model change, thinking "high", session_info, the first user message, the read
+    // call, the branch summary, the branch's user message and answer: five of them are messages. The
+    // later switch to "low" and to the codex model lies on the other branch.
     expect(atLeaf.messages).toHaveLength(5);
     expect(atLeaf.thinkingLevel).toBe('high');
     expect(atLeaf.model).toEqual({ provider: 'anthropic', modelId: 'claude-sonnet-4-5' });
     expect(atLeaf.llm.length).toBeGreaterThan(0);
     expect(atLeaf.tokens).toBeGreaterThan(0);
-    const atUser = (await get(`/api/sessions/${id}/context?at=3d994d86`)).json() as {
+    const atUser = (await get(`/api/sessions/${id}/context?at=${ALL_IDS.firstUser}`)).json() as {
       at: string;
       messages: Json[];
     };
-    expect(atUser.at).toBe('3d994d86');
+    expect(atUser.at).toBe(ALL_IDS.firstUser);
     expect(atUser.messages).toHaveLength(1);
     const bad = await get(`/api/sessions/${id}/context?at=nope`);
     expect((bad.json() as { error: Json }).error.code).toBe('ENTRY_NOT_FOUND');
@@ -81,7 +85,7 @@ describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${S
       type: 'message',
       role: 'user',
       text: 'user: next step',
-      parentId: '1890bfab',
+      parentId: SEED_IDS.milestoneLabel,
     });
     const after = fs.readFileSync(env.file(SEED), 'utf8');
     const line = JSON.parse(after.slice(before.length)) as { message: Json };
@@ -96,7 +100,7 @@ describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${S
   it('/branch from a non-root user message writes the root→parent path to a new file; the original is untouched', async () => {
     const id = await sessionIdOf(env.app, SEED);
     const original = fs.readFileSync(env.file(SEED));
-    const response = (await post(`/api/sessions/${id}/branch`, { entryId: 'bf9e008c' })).json() as {
+    const response = (await post(`/api/sessions/${id}/branch`, { entryId: SEED_IDS.tryB })).json() as {
       sessionId: string;
       editorText: string;
       session: Json;
@@ -107,14 +111,14 @@ describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${S
     expect(fs.readFileSync(env.file(SEED)).equals(original)).toBe(true);
     const newFile = path.join(env.root, String(response.session.path));
     const opened = reference.SessionManager.open(newFile);
-    expect(opened.getEntries().map((entry) => entry.id)).toEqual(['4bfd19d5', '132d1404']);
+    expect(opened.getEntries().map((entry) => entry.id)).toEqual([SEED_IDS.startTask, SEED_IDS.plan]);
     expect(opened.getHeader()?.parentSession).toBe(fs.realpathSync(env.file(SEED)));
     expect(response.session.parentId).toBe(id);
   });
 
   it('/branch from a root user message starts an empty session whose parent is this file', async () => {
     const id = await sessionIdOf(env.app, SEED);
-    const response = (await post(`/api/sessions/${id}/branch`, { entryId: '4bfd19d5' })).json() as {
+    const response = (await post(`/api/sessions/${id}/branch`, { entryId: SEED_IDS.startTask })).json() as {
       session: Json;
       editorText: string;
     };
@@ -131,7 +135,7 @@ describe.skipIf(!HAVE_FIXTURES)(`session operations${HAVE_FIXTURES ? '' : ` (${S
 
   it('/branch from an assistant message is INVALID_TARGET and creates no file', async () => {
     const id = await sessionIdOf(env.app, SEED);
-    const response = await post(`/api/sessions/${id}/branch`, { entryId: '132d1404' });
+    const response = await post(`/api/sessions/${id}/branch`, { entryId: SEED_IDS.plan });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({
       error: { code: 'INVALID_TARGET', message: 'Only a user message can be branched from.' },

@@ -3,256 +3,253 @@ import { createValidator, SessionSnapshot } from '@canopy/protocol';
 import { SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildSkeletonNodes } from '../src/store/skeleton';
-import { AUTH, HAVE_FIXTURES, HOST, SKIP_REASON, TOKEN, sessionIdOf, setup, type TestEnv } from './helpers';
+import { AUTH, HOST, SEED_IDS, sessionIdOf, setup, type TestEnv, TOKEN } from './helpers';
 
-describe.skipIf(!HAVE_FIXTURES)(
-  `REST routes over fixture copies${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`,
-  () => {
-    let env: TestEnv;
-    beforeEach(async () => {
-      env = await setup([
-        'seed-example.jsonl',
-        'all-entry-types.jsonl',
-        'malformed.jsonl',
-        'branched-from-seed-example.jsonl',
-        'empty.jsonl',
-      ]);
-    });
-    afterEach(async () => env.close());
+describe('REST routes over fixture copies', () => {
+  let env: TestEnv;
+  beforeEach(async () => {
+    env = await setup([
+      'seed-example.jsonl',
+      'all-entry-types.jsonl',
+      'malformed.jsonl',
+      'branched-from-seed-example.jsonl',
+      'empty.jsonl',
+    ]);
+  });
+  afterEach(async () => env.close());
 
-    it('lists every session with opaque ids, relative paths and lineage', async () => {
+  it('lists every session with opaque ids, relative paths and lineage', async () => {
+    const response = await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    const { sessions } = response.json() as { sessions: Array<Record<string, unknown>> };
+    expect(sessions.map((s) => s.path).sort()).toEqual([
+      'all-entry-types.jsonl',
+      'branched-from-seed-example.jsonl',
+      'empty.jsonl',
+      'malformed.jsonl',
+      'seed-example.jsonl',
+    ]);
+    const seed = sessions.find((s) => s.path === 'seed-example.jsonl')!;
+    expect(seed.entryCount).toBe(8);
+    expect(String(seed.id)).not.toContain('/');
+    const branched = sessions.find((s) => s.path === 'branched-from-seed-example.jsonl')!;
+    expect(branched.parentId).toBe(seed.id);
+  });
+
+  it('once a damaged session is open, the list and its snapshot report the same number of issues', async () => {
+    const id = await sessionIdOf(env.app, 'malformed.jsonl');
+    const listed = async () => {
       const response = await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH });
-      expect(response.statusCode).toBe(200);
-      const { sessions } = response.json() as { sessions: Array<Record<string, unknown>> };
-      expect(sessions.map((s) => s.path).sort()).toEqual([
-        'all-entry-types.jsonl',
-        'branched-from-seed-example.jsonl',
-        'empty.jsonl',
-        'malformed.jsonl',
-        'seed-example.jsonl',
-      ]);
-      const seed = sessions.find((s) => s.path === 'seed-example.jsonl')!;
-      expect(seed.entryCount).toBe(8);
-      expect(String(seed.id)).not.toContain('/');
-      const branched = sessions.find((s) => s.path === 'branched-from-seed-example.jsonl')!;
-      expect(branched.parentId).toBe(seed.id);
-    });
+      const { sessions } = response.json() as { sessions: Array<{ id: string; issueCount: number }> };
+      return sessions.find((s) => s.id === id)!.issueCount;
+    };
+    // Before opening, the list counts the lines it could not parse; the tree adds duplicates,
+    // orphans and cycles.
+    const beforeOpen = await listed();
+    const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
+    const snapshot = response.json() as { issues: unknown[]; session: { issueCount: number } };
+    expect(snapshot.issues.length).toBeGreaterThan(beforeOpen);
+    expect(snapshot.session.issueCount).toBe(snapshot.issues.length);
+    expect(await listed()).toBe(snapshot.issues.length);
+  });
 
-    it('once a damaged session is open, the list and its snapshot report the same number of issues', async () => {
-      const id = await sessionIdOf(env.app, 'malformed.jsonl');
-      const listed = async () => {
-        const response = await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH });
-        const { sessions } = response.json() as { sessions: Array<{ id: string; issueCount: number }> };
-        return sessions.find((s) => s.id === id)!.issueCount;
-      };
-      // Before opening, the list counts the lines it could not parse; the tree adds duplicates,
-      // orphans and cycles.
-      const beforeOpen = await listed();
+  it('a snapshot carries the leaf, every entry as a skeleton node, and labels', async () => {
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    const snapshot = response.json() as {
+      leafId: string;
+      nodes: Array<{ id: string; label?: string; text: string }>;
+      version: number;
+    };
+    expect(snapshot.leafId).toBe(SEED_IDS.milestoneLabel);
+    expect(snapshot.nodes).toHaveLength(8);
+    expect(snapshot.nodes.filter((node) => node.label === 'milestone')).toHaveLength(1);
+    expect(snapshot.version).toBe(3);
+  });
+
+  it('every snapshot matches the protocol schema, and after a label write its cached nodes equal a fresh build of the file', async () => {
+    const validator = createValidator(SessionSnapshot);
+    const freshNodes = (name: string) => {
+      const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(name)));
+      return buildSkeletonNodes(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), env.dir);
+    };
+    const get = async (id: string) => {
       const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-      const snapshot = response.json() as { issues: unknown[]; session: { issueCount: number } };
-      expect(snapshot.issues.length).toBeGreaterThan(beforeOpen);
-      expect(snapshot.session.issueCount).toBe(snapshot.issues.length);
-      expect(await listed()).toBe(snapshot.issues.length);
-    });
-
-    it('a snapshot carries the leaf, every entry as a skeleton node, and labels', async () => {
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
       expect(response.statusCode).toBe(200);
-      const snapshot = response.json() as {
-        leafId: string;
-        nodes: Array<{ id: string; label?: string; text: string }>;
-        version: number;
-      };
-      expect(snapshot.leafId).toBe('1890bfab');
-      expect(snapshot.nodes).toHaveLength(8);
-      expect(snapshot.nodes.filter((node) => node.label === 'milestone')).toHaveLength(1);
-      expect(snapshot.version).toBe(3);
-    });
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      const body = response.json() as unknown;
+      expect(validator.firstError(body)).toBeUndefined();
+      return body as SessionSnapshot;
+    };
+    for (const name of ['seed-example.jsonl', 'all-entry-types.jsonl', 'malformed.jsonl', 'empty.jsonl']) {
+      const snapshot = await get(await sessionIdOf(env.app, name));
+      expect(snapshot.nodes).toEqual(freshNodes(name));
+    }
 
-    it('every snapshot matches the protocol schema, and after a label write its cached nodes equal a fresh build of the file', async () => {
-      const validator = createValidator(SessionSnapshot);
-      const freshNodes = (name: string) => {
-        const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(name)));
-        return buildSkeletonNodes(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), env.dir);
-      };
-      const get = async (id: string) => {
-        const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-        expect(response.statusCode).toBe(200);
-        expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-        const body = response.json() as unknown;
-        expect(validator.firstError(body)).toBeUndefined();
-        return body as SessionSnapshot;
-      };
-      for (const name of ['seed-example.jsonl', 'all-entry-types.jsonl', 'malformed.jsonl', 'empty.jsonl']) {
-        const snapshot = await get(await sessionIdOf(env.app, name));
-        expect(snapshot.nodes).toEqual(freshNodes(name));
-      }
-
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const label = await env.app.inject({
-        method: 'PUT',
-        url: `/api/sessions/${id}/labels/1890bfab`,
-        headers: AUTH,
-        payload: { label: 'cached' },
-      });
-      expect(label.statusCode).toBe(200);
-      const after = await get(id);
-      expect(after.nodes).toHaveLength(9);
-      expect(after.nodes).toEqual(freshNodes('seed-example.jsonl'));
-      expect(after.nodes.find((node) => node.id === '1890bfab')?.label).toBe('cached');
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const label = await env.app.inject({
+      method: 'PUT',
+      url: `/api/sessions/${id}/labels/${SEED_IDS.milestoneLabel}`,
+      headers: AUTH,
+      payload: { label: 'cached' },
     });
+    expect(label.statusCode).toBe(200);
+    const after = await get(id);
+    expect(after.nodes).toHaveLength(9);
+    expect(after.nodes).toEqual(freshNodes('seed-example.jsonl'));
+    expect(after.nodes.find((node) => node.id === SEED_IDS.milestoneLabel)?.label).toBe('cached');
+  });
 
-    it('an unknown session id is SESSION_NOT_FOUND and a path-like id is refused by the schema', async () => {
-      const missing = await env.app.inject({ method: 'GET', url: '/api/sessions/nope', headers: AUTH });
-      expect(missing.statusCode).toBe(404);
-      expect(missing.json()).toEqual({
-        error: { code: 'SESSION_NOT_FOUND', message: 'No session with id nope.' },
-      });
-      const traversal = await env.app.inject({
-        method: 'GET',
-        url: '/api/sessions/..%2F..%2Fetc%2Fpasswd',
-        headers: AUTH,
-      });
-      expect(traversal.statusCode).toBe(400);
-      expect((traversal.json() as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
+  it('an unknown session id is SESSION_NOT_FOUND and a path-like id is refused by the schema', async () => {
+    const missing = await env.app.inject({ method: 'GET', url: '/api/sessions/nope', headers: AUTH });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({
+      error: { code: 'SESSION_NOT_FOUND', message: 'No session with id nope.' },
     });
+    const traversal = await env.app.inject({
+      method: 'GET',
+      url: '/api/sessions/..%2F..%2Fetc%2Fpasswd',
+      headers: AUTH,
+    });
+    expect(traversal.statusCode).toBe(400);
+    expect((traversal.json() as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
+  });
 
-    it('setting and clearing a label appends label entries and nothing else', async () => {
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const file = env.file('seed-example.jsonl');
-      const before = fs.readFileSync(file, 'utf8');
-      const set = await env.app.inject({
-        method: 'PUT',
-        url: `/api/sessions/${id}/labels/1890bfab`,
-        headers: AUTH,
-        payload: { label: '  done  ' },
-      });
-      expect(set.statusCode).toBe(200);
-      expect(set.json()).toMatchObject({ targetId: '1890bfab', label: 'done' });
-      const cleared = await env.app.inject({
-        method: 'DELETE',
-        url: `/api/sessions/${id}/labels/1890bfab`,
-        headers: AUTH,
-      });
-      expect(cleared.statusCode).toBe(200);
-      const after = fs.readFileSync(file, 'utf8');
-      expect(after.startsWith(before)).toBe(true);
-      const added = after
-        .slice(before.length)
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(added.map((entry) => [entry.type, entry.targetId, entry.label])).toEqual([
-        ['label', '1890bfab', 'done'],
-        ['label', '1890bfab', undefined],
-      ]);
+  it('setting and clearing a label appends label entries and nothing else', async () => {
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const file = env.file('seed-example.jsonl');
+    const before = fs.readFileSync(file, 'utf8');
+    const set = await env.app.inject({
+      method: 'PUT',
+      url: `/api/sessions/${id}/labels/${SEED_IDS.milestoneLabel}`,
+      headers: AUTH,
+      payload: { label: '  done  ' },
     });
+    expect(set.statusCode).toBe(200);
+    expect(set.json()).toMatchObject({ targetId: SEED_IDS.milestoneLabel, label: 'done' });
+    const cleared = await env.app.inject({
+      method: 'DELETE',
+      url: `/api/sessions/${id}/labels/${SEED_IDS.milestoneLabel}`,
+      headers: AUTH,
+    });
+    expect(cleared.statusCode).toBe(200);
+    const after = fs.readFileSync(file, 'utf8');
+    expect(after.startsWith(before)).toBe(true);
+    const added = after
+      .slice(before.length)
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(added.map((entry) => [entry.type, entry.targetId, entry.label])).toEqual([
+      ['label', SEED_IDS.milestoneLabel, 'done'],
+      ['label', SEED_IDS.milestoneLabel, undefined],
+    ]);
+  });
 
-    it('a label on a missing entry is ENTRY_NOT_FOUND and the file is unchanged', async () => {
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const before = fs.readFileSync(env.file('seed-example.jsonl'));
-      const response = await env.app.inject({
-        method: 'PUT',
-        url: `/api/sessions/${id}/labels/zzzz`,
-        headers: AUTH,
-        payload: { label: 'x' },
-      });
-      expect(response.statusCode).toBe(404);
-      expect((response.json() as { error: { code: string } }).error.code).toBe('ENTRY_NOT_FOUND');
-      const bad = await env.app.inject({
-        method: 'PUT',
-        url: `/api/sessions/${id}/labels/1890bfab`,
-        headers: AUTH,
-        payload: { label: 5 },
-      });
-      expect(bad.statusCode).toBe(400);
-      expect(fs.readFileSync(env.file('seed-example.jsonl')).equals(before)).toBe(true);
+  it('a label on a missing entry is ENTRY_NOT_FOUND and the file is unchanged', async () => {
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const before = fs.readFileSync(env.file('seed-example.jsonl'));
+    const response = await env.app.inject({
+      method: 'PUT',
+      url: `/api/sessions/${id}/labels/zzzz`,
+      headers: AUTH,
+      payload: { label: 'x' },
     });
+    expect(response.statusCode).toBe(404);
+    expect((response.json() as { error: { code: string } }).error.code).toBe('ENTRY_NOT_FOUND');
+    const bad = await env.app.inject({
+      method: 'PUT',
+      url: `/api/sessions/${id}/labels/${SEED_IDS.milestoneLabel}`,
+      headers: AUTH,
+      payload: { label: 5 },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(fs.readFileSync(env.file('seed-example.jsonl')).equals(before)).toBe(true);
+  });
 
-    it('navigating to the current leaf is a no-op that writes nothing', async () => {
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const before = fs.readFileSync(env.file('seed-example.jsonl'));
-      const response = await env.app.inject({
-        method: 'POST',
-        url: `/api/sessions/${id}/navigate`,
-        headers: AUTH,
-        payload: { targetId: '1890bfab' },
-      });
-      expect(response.json()).toMatchObject({
-        alreadyAtTarget: true,
-        cancelled: false,
-        newLeafId: '1890bfab',
-        oldLeafId: '1890bfab',
-      });
-      expect(fs.readFileSync(env.file('seed-example.jsonl')).equals(before)).toBe(true);
+  it('navigating to the current leaf is a no-op that writes nothing', async () => {
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const before = fs.readFileSync(env.file('seed-example.jsonl'));
+    const response = await env.app.inject({
+      method: 'POST',
+      url: `/api/sessions/${id}/navigate`,
+      headers: AUTH,
+      payload: { targetId: SEED_IDS.milestoneLabel },
     });
+    expect(response.json()).toMatchObject({
+      alreadyAtTarget: true,
+      cancelled: false,
+      newLeafId: SEED_IDS.milestoneLabel,
+      oldLeafId: SEED_IDS.milestoneLabel,
+    });
+    expect(fs.readFileSync(env.file('seed-example.jsonl')).equals(before)).toBe(true);
+  });
 
-    it('a summarize request with entries to summarise and no summariser is NO_SUMMARIZER and changes nothing', async () => {
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const snapshot = (
-        await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
-      ).json() as { nodes: Array<{ id: string; parentId: string | null }> };
-      const root = snapshot.nodes.find((node) => node.parentId === null)!;
-      const before = fs.readFileSync(env.file('seed-example.jsonl'));
-      const response = await env.app.inject({
-        method: 'POST',
-        url: `/api/sessions/${id}/navigate`,
-        headers: AUTH,
-        payload: { targetId: root.id, summarize: true },
-      });
-      expect(response.statusCode).toBe(409);
-      expect((response.json() as { error: { code: string } }).error.code).toBe('NO_SUMMARIZER');
-      expect(fs.readFileSync(env.file('seed-example.jsonl')).equals(before)).toBe(true);
-      const after = (
-        await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
-      ).json() as { leafId: string };
-      expect(after.leafId).toBe('1890bfab');
+  it('a summarize request with entries to summarise and no summariser is NO_SUMMARIZER and changes nothing', async () => {
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const snapshot = (
+      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
+    ).json() as { nodes: Array<{ id: string; parentId: string | null }> };
+    const root = snapshot.nodes.find((node) => node.parentId === null)!;
+    const before = fs.readFileSync(env.file('seed-example.jsonl'));
+    const response = await env.app.inject({
+      method: 'POST',
+      url: `/api/sessions/${id}/navigate`,
+      headers: AUTH,
+      payload: { targetId: root.id, summarize: true },
     });
+    expect(response.statusCode).toBe(409);
+    expect((response.json() as { error: { code: string } }).error.code).toBe('NO_SUMMARIZER');
+    expect(fs.readFileSync(env.file('seed-example.jsonl')).equals(before)).toBe(true);
+    const after = (
+      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
+    ).json() as { leafId: string };
+    expect(after.leafId).toBe(SEED_IDS.milestoneLabel);
+  });
 
-    it('requests without the token are refused, with the token in the query a cookie is set', async () => {
-      const none = await env.app.inject({ method: 'GET', url: '/api/sessions', headers: { host: HOST } });
-      expect(none.statusCode).toBe(401);
-      expect((none.json() as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
-      const first = await env.app.inject({ method: 'GET', url: `/?token=${TOKEN}`, headers: { host: HOST } });
-      expect(String(first.headers['set-cookie'])).toContain('HttpOnly; SameSite=Strict');
-      const withCookie = await env.app.inject({
-        method: 'GET',
-        url: '/api/sessions',
-        headers: { host: HOST, cookie: `canopy_token_4999=${TOKEN}` },
-      });
-      expect(withCookie.statusCode).toBe(200);
+  it('requests without the token are refused, with the token in the query a cookie is set', async () => {
+    const none = await env.app.inject({ method: 'GET', url: '/api/sessions', headers: { host: HOST } });
+    expect(none.statusCode).toBe(401);
+    expect((none.json() as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+    const first = await env.app.inject({ method: 'GET', url: `/?token=${TOKEN}`, headers: { host: HOST } });
+    expect(String(first.headers['set-cookie'])).toContain('HttpOnly; SameSite=Strict');
+    const withCookie = await env.app.inject({
+      method: 'GET',
+      url: '/api/sessions',
+      headers: { host: HOST, cookie: `canopy_token_4999=${TOKEN}` },
     });
+    expect(withCookie.statusCode).toBe(200);
+  });
 
-    it('a foreign Host and a foreign Origin on a write are refused', async () => {
-      const host = await env.app.inject({
-        method: 'GET',
-        url: '/api/sessions',
-        headers: { ...AUTH, host: 'evil.example:4999' },
-      });
-      expect(host.statusCode).toBe(403);
-      expect((host.json() as { error: { code: string } }).error.code).toBe('FORBIDDEN_HOST');
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const origin = await env.app.inject({
-        method: 'PUT',
-        url: `/api/sessions/${id}/labels/1890bfab`,
-        headers: { ...AUTH, origin: 'http://evil.example' },
-        payload: { label: 'x' },
-      });
-      expect(origin.statusCode).toBe(403);
-      expect((origin.json() as { error: { code: string } }).error.code).toBe('FORBIDDEN_ORIGIN');
+  it('a foreign Host and a foreign Origin on a write are refused', async () => {
+    const host = await env.app.inject({
+      method: 'GET',
+      url: '/api/sessions',
+      headers: { ...AUTH, host: 'evil.example:4999' },
     });
+    expect(host.statusCode).toBe(403);
+    expect((host.json() as { error: { code: string } }).error.code).toBe('FORBIDDEN_HOST');
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const origin = await env.app.inject({
+      method: 'PUT',
+      url: `/api/sessions/${id}/labels/${SEED_IDS.milestoneLabel}`,
+      headers: { ...AUTH, origin: 'http://evil.example' },
+      payload: { label: 'x' },
+    });
+    expect(origin.statusCode).toBe(403);
+    expect((origin.json() as { error: { code: string } }).error.code).toBe('FORBIDDEN_ORIGIN');
+  });
 
-    it('an oversized body is PAYLOAD_TOO_LARGE', async () => {
-      const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-      const response = await env.app.inject({
-        method: 'POST',
-        url: `/api/sessions/${id}/messages`,
-        headers: { ...AUTH, 'content-type': 'application/json' },
-        payload: JSON.stringify({ text: 'x'.repeat(3 * 1024 * 1024) }),
-      });
-      expect(response.statusCode).toBe(413);
-      expect((response.json() as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  it('an oversized body is PAYLOAD_TOO_LARGE', async () => {
+    const id = await sessionIdOf(env.app, 'seed-example.jsonl');
+    const response = await env.app.inject({
+      method: 'POST',
+      url: `/api/sessions/${id}/messages`,
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      payload: JSON.stringify({ text: 'x'.repeat(3 * 1024 * 1024) }),
     });
-  },
-);
+    expect(response.statusCode).toBe(413);
+    expect((response.json() as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+});

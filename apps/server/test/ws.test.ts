@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
-import { AUTH, HAVE_FIXTURES, HOST, SKIP_REASON, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
+import { AUTH, HOST, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 
@@ -11,7 +11,13 @@ function collect(ws: WebSocket): Array<Record<string, unknown>> {
   return events;
 }
 
-describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_REASON})`}`, () => {
+/** Round trip through the server on `ws`: it has handled (and sent) everything before it once this resolves. */
+async function syncWith(ws: WebSocket, events: Array<Record<string, unknown>>, id: string): Promise<void> {
+  ws.send(JSON.stringify({ type: 'ping', id }));
+  await waitFor(() => events.find((event) => event.type === 'pong' && event.id === id));
+}
+
+describe('WebSocket /ws', () => {
   let env: TestEnv;
   beforeEach(async () => {
     env = await setup([SEED]);
@@ -77,12 +83,12 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
     expect(await waitFor(() => events.find((event) => event.type === 'subscribed'))).toEqual({
       type: 'subscribed',
       sessionId: id,
-      leafId: '1890bfab',
+      leafId: SEED_IDS.milestoneLabel,
     });
 
     await env.app.inject({
       method: 'PUT',
-      url: `/api/sessions/${id}/labels/bfb570e3`,
+      url: `/api/sessions/${id}/labels/${SEED_IDS.bResult}`,
       headers: AUTH,
       payload: { label: 'B' },
     });
@@ -94,7 +100,7 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
     });
     expect(await waitFor(() => events.find((event) => event.type === 'label_changed'))).toMatchObject({
       sessionId: id,
-      targetId: 'bfb570e3',
+      targetId: SEED_IDS.bResult,
       label: 'B',
     });
 
@@ -102,27 +108,33 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
-      payload: { targetId: 'bfb570e3' },
+      payload: { targetId: SEED_IDS.bResult },
     });
     const tree = await waitFor(() => events.find((event) => event.type === 'session_tree'));
-    expect(tree).toMatchObject({ sessionId: id, newLeafId: 'bfb570e3' });
+    expect(tree).toMatchObject({ sessionId: id, newLeafId: SEED_IDS.bResult });
 
     subscribed.send(JSON.stringify({ type: 'unsubscribe', sessionId: id }));
     // Messages are handled in order: once the pong is back, the unsubscribe has been applied.
     subscribed.send(JSON.stringify({ type: 'ping', id: 'sync' }));
     await waitFor(() => events.find((event) => event.type === 'pong'));
-    const sessionEvents = () => events.filter((event) => event.type !== 'sessions_changed');
+    const sessionEvents = () =>
+      events.filter((event) => event.type !== 'sessions_changed' && event.type !== 'pong');
     const count = sessionEvents().length;
     await env.app.inject({
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
-      payload: { targetId: '86b5f0a8' },
+      payload: { targetId: SEED_IDS.aResult },
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Whatever the navigation sent went out before the answers to these pings: once both are back,
+    // nothing more can arrive from it.
+    await syncWith(subscribed, events, 'after-navigate');
+    await syncWith(other, otherEvents, 'after-navigate');
     expect(sessionEvents().length).toBe(count);
     expect(
-      otherEvents.filter((event) => event.type !== 'hello' && event.type !== 'sessions_changed'),
+      otherEvents.filter(
+        (event) => event.type !== 'hello' && event.type !== 'sessions_changed' && event.type !== 'pong',
+      ),
     ).toEqual([]);
     subscribed.terminate();
     other.terminate();
@@ -137,7 +149,7 @@ describe.skipIf(!HAVE_FIXTURES)(`WebSocket /ws${HAVE_FIXTURES ? '' : ` (${SKIP_R
     const line = JSON.stringify({
       type: 'custom',
       id: 'c0000001',
-      parentId: '1890bfab',
+      parentId: SEED_IDS.milestoneLabel,
       timestamp: new Date().toISOString(),
       customType: 'x',
     });

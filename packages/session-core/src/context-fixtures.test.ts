@@ -1,20 +1,17 @@
 // buildSessionContext and navigation planning through SessionManager: the reference suite's
-// context cases (docs/reference-tests.md: tree traversal, labels, save entry), the oh-my-pi settings, and the context figures the reference
-// package reports for every shared fixture (fixtures README).
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// context cases (§8.1, §8.2, §8.6), the oh-my-pi settings, and, for every fixture, the context the
+// reference package builds from the same file.
+import { SessionManager as ReferenceSessionManager } from '@mariozechner/pi-coding-agent';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertToLlm } from './context';
 import { collectEntriesForBranchSummary, planNavigation } from './navigation';
 import { SessionManager } from './session-manager';
 import type { AssistantMessage, SessionEntry, UserMessage } from './types';
+import { FIXTURE_NAMES, fixtureFacts, fixturesDir } from '../test/fixtures';
 import { assistantMsg, userMsg } from '../test/messages';
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const fixturesPath = resolve(repoRoot, '../shared/fixtures/sessions');
-const haveFixtures = existsSync(join(fixturesPath, 'README.md'));
 
 describe('buildSessionContext through SessionManager', () => {
   it('returns messages from the current branch only', () => {
@@ -107,75 +104,9 @@ describe('navigation planning through SessionManager', () => {
   });
 });
 
-interface FixtureFigures {
-  file: string;
-  entries: number;
-  leaf?: string;
-  messages: number;
-  thinking: string;
-  model: { provider: string; modelId: string } | null;
-}
-
-// The reference's figures from the fixtures README (@mariozechner/pi-coding-agent 0.73.1).
-const FIGURES: FixtureFigures[] = [
-  {
-    file: 'all-entry-types.jsonl',
-    entries: 31,
-    leaf: '26cbcded',
-    messages: 5,
-    thinking: 'high',
-    model: { provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
-  },
-  {
-    file: 'branched-from-seed-example.jsonl',
-    entries: 2,
-    leaf: '132d1404',
-    messages: 2,
-    thinking: 'off',
-    model: { provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
-  },
-  {
-    file: 'legacy-v1-before-compaction.jsonl',
-    entries: 1002,
-    messages: 446,
-    thinking: 'off',
-    model: { provider: 'anthropic', modelId: 'claude-opus-4-5' },
-  },
-  {
-    file: 'legacy-v1-large-session.jsonl',
-    entries: 1018,
-    messages: 914,
-    thinking: 'off',
-    model: { provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
-  },
-  {
-    file: 'legacy-v2-hookmessage.jsonl',
-    entries: 5,
-    leaf: 'a0000005',
-    messages: 3,
-    thinking: 'off',
-    model: { provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
-  },
-  {
-    file: 'many-branches.jsonl',
-    entries: 2720,
-    leaf: '6bdcad3c',
-    messages: 165,
-    thinking: 'low',
-    model: { provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
-  },
-  {
-    file: 'seed-example.jsonl',
-    entries: 8,
-    leaf: '1890bfab',
-    messages: 5,
-    thinking: 'off',
-    model: { provider: 'anthropic', modelId: 'claude-sonnet-4-5' },
-  },
-  { file: 'empty.jsonl', entries: 0, messages: 0, thinking: 'off', model: null },
-];
-
-describe.skipIf(!haveFixtures)('context figures of the shared fixtures', () => {
+// Every fixture's context as the reference package (0.73.1) builds it, computed side by side on a copy
+// of the same file: message count, thinking level and model.
+describe('context figures of the fixtures, as the reference reports them', () => {
   let tempDir = '';
   beforeAll(() => {
     tempDir = mkdtempSync(join(tmpdir(), 'canopy-context-fixtures-'));
@@ -184,47 +115,58 @@ describe.skipIf(!haveFixtures)('context figures of the shared fixtures', () => {
     rmSync(tempDir, { recursive: true, force: true });
   });
 
-  for (const figures of FIGURES) {
-    it(`${figures.file}: ${figures.messages} context messages, thinking ${figures.thinking}`, () => {
-      const copy = join(tempDir, figures.file);
-      copyFileSync(join(fixturesPath, figures.file), copy);
-      const session = SessionManager.fromJsonl(readFileSync(copy, 'utf8'));
+  // Not the damaged file (the reference reads it worse, on purpose) nor the oh-my-pi one (pi cannot
+  // read a title slot line before the header).
+  const readable = FIXTURE_NAMES.filter(
+    (name) => name !== 'malformed.jsonl' && name !== 'oh-my-pi-title-slot.jsonl',
+  );
+  for (const file of readable) {
+    it(`${file}: the reference's context messages, thinking level and model`, () => {
+      const copy = join(tempDir, file);
+      copyFileSync(join(fixturesDir(), file), copy);
+      const text = readFileSync(copy, 'utf8');
+      const session = SessionManager.fromJsonl(text);
+      // The reference migrates a legacy copy in place; it reads its own copy.
+      const referenceCopy = join(tempDir, `reference-${file}`);
+      copyFileSync(copy, referenceCopy);
+      const expected = ReferenceSessionManager.open(referenceCopy, tempDir).buildSessionContext();
 
-      expect(session.getEntries()).toHaveLength(figures.entries);
-      if (figures.leaf) expect(session.getLeafId()).toBe(figures.leaf);
       const context = session.buildSessionContext();
-      expect(context.messages).toHaveLength(figures.messages);
-      expect(context.thinkingLevel).toBe(figures.thinking);
-      expect(context.model).toEqual(figures.model);
+      expect(context.messages).toHaveLength(expected.messages.length);
+      expect(context.thinkingLevel).toBe(expected.thinkingLevel);
+      expect(context.model).toEqual(expected.model);
       expect(context.models).toEqual(
-        figures.model ? { default: `${figures.model.provider}/${figures.model.modelId}` } : {},
+        expected.model ? { default: `${expected.model.provider}/${expected.model.modelId}` } : {},
       );
+      if (file !== 'empty.jsonl') expect(context.messages.length).toBeGreaterThan(0);
     });
   }
 
-  it('legacy-v1-before-compaction.jsonl: 1 summary, 77 kept and 368 later messages', () => {
+  it('legacy-v1-before-compaction.jsonl: the summary of the latest compaction, the messages it keeps, and all later ones', () => {
     const copy = join(tempDir, 'before-compaction-parts.jsonl');
-    copyFileSync(join(fixturesPath, 'legacy-v1-before-compaction.jsonl'), copy);
+    copyFileSync(join(fixturesDir(), 'legacy-v1-before-compaction.jsonl'), copy);
     const session = SessionManager.fromJsonl(readFileSync(copy, 'utf8'));
     const messages = session.buildSessionContext().messages;
     expect(messages[0]?.role).toBe('compactionSummary');
     expect(messages.filter((m) => m.role === 'compactionSummary')).toHaveLength(1);
 
-    // The latest compaction keeps from the entry of file line 551 (line 0 being the header).
+    // The generator put the compactions on these file lines (0 = the header) and had each keep from
+    // the given line; entry index = line index − 1.
+    const facts = fixtureFacts('legacy-v1-before-compaction.jsonl');
+    const compactionLines = facts.compactionLineIndexes as number[];
+    const keptLines = facts.firstKeptEntryIndexes as number[];
+    const lastCompactionIndex = (compactionLines.at(-1) as number) - 1;
     const entries = session.getEntries();
     const lastCompaction = [...entries].reverse().find((e) => e.type === 'compaction') as SessionEntry;
     const firstKeptIndex = entries.findIndex((e) => e.id === lastCompaction.firstKeptEntryId);
-    expect(firstKeptIndex).toBe(550);
-    expect(entries.indexOf(lastCompaction)).toBe(627);
-    const contextMessagesIn = (from: number, to: number) =>
-      entries.slice(from, to).filter((e) => e.type === 'message' || e.type === 'custom_message').length;
-    expect(contextMessagesIn(firstKeptIndex, 627)).toBe(77);
-    expect(contextMessagesIn(628, entries.length)).toBe(368);
+    expect(firstKeptIndex).toBe((keptLines.at(-1) as number) - 1);
+    expect(entries.indexOf(lastCompaction)).toBe(lastCompactionIndex);
+    // The context is 1 summary + the messages from the kept one up to the compaction + every later one.
+    const messagesIn = (from: number, to: number) =>
+      entries.slice(from, to).filter((e) => e.type === 'message').length;
+    const kept = messagesIn(firstKeptIndex, lastCompactionIndex);
+    const later = messagesIn(lastCompactionIndex + 1, entries.length);
+    expect(kept).toBeGreaterThan(0);
+    expect(messages).toHaveLength(1 + kept + later);
   });
 });
-
-if (!haveFixtures) {
-  describe('context figures of the shared fixtures', () => {
-    it.skip(`skipped: shared session fixtures not found at ${fixturesPath}`, () => {});
-  });
-}

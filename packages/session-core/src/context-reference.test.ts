@@ -1,10 +1,9 @@
 // Differential tests of the pure context, navigation and summary-input functions against the
-// reference package (@mariozechner/pi-coding-agent): on every shared fixture and on random trees,
+// reference package (@mariozechner/pi-coding-agent): on every fixture and on random trees,
 // both must produce the same context, wire messages, abandoned entries and summary input.
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,25 +12,14 @@ import { collectEntriesForBranchSummary, getUserMessagesForForking, type Navigat
 import { prepareBranchEntries, serializeConversation } from './summary-input';
 import { estimateTokens } from './text';
 import type { AgentMessage, SessionEntry } from './types';
+import { fixturesDir, LEGACY, REFERENCE_WRITTEN } from '../test/fixtures';
 
 type RefEntries = Parameters<typeof reference.buildSessionContext>[0];
 type RefMessages = Parameters<typeof reference.convertToLlm>[0];
 type RefSession = Parameters<typeof reference.collectEntriesForBranchSummary>[0];
 type RefLlmMessages = Parameters<typeof reference.serializeConversation>[0];
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const fixturesPath = resolve(repoRoot, '../shared/fixtures/sessions');
-const haveFixtures = existsSync(join(fixturesPath, 'README.md'));
-
-const FIXTURES = [
-  'seed-example.jsonl',
-  'branched-from-seed-example.jsonl',
-  'all-entry-types.jsonl',
-  'many-branches.jsonl',
-  'legacy-v1-before-compaction.jsonl',
-  'legacy-v1-large-session.jsonl',
-  'legacy-v2-hookmessage.jsonl',
-];
+const FIXTURES = [...REFERENCE_WRITTEN, ...LEGACY];
 
 /** Read-only tree over entries with the reference's getBranch walk (no cycles in these inputs). */
 function treeOf(entries: readonly SessionEntry[]): NavigationTree {
@@ -84,7 +72,7 @@ function expectSameAt(entries: SessionEntry[], leafId: string | null | undefined
   );
 }
 
-describe.skipIf(!haveFixtures)('context and summary input match the reference on every fixture', () => {
+describe('context and summary input match the reference on every fixture', () => {
   let tempDir = '';
   beforeAll(() => {
     tempDir = mkdtempSync(join(tmpdir(), 'canopy-context-ref-'));
@@ -96,7 +84,7 @@ describe.skipIf(!haveFixtures)('context and summary input match the reference on
   for (const name of FIXTURES) {
     it(`agrees at every sampled leaf of ${name}`, () => {
       const copy = join(tempDir, name);
-      copyFileSync(join(fixturesPath, name), copy);
+      copyFileSync(join(fixturesDir(), name), copy);
       const fileEntries = reference.parseSessionEntries(readFileSync(copy, 'utf8'));
       reference.migrateSessionEntries(fileEntries);
       const entries = fileEntries.filter((e) => e.type !== 'session') as unknown as SessionEntry[];
@@ -123,12 +111,6 @@ describe.skipIf(!haveFixtures)('context and summary input match the reference on
     });
   }
 });
-
-if (!haveFixtures) {
-  describe('context reference fixtures', () => {
-    it.skip(`skipped: shared session fixtures not found at ${fixturesPath}`, () => {});
-  });
-}
 
 // ---------------------------------------------------------------- random trees
 

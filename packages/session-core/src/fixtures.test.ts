@@ -1,111 +1,23 @@
-// Every shared fixture loads with the figures of its README (the reference package's own results), and
-// the legacy files migrate as docs/format.md#legacy-samples says. Fixtures are read from temporary copies.
+// Every fixture loads as the reference package (0.73.1) loads the same file, side by side, and with
+// the facts the generator knows from building it (entry counts, leaves, labels, compaction lines, the
+// issue of every damaged line). Fixtures are read from temporary copies.
+import { SessionManager as ReferenceSessionManager } from '@mariozechner/pi-coding-agent';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  FIXTURES_MISSING_MESSAGE,
-  fixtureNames,
+  FIXTURE_NAMES,
+  fixtureFacts,
+  fixtureIds,
   fixturesDir,
   readFixtureCopy,
+  REFERENCE_WRITTEN,
   removeFixtureCopies,
+  type FixtureName,
 } from '../test/fixtures';
 import { SessionManager } from './session-manager';
 import type { SessionEntry, SessionTreeNode, StoredMessage } from './types';
-
-interface Figures {
-  entries: number;
-  roots: number;
-  /** null: an empty session; 'last': a migrated file, whose ids are random (the leaf is its last entry). */
-  leaf: string | null | 'last';
-  pathLength: number;
-  contextMessages: number;
-  thinking: string;
-  model: string | null;
-  labelled: number;
-}
-
-// The README table of ../shared/fixtures/sessions.
-const README_FIGURES: Record<string, Figures> = {
-  'all-entry-types.jsonl': {
-    entries: 31,
-    roots: 1,
-    leaf: '26cbcded',
-    pathLength: 8,
-    contextMessages: 5,
-    thinking: 'high',
-    model: 'anthropic/claude-sonnet-4-5',
-    labelled: 1,
-  },
-  'branched-from-seed-example.jsonl': {
-    entries: 2,
-    roots: 1,
-    leaf: '132d1404',
-    pathLength: 2,
-    contextMessages: 2,
-    thinking: 'off',
-    model: 'anthropic/claude-sonnet-4-5',
-    labelled: 0,
-  },
-  'legacy-v1-before-compaction.jsonl': {
-    entries: 1002,
-    roots: 1,
-    leaf: 'last',
-    pathLength: 1002,
-    contextMessages: 446,
-    thinking: 'off',
-    model: 'anthropic/claude-opus-4-5',
-    labelled: 0,
-  },
-  'legacy-v1-large-session.jsonl': {
-    entries: 1018,
-    roots: 1,
-    leaf: 'last',
-    pathLength: 1018,
-    contextMessages: 914,
-    thinking: 'off',
-    model: 'anthropic/claude-sonnet-4-5',
-    labelled: 0,
-  },
-  'legacy-v2-hookmessage.jsonl': {
-    entries: 5,
-    roots: 1,
-    leaf: 'a0000005',
-    pathLength: 5,
-    contextMessages: 3,
-    thinking: 'off',
-    model: 'anthropic/claude-sonnet-4-5',
-    labelled: 0,
-  },
-  'many-branches.jsonl': {
-    entries: 2720,
-    roots: 1,
-    leaf: '6bdcad3c',
-    pathLength: 166,
-    contextMessages: 165,
-    thinking: 'low',
-    model: 'anthropic/claude-sonnet-4-5',
-    labelled: 3,
-  },
-  'seed-example.jsonl': {
-    entries: 8,
-    roots: 1,
-    leaf: '1890bfab',
-    pathLength: 6,
-    contextMessages: 5,
-    thinking: 'off',
-    model: 'anthropic/claude-sonnet-4-5',
-    labelled: 1,
-  },
-  'empty.jsonl': {
-    entries: 0,
-    roots: 0,
-    leaf: null,
-    pathLength: 0,
-    contextMessages: 0,
-    thinking: 'off',
-    model: null,
-    labelled: 0,
-  },
-};
 
 function walk(roots: readonly SessionTreeNode[]): SessionTreeNode[] {
   const nodes: SessionTreeNode[] = [];
@@ -128,136 +40,210 @@ function entryOnLine(session: SessionManager, line: number): SessionEntry | unde
   return session.getEntries().find((entry) => session.getLine(entry.id) === line);
 }
 
-describe.skipIf(!fixturesDir())(fixturesDir() ? 'shared fixtures' : FIXTURES_MISSING_MESSAGE, () => {
-  afterAll(removeFixtureCopies);
+/** What a loaded session reports, in the terms both implementations share. */
+interface Figures {
+  entries: number;
+  roots: number;
+  leafIsLastEntry: boolean;
+  pathLength: number;
+  contextMessages: number;
+  thinking: string;
+  model: string | null;
+  labelled: number;
+}
 
-  it('has README figures for every fixture file', () => {
-    expect(fixtureNames().filter((name) => name !== 'malformed.jsonl')).toEqual(
-      Object.keys(README_FIGURES).sort(),
-    );
+interface Reportable {
+  getEntries(): { id: string }[];
+  getTree(): unknown[];
+  getLeafId(): string | null;
+  getBranch(): unknown[];
+  buildSessionContext(): {
+    messages: unknown[];
+    thinkingLevel: string;
+    model: { provider: string; modelId: string } | null;
+  };
+  getLabel(id: string): string | undefined;
+}
+
+function figuresOf(session: Reportable): Figures {
+  const entries = session.getEntries();
+  const context = session.buildSessionContext();
+  return {
+    entries: entries.length,
+    roots: session.getTree().length,
+    leafIsLastEntry: session.getLeafId() === (entries.at(-1)?.id ?? null),
+    pathLength: session.getBranch().length,
+    contextMessages: context.messages.length,
+    thinking: context.thinkingLevel,
+    model: context.model ? `${context.model.provider}/${context.model.modelId}` : null,
+    labelled: entries.filter((entry) => session.getLabel(entry.id) !== undefined).length,
+  };
+}
+
+/** The files pi itself can read: not the damaged one (read worse on purpose) nor the oh-my-pi one. */
+const PI_READABLE = FIXTURE_NAMES.filter(
+  (name) => name !== 'malformed.jsonl' && name !== 'oh-my-pi-title-slot.jsonl',
+);
+
+describe('the fixtures', () => {
+  const tempDir = mkdtempSync(join(tmpdir(), 'canopy-fixtures-ref-'));
+  afterAll(async () => {
+    rmSync(tempDir, { recursive: true, force: true });
+    await removeFixtureCopies();
   });
 
-  for (const [name, figures] of Object.entries(README_FIGURES)) {
-    it(`loads ${name} with the README figures`, async () => {
+  for (const name of PI_READABLE) {
+    it(`${name} loads with the figures the reference reports for the same file`, async () => {
       const { session } = await load(name);
-      const entries = session.getEntries();
-      const tree = session.getTree();
-      const nodes = walk(tree);
-      const context = session.buildSessionContext();
+      const referenceCopy = join(tempDir, name);
+      copyFileSync(join(fixturesDir(), name), referenceCopy);
+      const reference = ReferenceSessionManager.open(referenceCopy, tempDir);
 
-      expect(entries).toHaveLength(figures.entries);
-      expect(tree).toHaveLength(figures.roots);
-      expect(nodes).toHaveLength(figures.entries);
-      if (figures.leaf === 'last') expect(session.getLeafId()).toBe(entries[entries.length - 1]?.id);
-      else expect(session.getLeafId()).toBe(figures.leaf);
-      expect(session.getBranch()).toHaveLength(figures.pathLength);
-      expect(context.messages).toHaveLength(figures.contextMessages);
-      expect(context.thinkingLevel).toBe(figures.thinking);
-      expect(context.model ? `${context.model.provider}/${context.model.modelId}` : null).toBe(figures.model);
-      expect(nodes.filter((node) => node.label !== undefined)).toHaveLength(figures.labelled);
+      const expected = figuresOf(reference as unknown as Reportable);
+      expect(figuresOf(session)).toEqual(expected);
+      expect(walk(session.getTree())).toHaveLength(expected.entries);
+      // Ids of v3 files are the file's; legacy v1 ids are random on both sides.
+      if (name !== 'legacy-v1-before-compaction.jsonl' && name !== 'legacy-v1-large-session.jsonl')
+        expect(session.getLeafId()).toBe(reference.getLeafId());
       expect(session.issues).toEqual([]);
+
+      // And the generator's own figures, so the comparison is not between two empty answers.
+      const facts = fixtureFacts(name as FixtureName);
+      if (typeof facts.entries === 'number') expect(expected.entries).toBe(facts.entries);
+      if (typeof facts.leaf === 'string') expect(session.getLeafId()).toBe(facts.leaf);
+      const labels = (facts.labels ?? {}) as Record<string, string>;
+      for (const [id, label] of Object.entries(labels)) expect(session.getLabel(id)).toBe(label);
+      if (name !== 'empty.jsonl') expect(expected.contextMessages).toBeGreaterThan(0);
     });
   }
 
-  it('writes the v3 fixtures back byte for byte', async () => {
-    for (const name of [
-      'seed-example.jsonl',
-      'all-entry-types.jsonl',
-      'many-branches.jsonl',
-      'branched-from-seed-example.jsonl',
-    ]) {
+  it('the seed example has the /tree example shape: approaches A and B under "Plan", "Continue A" labelled milestone', async () => {
+    const { session } = await load('seed-example.jsonl');
+    const id = fixtureIds('seed-example.jsonl');
+    expect(session.getChildren(id.plan as string).map((entry) => entry.id)).toEqual([id.tryA, id.tryB]);
+    expect(session.getBranch().map((entry) => entry.id)).toEqual([
+      id.startTask,
+      id.plan,
+      id.tryA,
+      id.aResult,
+      id.continueA,
+      id.milestoneLabel,
+    ]);
+    expect(session.getLabel(id.continueA as string)).toBe('milestone');
+    const branched = SessionManager.fromJsonl(await readFixtureCopy('branched-from-seed-example.jsonl'));
+    expect(branched.getHeader()?.parentSession).toBe('seed-example.jsonl');
+    expect(branched.getEntries().map((entry) => entry.id)).toEqual([id.startTask, id.plan]);
+  });
+
+  it('writes the files the reference wrote back byte for byte', async () => {
+    for (const name of REFERENCE_WRITTEN) {
       const { session, bytes } = await load(name);
       expect(session.toJsonl()).toBe(new TextDecoder().decode(bytes));
       expect(session.needsRewrite).toBe(false);
     }
   });
 
-  it('migrates legacy-v1-before-compaction: ids, a chain, and compactions keeping from file lines 293 and 551', async () => {
+  it('migrates legacy-v1-before-compaction: ids, a chain, and compactions keeping from the file lines the generator chose', async () => {
     const { session } = await load('legacy-v1-before-compaction.jsonl');
+    const facts = fixtureFacts('legacy-v1-before-compaction.jsonl');
+    const compactionLines = facts.compactionLineIndexes as number[];
+    const keptLines = facts.firstKeptEntryIndexes as number[];
     expect(session.version).toBe(1);
     expect(session.needsRewrite).toBe(true);
     expect(session.getHeader()?.version).toBe(3);
     const entries = session.getEntries();
     expect(entries.every((entry, i) => entry.parentId === (i === 0 ? null : entries[i - 1]?.id))).toBe(true);
-    expect(new Set(entries.map((entry) => entry.id)).size).toBe(1002);
+    expect(new Set(entries.map((entry) => entry.id)).size).toBe(facts.entries);
 
     const compactions = entries.filter((entry) => entry.type === 'compaction');
-    expect(compactions).toHaveLength(2);
-    // firstKeptEntryIndex counts file lines from 0 (the header), so index 293 is the 294th line.
+    expect(compactions).toHaveLength(compactionLines.length);
+    // firstKeptEntryIndex counts file lines from 0 (the header), so index i is the (i + 1)th line.
     const kept = compactions.map((compaction) => session.getEntry(compaction.firstKeptEntryId as string));
-    expect(kept.map((entry) => session.getLine(entry?.id as string))).toEqual([294, 552]);
-    expect(kept.map((entry) => (entry as { message: StoredMessage }).message.role)).toEqual(['user', 'user']);
+    expect(kept.map((entry) => session.getLine(entry?.id as string))).toEqual(keptLines.map((i) => i + 1));
+    expect(kept.map((entry) => (entry as { message: StoredMessage }).message.role)).toEqual(
+      keptLines.map(() => 'user'),
+    );
     expect(compactions.every((compaction) => !('firstKeptEntryIndex' in compaction))).toBe(true);
-    // The latest compaction is on the 629th line (index 628).
-    expect(session.getLine(compactions[1]?.id as string)).toBe(629);
-    expect(entryOnLine(session, 552)?.id).toBe(compactions[1]?.firstKeptEntryId);
+    expect(compactions.map((compaction) => session.getLine(compaction.id))).toEqual(
+      compactionLines.map((i) => i + 1),
+    );
+    expect(entryOnLine(session, (keptLines.at(-1) as number) + 1)?.id).toBe(
+      compactions.at(-1)?.firstKeptEntryId,
+    );
   });
 
-  it('migrates legacy-v1-large-session into a 1018-entry chain', async () => {
+  it('migrates legacy-v1-large-session into a chain of short ids', async () => {
     const { session } = await load('legacy-v1-large-session.jsonl');
     const entries = session.getEntries();
     expect(session.version).toBe(1);
     expect(session.needsRewrite).toBe(true);
-    expect(entries).toHaveLength(1018);
+    expect(entries).toHaveLength(fixtureFacts('legacy-v1-large-session.jsonl').entries as number);
     expect(entries.every((entry) => /^[0-9a-f]{8}$/.test(entry.id))).toBe(true);
     expect(entries.every((entry, i) => entry.parentId === (i === 0 ? null : entries[i - 1]?.id))).toBe(true);
   });
 
   it('migrates legacy-v2-hookmessage: the hookMessage role becomes custom, ids stay', async () => {
     const { session } = await load('legacy-v2-hookmessage.jsonl');
+    const id = fixtureIds('legacy-v2-hookmessage.jsonl');
     expect(session.version).toBe(2);
     expect(session.needsRewrite).toBe(true);
     expect(session.getEntries().map((entry) => entry.id)).toEqual([
-      'a0000001',
-      'a0000002',
-      'a0000003',
-      'a0000004',
-      'a0000005',
+      id.user,
+      id.hook,
+      id.assistant,
+      id.compaction,
+      id.thanks,
     ]);
-    expect((session.getEntry('a0000002') as { message: StoredMessage }).message.role).toBe('custom');
+    expect((session.getEntry(id.hook as string) as { message: StoredMessage }).message.role).toBe('custom');
   });
 
-  it('reports every problem of malformed.jsonl with its line and reason', async () => {
+  it('reports every problem of malformed.jsonl with the line and kind the generator damaged', async () => {
     const { session } = await load('malformed.jsonl');
-    expect(session.issues.map((issue) => `${issue.line}:${issue.kind}`)).toEqual([
-      '3:invalid-json',
-      '4:not-object',
-      '6:orphan',
-      '7:self-parent',
-      '8:parent-cycle',
-      '9:parent-cycle',
-      '10:duplicate-id',
-      '11:unknown-type',
-      // The cut-off line does end with a newline, so it is a complete line that is not valid JSON.
-      '13:invalid-json',
-    ]);
+    const facts = fixtureFacts('malformed.jsonl');
+    const id = fixtureIds('malformed.jsonl');
+    const planned = facts.issues as { line: number; kind: string }[];
+    expect(session.issues.map((issue) => `${issue.line}:${issue.kind}`)).toEqual(
+      planned.map((issue) => `${issue.line}:${issue.kind}`),
+    );
     for (const issue of session.issues) expect(issue.message.startsWith(`line ${issue.line}: `)).toBe(true);
     expect(session.issues[0]?.message).toMatch(/^line 3: not valid JSON \(.+\); skipped$/);
-    expect(session.issues[6]?.message).toBe(
-      'line 10: duplicate id "m0000002" (first used on line 5); this later entry is skipped',
+    const duplicate = session.issues.find((issue) => issue.kind === 'duplicate-id');
+    expect(duplicate?.message).toBe(
+      `line ${duplicate?.line}: duplicate id "${id.hi}" (first used on line 5); this later entry is skipped`,
     );
   });
 
   it('shows every distinct id of malformed.jsonl exactly once in the tree, cycle members included', async () => {
     const { session } = await load('malformed.jsonl');
+    const facts = fixtureFacts('malformed.jsonl');
+    const id = fixtureIds('malformed.jsonl');
     const nodes = walk(session.getTree());
-    expect(nodes.map((node) => node.entry.id).sort()).toEqual(
-      ['c0000001', 'c0000002', 'f0000001', 'l0000001', 'm0000001', 'm0000002', 'm0000003', 'm0000004'].sort(),
-    );
-    expect(session.getTree().map((node) => node.entry.id)).toEqual([
-      'm0000001',
-      'm0000003',
-      'm0000004',
-      'c0000001',
-    ]);
-    expect((session.getEntry('m0000002') as { message: StoredMessage }).message.role).toBe('assistant');
-    expect(session.getLabel('m0000002')).toBe('ok');
-    expect(session.getLeafId()).toBe('l0000001');
-    expect(session.getBranch().map((entry) => entry.id)).toEqual([
-      'm0000001',
-      'm0000002',
-      'f0000001',
-      'l0000001',
-    ]);
+    expect(nodes.map((node) => node.entry.id).sort()).toEqual([...(facts.treeIds as string[])].sort());
+    expect(session.getTree().map((node) => node.entry.id)).toEqual(facts.roots);
+    expect((session.getEntry(id.hi as string) as { message: StoredMessage }).message.role).toBe('assistant');
+    expect(session.getLabel(id.hi as string)).toBe('ok');
+    expect(session.getLeafId()).toBe(facts.leaf);
+    expect(session.getBranch().map((entry) => entry.id)).toEqual(facts.leafPath);
+  });
+
+  it('reads the oh-my-pi file: title slot before the header, model_change {model, role}, fromExtension', async () => {
+    const { session } = await load('oh-my-pi-title-slot.jsonl');
+    const facts = fixtureFacts('oh-my-pi-title-slot.jsonl');
+    const id = fixtureIds('oh-my-pi-title-slot.jsonl');
+    expect(session.issues).toEqual([]);
+    expect(session.dialect).toBe('omp');
+    expect(session.getHeaderLine()).toBe(2);
+    expect(session.getSessionName()).toBe(facts.title);
+    expect(session.getEntries()).toHaveLength(facts.entries as number);
+    expect(session.getLeafId()).toBe(facts.leaf);
+    expect(session.getEntry(id.modelChange as string)).toMatchObject({
+      model: 'anthropic/claude-sonnet-4-5',
+      role: 'default',
+    });
+    expect(session.getEntry(id.compaction as string)).toMatchObject({ fromExtension: true });
+    // A change for the "slow" role leaves the default model alone.
+    const context = session.buildSessionContext();
+    expect(context.model).toEqual({ provider: 'anthropic', modelId: 'claude-sonnet-4-5' });
+    expect(context.models).toEqual({ default: 'anthropic/claude-sonnet-4-5', slow: 'openai/gpt-5.1-codex' });
   });
 });

@@ -1,11 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  FIXTURES_MISSING_MESSAGE,
-  fixturesDir,
-  readFixtureCopy,
-  removeFixtureCopies,
-} from '../test/fixtures';
+import { readFixtureCopy, removeFixtureCopies } from '../test/fixtures';
 import { MemoryStorage, MemoryStorageProvider } from './storage';
 import { SessionManager, SessionWriteError } from './session-manager';
 import type {
@@ -1129,8 +1124,9 @@ describe('ingest in arbitrary chunks equals loading at once', () => {
     'all-entry-types.jsonl',
     'malformed.jsonl',
     'legacy-v2-hookmessage.jsonl',
+    'oh-my-pi-title-slot.jsonl',
   ];
-  describe.skipIf(!fixturesDir())(fixturesDir() ? 'over fixtures' : FIXTURES_MISSING_MESSAGE, () => {
+  describe('over fixtures', () => {
     for (const name of fixtures) {
       it(`for the fixture ${name}`, async () => {
         checkEquivalence(await readFixtureCopy(name), 60);

@@ -52,11 +52,26 @@ export const DEFAULT_WS_LIMITS: WsLimits = {
 /** Close code for a socket that broke the limits ("policy violation"). */
 export const WS_POLICY_VIOLATION = 1008;
 
+/**
+ * Runs `tick` on the heartbeat's rhythm and returns how to stop. The default is a timer every
+ * `heartbeatMs`; tests pass their own and call `tick` themselves, so no test waits on a duration.
+ */
+export type HeartbeatScheduler = (tick: () => void) => () => void;
+
+export function intervalScheduler(ms: number): HeartbeatScheduler {
+  return (tick) => {
+    const timer = setInterval(tick, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  };
+}
+
 export function registerWsRoute(
   app: FastifyInstance,
   services: WsServices,
   heartbeatMs = HEARTBEAT_INTERVAL_MS,
   limitOverrides: Partial<WsLimits> = {},
+  scheduleHeartbeat: HeartbeatScheduler = intervalScheduler(heartbeatMs),
 ): void {
   const limits: WsLimits = { ...DEFAULT_WS_LIMITS, ...limitOverrides };
   const alive = new WeakMap<WebSocket, boolean>();
@@ -79,8 +94,8 @@ export function registerWsRoute(
     return true;
   };
 
-  // One timer for every socket: a socket that did not answer the previous ping is dead.
-  const heartbeat = setInterval(() => {
+  // One tick for every socket: a socket that did not answer the previous ping is dead.
+  const stopHeartbeat = scheduleHeartbeat(() => {
     for (const socket of sockets) {
       if (alive.get(socket) === false) {
         socket.terminate();
@@ -93,10 +108,9 @@ export function registerWsRoute(
         socket.terminate();
       }
     }
-  }, heartbeatMs);
-  heartbeat.unref();
+  });
   app.addHook('onClose', async () => {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     for (const socket of sockets) socket.terminate();
   });
 

@@ -1,12 +1,10 @@
-// The tree views over the shared session fixtures, loaded through SessionManager: the view tree has
+// The tree views over the session fixtures, loaded through SessionManager: the view tree has
 // exactly the shape of getTree() (malformed files included), and the all-entry-types fixture renders
-// the rows worked out by hand from docs/tree-and-context.md#selector.
+// the rows worked out by hand from what the generator wrote.
 
-import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionManager } from '../session-manager';
 import type { SessionTreeNode } from '../types';
@@ -15,10 +13,7 @@ import { FILTER_MODES } from './filter';
 import { renderFooter, renderOutline } from './outline';
 import { ViewFlags, toViewEntries } from './view-entry';
 import { ViewTree } from './view-tree';
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const fixturesPath = resolve(repoRoot, '../shared/fixtures/sessions');
-const fixturesPresent = existsSync(join(fixturesPath, 'README.md'));
+import { ALL_ENTRY_TYPES_TEXTS as T, fixtureIds, fixtureNames, fixturesDir } from '../../test/fixtures';
 
 let dir = '';
 
@@ -32,7 +27,7 @@ afterAll(async () => {
 
 async function load(name: string): Promise<{ sm: SessionManager; tree: ViewTree }> {
   const copy = join(dir, name);
-  await copyFile(join(fixturesPath, name), copy);
+  await copyFile(join(fixturesDir(), name), copy);
   const sm = SessionManager.fromJsonl(await readFile(copy));
   const tree = new ViewTree(toViewEntries(sm.getEntries(), (id) => sm.getLabel(id), { dialect: sm.dialect }));
   return { sm, tree };
@@ -71,10 +66,8 @@ function shapeOfTree(tree: ViewTree): Shape[] {
   return result;
 }
 
-describe.skipIf(!fixturesPresent)('tree views over the fixtures', () => {
-  const names = fixturesPresent ? readdirSync(fixturesPath).filter((name) => name.endsWith('.jsonl')) : [];
-
-  for (const name of names) {
+describe('tree views over the fixtures', () => {
+  for (const name of fixtureNames()) {
     it(`${name}: the view tree has getTree()'s roots, children order and labels, and 'all' shows every entry but hidden tool-only assistants`, async () => {
       const { sm, tree } = await load(name);
       expect(shapeOfTree(tree)).toEqual(shapeOfNodes(sm.getTree()));
@@ -92,45 +85,47 @@ describe.skipIf(!fixturesPresent)('tree views over the fixtures', () => {
 
   it('malformed.jsonl: cycle members, the orphan and the self-parent are extra roots of the outline, in file order', async () => {
     const { sm, tree } = await load('malformed.jsonl');
+    const id = fixtureIds('malformed.jsonl');
     const rows = computeRows(tree, { leafId: sm.getLeafId(), mode: 'all' }).rows;
     expect(rows.map((r) => [r.id, r.displayIndent, r.visibleParentId])).toEqual([
-      ['m0000001', 0, null],
-      ['m0000002', 1, 'm0000001'],
-      ['f0000001', 1, 'm0000002'],
-      ['l0000001', 1, 'f0000001'],
-      ['m0000003', 0, null],
-      ['m0000004', 0, null],
-      ['c0000001', 0, null],
-      ['c0000002', 1, 'c0000001'],
+      [id.hello, 0, null],
+      [id.hi, 1, id.hello],
+      [id.second, 1, id.hi],
+      [id.unknown, 1, id.second],
+      [id.label, 1, id.unknown],
+      [id.orphan, 0, null],
+      [id.selfParent, 0, null],
+      [id.cycleOne, 0, null],
+      [id.cycleTwo, 1, id.cycleOne],
     ]);
-    expect(rows.find((r) => r.id === 'f0000001')!.entry.text).toBe('[future entry kind]');
+    expect(rows.find((r) => r.id === id.unknown)!.entry.text).toBe('[future entry kind]');
   });
 
-  it('all-entry-types.jsonl: renders the default outline traced by hand from the selector rules (session_info hidden, as in the reference package 0.73.1)', async () => {
+  it('all-entry-types.jsonl: renders the default outline traced by hand from the entries the generator wrote (session_info hidden, as in the reference package 0.73.1)', async () => {
     const { sm, tree } = await load('all-entry-types.jsonl');
     const result = computeRows(tree, { leafId: sm.getLeafId(), mode: 'default' });
     const lines = renderOutline(result.rows, { selectedId: result.rows[result.selectedIndex]?.id });
     expect([...lines, renderFooter(result.selectedIndex, result.rows.length, 'default')]).toEqual([
-      '  • user: Refactor src/parser.ts to stream lines; here is a screenshot',
-      '  ├─ • [branch summary]: Explored streaming the parser; CRLF edit failed once, then a full rewrite passed.',
-      "  │     • user: Let's instead keep the old parser and add a fast path.",
-      '› │     • assistant: Kept the old parser; added a fast path for ASCII lines.',
-      '  └─ [read: src/parser.ts]',
-      "        assistant: I'll make the split tolerant of CRLF.",
-      '        [edit: src/parser.ts]',
-      '        [bash: npm test -- parser]',
+      `  • user: ${T.firstUser}`,
+      `  ├─ • [branch summary]: ${T.branchSummary}`,
+      `  │     • user: ${T.branchUser}`,
+      `› │     • assistant: ${T.branchAnswer}`,
+      '  └─ [read: src/log-reader.ts]',
+      '        assistant: First the split gets CRLF-tolerant.',
+      '        [edit: src/log-reader.ts]',
+      '        [bash: npm test -- log-reader]',
       '        assistant: (aborted)',
-      '        assistant: overloaded_error: Overloaded',
-      '        [bash]: git status --short',
-      '        [reminder]: Remember: keep the public API stable.',
-      '        [hidden-context]: Invisible context for the model.',
-      '        user: Now also handle a truncated last line.',
-      '        assistant: Rewriting the parser to stream.',
-      '        [write: src/parser.ts]',
-      '        assistant: Done: the parser now streams and skips a truncated last line.',
-      '        [compaction: 48k tokens]',
-      '        [bench] user: Add a benchmark for 100 MB files.',
-      '        assistant: Added bench/parse.bench.ts.',
+      '        assistant: overloaded_error: the service is overloaded',
+      '        [bash]: git diff --stat',
+      '        [reminder]: Remember: the public API of readLog stays as it is.',
+      '        [hidden-context]: Context the model sees and the user does not.',
+      `        user: ${T.secondUser}`,
+      '        assistant: Rewriting the reader to stream.',
+      '        [write: src/log-reader.ts]',
+      '        assistant: Done: the reader streams and skips a cut-off last line.',
+      '        [compaction: 51k tokens]',
+      `        [bench] user: ${T.thirdUser}`,
+      '        assistant: Added bench/log-reader.bench.ts.',
       '  (4/20)',
     ]);
   });
@@ -139,15 +134,11 @@ describe.skipIf(!fixturesPresent)('tree views over the fixtures', () => {
     const { sm, tree } = await load('all-entry-types.jsonl');
     const result = computeRows(tree, { leafId: sm.getLeafId(), mode: 'user-only' });
     expect(renderOutline(result.rows, { showCursor: false })).toEqual([
-      '• user: Refactor src/parser.ts to stream lines; here is a screenshot',
-      "├─ • user: Let's instead keep the old parser and add a fast path.",
-      '└─ user: Now also handle a truncated last line.',
-      '      [bench] user: Add a benchmark for 100 MB files.',
+      `• user: ${T.firstUser}`,
+      `├─ • user: ${T.branchUser}`,
+      `└─ user: ${T.secondUser}`,
+      `      [bench] user: ${T.thirdUser}`,
     ]);
-    expect(result.rows[result.selectedIndex]!.id).toBe('b603dd1c');
+    expect(result.rows[result.selectedIndex]!.id).toBe(fixtureIds('all-entry-types.jsonl').branchUser);
   });
 });
-
-if (!fixturesPresent) {
-  it.skip(`fixture tests need ${fixturesPath}`, () => {});
-}

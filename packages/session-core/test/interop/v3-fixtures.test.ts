@@ -18,22 +18,12 @@ import {
   SessionManager,
 } from './support/drivers';
 import { expectOnlyOrphanIssues, expectSameSession } from './support/expect-same';
-import {
-  copyFixture,
-  FIXTURES_MISSING,
-  fixturesDir,
-  makeTempDir,
-  removeTempDir,
-  V3_FIXTURES,
-} from './support/fixtures';
+import { copyFixture, makeTempDir, removeTempDir, V3_FIXTURES } from './support/fixtures';
 import { applySteps, ensureReferenceFile, stepsArb } from './support/ops';
-
-const available = fixturesDir() !== null;
-if (!available) console.warn(FIXTURES_MISSING);
 
 /**
  * Views (path and context) at every tip and at every entry of the small fixtures; at every 25th entry of
- * the 2,720-entry one, whose contexts are long.
+ * the 2,700-entry one, whose contexts are long.
  */
 const strideOf = (name: string) => (name === 'many-branches.jsonl' ? 25 : 1);
 /** Random continuations per fixture and direction; CANOPY_INTEROP_RUNS scales them up. */
@@ -72,7 +62,7 @@ function freshCopy(name: string): { dir: string; path: string; text: string } {
   return { dir, path, text: readFileSync(path, 'utf8') };
 }
 
-describe.skipIf(!available)('v3 fixtures written by the reference', () => {
+describe('v3 fixtures written by the reference', () => {
   describe.each(V3_FIXTURES)('%s', (name) => {
     test('loads in session-core with no issues and the same tree, leaf, paths and contexts as in the reference', () => {
       const { dir, path, text } = freshCopy(name);

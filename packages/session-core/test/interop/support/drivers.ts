@@ -57,9 +57,12 @@ export function interopRuns(defaultRuns: number): number {
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : defaultRuns;
 }
 
-/** A test timeout that grows with the number of runs asked for (the default is 60 s per test). */
+/**
+ * A test timeout that grows with the number of runs asked for, never below the suite's default
+ * (vitest.config.ts): a failure bound for a busy machine, not an expected duration.
+ */
 export function interopTimeout(runs: number, msPerRun: number): number {
-  return Math.max(60_000, 30_000 + runs * msPerRun);
+  return Math.max(300_000, 30_000 + runs * msPerRun);
 }
 
 /** The seed of a property run: CANOPY_INTEROP_SEED to replay one, otherwise random (and logged). */
