@@ -1,5 +1,5 @@
 // buildSessionContext and navigation planning through SessionManager: the reference suite's
-// context cases (§8.1, §8.2, §8.6), the oh-my-pi settings, and, for every fixture, the context the
+// context cases (docs/reference-tests.md: tree traversal, labels, save entry), the oh-my-pi settings, and, for every fixture, the context the
 // reference package builds from the same file.
 import { SessionManager as ReferenceSessionManager } from '@mariozechner/pi-coding-agent';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -115,7 +115,7 @@ export interface BuildContextOptions {
    * default model_change is not overridden by later assistant messages; a reset_boundary (`/clear`)
    * after the latest compaction starts the context after it; empty error turns are skipped; tool
    * calls without a result on the path are stripped; aborted and error turns are dropped with their
-   * tool results. See `packages/session-core/docs/oh-my-pi.md`.
+   * tool results. See docs/oh-my-pi.md.
    */
   dialect?: Dialect;
 }

@@ -91,8 +91,8 @@ describe('the offline summariser', () => {
     const root = s.user('Start');
     s.manager.branchWithSummary(
       root,
-      'The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\nTried a cache.\n\n<read-files>\ndocs/cache.md\n</read-files>',
-      { readFiles: ['docs/cache.md', 'src/shared.ts'], modifiedFiles: ['src/cache.ts'] },
+      'The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n## Goal\nTried a cache.\n\n<read-files>\nnotes/cache.md\n</read-files>',
+      { readFiles: ['notes/cache.md', 'src/shared.ts'], modifiedFiles: ['src/cache.ts'] },
     );
     s.manager.branchWithSummary(
       s.manager.getLeafId(),
@@ -104,7 +104,7 @@ describe('the offline summariser', () => {
     s.say('Done.');
     const { summary, details } = await createOfflineSummarizer().summarize(s.entries(), { signal: signal() });
     expect(details).toEqual({
-      readFiles: ['docs/cache.md'],
+      readFiles: ['notes/cache.md'],
       modifiedFiles: ['src/cache.ts', 'src/shared.ts'],
     });
     expect(section(summary, '## Critical Context')).toEqual([
