@@ -9,7 +9,7 @@ import {
   toViewEntries,
   ViewTree,
 } from '@canopy/session-core';
-import { listJsonlFiles, readWhole } from './store/files';
+import { listJsonlFiles, readChunks } from './store/files';
 
 export interface OutlineOptions {
   home?: string;
@@ -19,7 +19,11 @@ export interface OutlineOptions {
 
 /** The outline of one session file's text: a title line, the rows, the footer and any load issues. */
 export function outlineOfSession(name: string, bytes: Uint8Array, options: OutlineOptions = {}): string[] {
-  const sm = SessionManager.fromJsonl(bytes);
+  return outlineOfManager(name, SessionManager.fromJsonl(bytes), options);
+}
+
+/** The outline of a loaded session. */
+export function outlineOfManager(name: string, sm: SessionManager, options: OutlineOptions = {}): string[] {
   const entries = sm.getEntries();
   const tree = new ViewTree(toViewEntries(entries, (id) => sm.getLabel(id), { home: options.home }));
   const leafId = sm.getLeafId();
@@ -44,7 +48,8 @@ export async function printOutlines(
   for (const root of roots) files.push(...(await listJsonlFiles(root)));
   files.sort();
   for (const file of files) {
-    const lines = outlineOfSession(file, await readWhole(file), options);
+    // Read in pieces: a session file can be larger than the longest string the runtime holds.
+    const lines = outlineOfManager(file, await SessionManager.fromJsonlChunks(readChunks(file)), options);
     write(`${lines.join('\n')}\n\n`);
   }
   if (files.length === 0) write(`No session files under ${roots.join(', ')}\n`);

@@ -15,8 +15,9 @@ import {
   backupOnceSync,
   ChangedUnderneathError,
   MidWriteError,
+  readChunks,
   readRange,
-  readWhole,
+  READ_CHUNK_BYTES,
   statFile,
   statFileSync,
   watchPath,
@@ -143,16 +144,26 @@ export class OpenSession {
   private async load(initial: boolean): Promise<void> {
     const before = await statFile(this.file);
     if (!before) throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
-    const bytes = await readWhole(this.file);
+    // Read in pieces: a file over the runtime's longest string (about 512 MB) must still open.
+    let size = 0;
+    let window: Buffer = Buffer.alloc(0);
+    const file = this.file;
+    async function* counted(): AsyncGenerator<Buffer> {
+      for await (const chunk of readChunks(file)) {
+        size += chunk.length;
+        window = lastBytes(window, chunk, WINDOW_BYTES);
+        yield chunk;
+      }
+    }
     // A cut-off last line stays buffered in the manager until its newline arrives.
-    const sm = SessionManager.fromJsonl(bytes, {
+    const sm = await SessionManager.fromJsonlChunks(counted(), {
       storage: this.storage(),
       storageProvider: this.options.storageProvider,
     });
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
-    this.offset = bytes.length;
-    this.window = Buffer.from(bytes.subarray(Math.max(0, bytes.length - WINDOW_BYTES)));
+    this.offset = size;
+    this.window = window;
     this.ino = before.ino;
     this.dev = before.dev;
     this.toolCalls = new ToolCallIndex();
@@ -237,20 +248,23 @@ export class OpenSession {
     if (!stat) return; // deleted: the index drops it; keep the last state for open tabs
     if (stat.ino !== this.ino || stat.dev !== this.dev) return this.reload('replaced');
     if (stat.size < this.offset) return this.reload('truncated');
-    if (stat.size === this.offset) return;
-    const start = Math.max(0, this.offset - this.window.length);
-    const bytes = await readRange(this.file, start, stat.size - start);
-    const before = bytes.subarray(0, this.offset - start);
-    if (!before.equals(this.window)) return this.reload('rewritten');
-    const fresh = bytes.subarray(this.offset - start);
-    this.ingestExternal(fresh);
+    // In pieces, like the first read: what another writer appended can be large too.
+    while (stat.size > this.offset && !this.closed) {
+      const start = Math.max(0, this.offset - this.window.length);
+      const end = Math.min(stat.size, this.offset + READ_CHUNK_BYTES);
+      const bytes = await readRange(this.file, start, end - start);
+      const before = bytes.subarray(0, this.offset - start);
+      if (!before.equals(this.window)) return this.reload('rewritten');
+      const fresh = bytes.subarray(this.offset - start);
+      if (fresh.length === 0) return; // shrank while reading: the next poll sees it
+      this.ingestExternal(fresh);
+    }
   }
 
   private ingestExternal(fresh: Buffer): void {
     const { entries } = this.sm.ingest(fresh);
     this.offset += fresh.length;
-    const tail = Buffer.concat([this.window, fresh]);
-    this.window = Buffer.from(tail.subarray(Math.max(0, tail.length - WINDOW_BYTES)));
+    this.window = lastBytes(this.window, fresh, WINDOW_BYTES);
     this.markExternalWriter();
     if (entries.length === 0) return;
     const oldLeafId = this.sm.getLeafId();
@@ -449,4 +463,11 @@ function statFileSyncOrThrow(file: string): { size: number; ino: number; dev: nu
   const stat = statFileSync(file);
   if (!stat) throw new ChangedUnderneathError('the session file disappeared');
   return stat;
+}
+
+/** The last `count` bytes of `before` followed by `after`, copied (the inputs may be reused). */
+function lastBytes(before: Buffer, after: Buffer, count: number): Buffer {
+  if (after.length >= count) return Buffer.from(after.subarray(after.length - count));
+  const tail = Buffer.concat([before, after]);
+  return Buffer.from(tail.subarray(Math.max(0, tail.length - count)));
 }
