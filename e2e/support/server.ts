@@ -38,6 +38,8 @@ export interface RunningCanopy {
   url: string;
   origin: string;
   token: string;
+  /** The server process (the benchmark reads its memory from /proc). */
+  pid: () => number | undefined;
   sessionsDir: string;
   stateDir: string;
   output: () => string;
@@ -54,13 +56,21 @@ export interface StartOptions {
   port?: number;
   /** Runs after the fixtures are copied and before the server starts (to write generated sessions). */
   prepare?: (sessionsDir: string) => void;
+  /** How long to wait for the URL (default 20 s; indexing a 1 GB session at startup takes longer). */
+  readyTimeoutMs?: number;
 }
 
 export function copyFixtures(names: string[], into: string): void {
   for (const name of names) cpSync(join(sharedFixturesDir, name), join(into, name));
 }
 
-function launch(sessionsDir: string, stateDir: string, port: number, args: string[]) {
+function launch(
+  sessionsDir: string,
+  stateDir: string,
+  port: number,
+  args: string[],
+  readyTimeoutMs = 20_000,
+) {
   const child = spawn(process.execPath, [serverBundle, sessionsDir, '--port', String(port), ...args], {
     env: { ...process.env, CANOPY_STATE_DIR: stateDir, HOME: stateDir, CANOPY_WEB_DIST: snapshotWebDist() },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,7 +87,10 @@ function launch(sessionsDir: string, stateDir: string, port: number, args: strin
     child.once('exit', (code) =>
       reject(new Error(`canopy exited with ${code} before it was ready:\n${output}`)),
     );
-    setTimeout(() => reject(new Error(`canopy did not print its URL within 20 s:\n${output}`)), 20_000);
+    setTimeout(
+      () => reject(new Error(`canopy did not print its URL within ${readyTimeoutMs / 1000} s:\n${output}`)),
+      readyTimeoutMs,
+    ).unref();
   });
   return { child, ready, output: () => output };
 }
@@ -104,7 +117,7 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
   copyFixtures(options.fixtures ?? [], sessionsDir);
   options.prepare?.(sessionsDir);
   const port = options.port ?? 0;
-  let current = launch(sessionsDir, stateDir, port, options.args ?? []);
+  let current = launch(sessionsDir, stateDir, port, options.args ?? [], options.readyTimeoutMs);
   let url = await current.ready;
   const parsed = new URL(url);
   const fixedPort = Number(parsed.port);
@@ -115,12 +128,13 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
     sessionsDir,
     stateDir,
     output: () => current.output(),
+    pid: () => current.child.pid,
     stop: async () => {
       await stopChild(current.child);
     },
     restart: async () => {
       await stopChild(current.child);
-      current = launch(sessionsDir, stateDir, fixedPort, options.args ?? []);
+      current = launch(sessionsDir, stateDir, fixedPort, options.args ?? [], options.readyTimeoutMs);
       url = await current.ready;
       running.url = url;
       running.token = new URL(url).searchParams.get('token') ?? '';
