@@ -84,16 +84,12 @@ export async function canopyRun(
   profileDir?: string,
 ): Promise<Sample> {
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  // With a profile folder the server writes a V8 CPU profile there when it stops.
-  const env = process.env.NODE_OPTIONS;
-  if (profileDir) process.env.NODE_OPTIONS = `${env ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`;
   const canopy = await startCanopy({
     // A copy: the live-append step writes to it, and the cached file must stay as generated.
     prepare: (dir) => copyFileSync(file, join(dir, basename(file))),
     readyTimeoutMs: 600_000,
-  }).finally(() => {
-    if (env === undefined) delete process.env.NODE_OPTIONS;
-    else process.env.NODE_OPTIONS = env;
+    // With a profile folder the server writes a V8 CPU profile there when it stops.
+    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   });
   const sample: Sample = {};
   try {

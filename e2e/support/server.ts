@@ -58,20 +58,18 @@ export interface StartOptions {
   prepare?: (sessionsDir: string) => void;
   /** How long to wait for the URL (default 20 s; indexing a 1 GB session at startup takes longer). */
   readyTimeoutMs?: number;
+  /** Arguments for node itself, before the bundle (the benchmark's `--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 export function copyFixtures(names: string[], into: string): void {
   for (const name of names) cpSync(join(sharedFixturesDir, name), join(into, name));
 }
 
-function launch(
-  sessionsDir: string,
-  stateDir: string,
-  port: number,
-  args: string[],
-  readyTimeoutMs = 20_000,
-) {
-  const child = spawn(process.execPath, [serverBundle, sessionsDir, '--port', String(port), ...args], {
+function launch(sessionsDir: string, stateDir: string, port: number, options: StartOptions) {
+  const readyTimeoutMs = options.readyTimeoutMs ?? 20_000;
+  const argv = [...(options.nodeArgs ?? []), serverBundle, sessionsDir, '--port', String(port)];
+  const child = spawn(process.execPath, [...argv, ...(options.args ?? [])], {
     env: { ...process.env, CANOPY_STATE_DIR: stateDir, HOME: stateDir, CANOPY_WEB_DIST: snapshotWebDist() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -117,7 +115,7 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
   copyFixtures(options.fixtures ?? [], sessionsDir);
   options.prepare?.(sessionsDir);
   const port = options.port ?? 0;
-  let current = launch(sessionsDir, stateDir, port, options.args ?? [], options.readyTimeoutMs);
+  let current = launch(sessionsDir, stateDir, port, options);
   let url = await current.ready;
   const parsed = new URL(url);
   const fixedPort = Number(parsed.port);
@@ -134,7 +132,7 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
     },
     restart: async () => {
       await stopChild(current.child);
-      current = launch(sessionsDir, stateDir, fixedPort, options.args ?? [], options.readyTimeoutMs);
+      current = launch(sessionsDir, stateDir, fixedPort, options);
       url = await current.ready;
       running.url = url;
       running.token = new URL(url).searchParams.get('token') ?? '';
