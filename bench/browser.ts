@@ -217,8 +217,7 @@ async function canopyInteractions(page: Page, url: string, file: string): Promis
     return takeLongTasks(page);
   });
   sample.panLongTask = await attempt('pan', async () => {
-    const graphButton = page.locator('[data-testid^="view."]').filter({ hasText: /graph/i }).first();
-    if ((await graphButton.count()) > 0) await graphButton.click();
+    await page.getByTestId('view.graph').click();
     const graph = page.getByTestId('tree.graph');
     const box = await graph.boundingBox({ timeout: 10_000 });
     if (!box) return NaN;
