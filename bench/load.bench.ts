@@ -8,7 +8,8 @@
 // --stress adds a 200,000-entry linear chain and a 200,000-entry fan-out (small entries).
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SessionManager as RefSessionManager } from '@mariozechner/pi-coding-agent';
@@ -60,13 +61,13 @@ function parseOptions(argv: readonly string[]): Options {
 setFlagsFromString('--expose_gc');
 const gc = runInNewContext('gc') as () => void;
 
-function time<T>(run: () => T): { ms: number; value: T } {
+export function time<T>(run: () => T): { ms: number; value: T } {
   const start = performance.now();
   const value = run();
   return { ms: performance.now() - start, value };
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = sorted.length >> 1;
   return sorted.length % 2
@@ -90,7 +91,7 @@ function retainedHeap(load: () => unknown): number {
 
 // ---------------------------------------------------------------- the contenders
 
-function jsonParseLines(path: string): unknown[] {
+export function jsonParseLines(path: string): unknown[] {
   const text = readFileSync(path, 'utf8');
   const values: unknown[] = [];
   for (const line of text.split('\n')) if (line.length > 0) values.push(JSON.parse(line));
@@ -105,7 +106,7 @@ function freshReferenceCopy(file: BenchFile, workDir: string): string {
   return copy;
 }
 
-function referenceLoad(path: string, workDir: string) {
+export function referenceLoad(path: string, workDir: string) {
   const sm = RefSessionManager.open(path, workDir);
   const tree = sm.getTree();
   const context = sm.buildSessionContext();
@@ -385,4 +386,6 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run only as a script: bench/run.ts imports the contenders above.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href)
+  await main();

@@ -103,6 +103,18 @@ function start(args) {
   process.exit(run(process.execPath, [join(root, 'apps/server/dist/canopy.mjs'), ...args]));
 }
 
+/** `npm run bench`: install, build, Chromium, then bench/run.ts (a 1 GB session needs a large heap). */
+function bench(args) {
+  install();
+  build();
+  ensureChromium();
+  log('running the benchmark');
+  const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  process.exit(
+    run(process.execPath, ['--max-old-space-size=8192', tsx, join(root, 'bench', 'run.ts'), ...args]),
+  );
+}
+
 function test(args) {
   install();
   const resultsDir = join(root, '.state', 'test-results');
@@ -228,7 +240,8 @@ const [command = 'start', ...rest] = process.argv.slice(2);
 if (command === 'start') start(rest);
 else if (command === 'test') test(rest);
 else if (command === 'stress') stress(rest);
+else if (command === 'bench') bench(rest);
 else {
-  process.stderr.write(`usage: node scripts/canopy.mjs start|test|stress [args…]\n`);
+  process.stderr.write(`usage: node scripts/canopy.mjs start|test|stress|bench [args…]\n`);
   process.exit(2);
 }

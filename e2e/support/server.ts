@@ -43,6 +43,8 @@ export interface RunningCanopy {
   url: string;
   origin: string;
   token: string;
+  /** The server process (the benchmark reads its memory from /proc). */
+  pid: () => number | undefined;
   sessionsDir: string;
   stateDir: string;
   output: () => string;
@@ -61,23 +63,23 @@ export interface StartOptions {
   prepare?: (sessionsDir: string) => void;
   /** Extra environment variables for the server (e.g. CANOPY_TEST_SUMMARIZER). */
   env?: Record<string, string>;
+  /** How long to wait for the URL (default 120 s, a failure bound for a busy machine; indexing a 1 GB session at startup takes longer). */
+  readyTimeoutMs?: number;
+  /** Arguments for node itself, before the bundle (the benchmark's `--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 export function copyFixtures(names: string[], into: string): void {
   for (const name of names) cpSync(join(fixturesDir, name), join(into, name));
 }
 
-function launch(
-  sessionsDir: string,
-  stateDir: string,
-  port: number,
-  args: string[],
-  env: Record<string, string> = {},
-) {
-  const child = spawn(process.execPath, [serverBundle, sessionsDir, '--port', String(port), ...args], {
+function launch(sessionsDir: string, stateDir: string, port: number, options: StartOptions) {
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const argv = [...(options.nodeArgs ?? []), serverBundle, sessionsDir, '--port', String(port)];
+  const child = spawn(process.execPath, [...argv, ...(options.args ?? [])], {
     env: {
       ...process.env,
-      ...env,
+      ...options.env,
       CANOPY_STATE_DIR: stateDir,
       HOME: stateDir,
       CANOPY_WEB_DIST: snapshotWebDist(),
@@ -97,7 +99,10 @@ function launch(
       reject(new Error(`canopy exited with ${code} before it was ready:\n${output}`)),
     );
     // A failure bound only, generous because a busy machine can take long to start a process.
-    setTimeout(() => reject(new Error(`canopy did not print its URL within 120 s:\n${output}`)), 120_000);
+    setTimeout(
+      () => reject(new Error(`canopy did not print its URL within ${readyTimeoutMs / 1000} s:\n${output}`)),
+      readyTimeoutMs,
+    ).unref();
   });
   return { child, ready, output: () => output };
 }
@@ -124,7 +129,7 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
   copyFixtures(options.fixtures ?? [], sessionsDir);
   options.prepare?.(sessionsDir);
   const port = options.port ?? 0;
-  let current = launch(sessionsDir, stateDir, port, options.args ?? [], options.env);
+  let current = launch(sessionsDir, stateDir, port, options);
   let url = await current.ready;
   const parsed = new URL(url);
   const fixedPort = Number(parsed.port);
@@ -135,12 +140,13 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
     sessionsDir,
     stateDir,
     output: () => current.output(),
+    pid: () => current.child.pid,
     stop: async () => {
       await stopChild(current.child);
     },
     restart: async () => {
       await stopChild(current.child);
-      current = launch(sessionsDir, stateDir, fixedPort, options.args ?? [], options.env);
+      current = launch(sessionsDir, stateDir, fixedPort, options);
       url = await current.ready;
       running.url = url;
       running.token = new URL(url).searchParams.get('token') ?? '';

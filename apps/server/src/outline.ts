@@ -9,8 +9,8 @@ import {
   toViewEntries,
   ViewTree,
 } from '@canopy/session-core';
-import { listJsonlFiles } from './store/files';
-import { readSessionBytes } from './store/omp-files';
+import { listJsonlFiles, readChunks } from './store/files';
+import { isArchive, readSessionBytes } from './store/omp-files';
 
 export interface OutlineOptions {
   home?: string;
@@ -20,7 +20,11 @@ export interface OutlineOptions {
 
 /** The outline of one session file's text: a title line, the rows, the footer and any load issues. */
 export function outlineOfSession(name: string, bytes: Uint8Array, options: OutlineOptions = {}): string[] {
-  const sm = SessionManager.fromJsonl(bytes);
+  return outlineOfManager(name, SessionManager.fromJsonl(bytes), options);
+}
+
+/** The outline of a loaded session. */
+export function outlineOfManager(name: string, sm: SessionManager, options: OutlineOptions = {}): string[] {
   const entries = sm.getEntries();
   const tree = new ViewTree(toViewEntries(entries, (id) => sm.getLabel(id), { home: options.home }));
   const leafId = sm.getLeafId();
@@ -45,15 +49,18 @@ export async function printOutlines(
   for (const root of roots) files.push(...(await listJsonlFiles(root)));
   files.sort();
   for (const file of files) {
-    let bytes: Buffer;
+    let manager: SessionManager;
     try {
-      // An archived oh-my-pi session (.jsonl.gz) is decompressed first.
-      bytes = await readSessionBytes(file);
+      // An archived oh-my-pi session (.jsonl.gz) is decompressed first; a plain file is read in
+      // pieces, since it can be larger than the longest string the runtime holds.
+      manager = isArchive(file)
+        ? SessionManager.fromJsonl(await readSessionBytes(file))
+        : await SessionManager.fromJsonlChunks(readChunks(file));
     } catch (error) {
       write(`${file}: ${(error as Error).message}\n\n`);
       continue;
     }
-    const lines = outlineOfSession(file, bytes, options);
+    const lines = outlineOfManager(file, manager, options);
     write(`${lines.join('\n')}\n\n`);
   }
   if (files.length === 0) write(`No session files under ${roots.join(', ')}\n`);

@@ -357,13 +357,19 @@ export class SessionLineParser {
     }
     let region = chunk.subarray(0, lastNewline + 1);
     if (this.pendingByteParts.length > 0) {
-      this.pendingByteParts.push(region);
-      region = concatBytes(this.pendingByteParts, this.pendingByteCount + region.length);
+      // Only the line the pending bytes start is joined; the rest of the chunk is decoded in place,
+      // so a file read in large pieces is not copied a second time.
+      const firstNewline = chunk.indexOf(NEWLINE_BYTE);
+      this.pendingByteParts.push(chunk.subarray(0, firstNewline + 1));
+      const joined = concatBytes(this.pendingByteParts, this.pendingByteCount + firstNewline + 1);
+      this.countedBytes += joined.length;
+      this.consumeLines(this.decoder.decode(joined), batch);
+      region = chunk.subarray(firstNewline + 1, lastNewline + 1);
     }
     this.pendingByteParts = lastNewline + 1 < chunk.length ? [chunk.slice(lastNewline + 1)] : [];
     this.pendingByteCount = chunk.length - lastNewline - 1;
     this.countedBytes += region.length;
-    this.consumeLines(this.decoder.decode(region), batch);
+    if (region.length > 0) this.consumeLines(this.decoder.decode(region), batch);
   }
 
   /** `text` holds complete lines only: it ends with "\n". */

@@ -1102,21 +1102,47 @@ describe('ingest in arbitrary chunks equals loading at once', () => {
     );
   }
 
+  async function checkChunkedLoad(bytes: Uint8Array, runs: number): Promise<void> {
+    const whole = SessionManager.fromJsonl(bytes);
+    const expected = { observed: observable(whole), leaf: whole.getLeafId() };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 40 }), async (cuts) => {
+        const session = await SessionManager.fromJsonlChunks(chunked(bytes, cuts));
+        expect({ observed: observable(session), leaf: session.getLeafId() }).toEqual(expected);
+      }),
+      { numRuns: runs },
+    );
+  }
+
+  const damagedText = [
+    HEADER_V3,
+    msgLine('a', null, 'é😀中'),
+    'not json',
+    '[1]',
+    `${msgLine('b', 'a', 'crlf')}\r`,
+    msgLine('a', null, 'duplicate'),
+    msgLine('c1', 'c2', 'cycle'),
+    msgLine('c2', 'c1', 'cycle'),
+    '{"type":"label","id":"l","parentId":"b","timestamp":"t","targetId":"a","label":"mark"}',
+    '{"type":"session","id":"extra"}',
+    '{"type":"message","id":"cut',
+  ].join('\n');
+
+  it('fromJsonlChunks over any split of a damaged text equals fromJsonl, leaf included', async () => {
+    await checkChunkedLoad(new TextEncoder().encode(damagedText), 200);
+  });
+
+  it('fromJsonlChunks over no bytes gives an empty session with a header in memory, like fromJsonl', async () => {
+    const session = await SessionManager.fromJsonlChunks([], { cwd: '/w' });
+    expect(session.getEntries()).toEqual([]);
+    expect(session.getLeafId()).toBeNull();
+    expect(session.getHeader()?.cwd).toBe('/w');
+    expect(session.getHeaderLine()).toBeUndefined();
+    expect(session.version).toBe(SessionManager.fromJsonl('').version);
+  });
+
   it('for a damaged text with multi-byte characters, CRLF endings and an unfinished last line', () => {
-    const text = [
-      HEADER_V3,
-      msgLine('a', null, 'é😀中'),
-      'not json',
-      '[1]',
-      `${msgLine('b', 'a', 'crlf')}\r`,
-      msgLine('a', null, 'duplicate'),
-      msgLine('c1', 'c2', 'cycle'),
-      msgLine('c2', 'c1', 'cycle'),
-      '{"type":"label","id":"l","parentId":"b","timestamp":"t","targetId":"a","label":"mark"}',
-      '{"type":"session","id":"extra"}',
-      '{"type":"message","id":"cut',
-    ].join('\n');
-    checkEquivalence(new TextEncoder().encode(text), 200);
+    checkEquivalence(new TextEncoder().encode(damagedText), 200);
   });
 
   const fixtures = [
@@ -1129,7 +1155,9 @@ describe('ingest in arbitrary chunks equals loading at once', () => {
   describe('over fixtures', () => {
     for (const name of fixtures) {
       it(`for the fixture ${name}`, async () => {
-        checkEquivalence(await readFixtureCopy(name), 60);
+        const bytes = await readFixtureCopy(name);
+        checkEquivalence(bytes, 60);
+        await checkChunkedLoad(bytes, 30);
       });
     }
     it('for the fixture many-branches.jsonl', async () => {

@@ -158,6 +158,9 @@ export function sessionInfoName(entry: SessionEntry): string | undefined {
   return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
 }
 
+/** Bytes decoded at once when a whole file is given as bytes. */
+const BYTES_PER_PIECE = 4 << 20;
+
 export class SessionManager {
   private header: SessionHeader | undefined;
   private titleSlot: TitleSlot | undefined;
@@ -234,7 +237,34 @@ export class SessionManager {
    * of the file. A partial last line stays buffered: `ingest` completes it when the rest arrives.
    */
   static fromJsonl(text: string | Uint8Array, options: FromJsonlOptions = {}): SessionManager {
-    const manager = new SessionManager({
+    const manager = SessionManager.loading(options);
+    if (typeof text === 'string') manager.absorb(manager.parser.push(text), false);
+    else {
+      // Bytes are parsed a piece at a time, so a file larger than the longest string the runtime
+      // can hold (about 512 MB) still loads.
+      for (let at = 0; at < text.length; at += BYTES_PER_PIECE) {
+        manager.absorb(manager.parser.push(text.subarray(at, at + BYTES_PER_PIECE)), false);
+      }
+    }
+    return manager.loaded();
+  }
+
+  /**
+   * `fromJsonl` over the file's bytes in pieces, in order (any split: a line cut between two pieces is
+   * joined by the parser). Only one piece at a time is decoded, so a file larger than the longest
+   * string the runtime can hold (about 512 MB) still loads.
+   */
+  static async fromJsonlChunks(
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options: FromJsonlOptions = {},
+  ): Promise<SessionManager> {
+    const manager = SessionManager.loading(options);
+    for await (const chunk of chunks) manager.absorb(manager.parser.push(chunk), false);
+    return manager.loaded();
+  }
+
+  private static loading(options: FromJsonlOptions): SessionManager {
+    return new SessionManager({
       header: undefined,
       headerOnDisk: false,
       cwd: options.cwd ?? '',
@@ -243,20 +273,23 @@ export class SessionManager {
       ...(options.storage ? { storage: options.storage } : {}),
       ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
     });
-    manager.absorb(manager.parser.push(text));
-    manager.leafId = manager.index.last()?.id ?? null;
+  }
+
+  /** The end of a load: the leaf on the last entry, and a header in memory for an empty file. */
+  private loaded(): SessionManager {
+    this.leafId = this.index.last()?.id ?? null;
     const blank =
-      manager.header === undefined &&
-      manager.parser.expectingHeader &&
-      manager.parseIssues.length === 0 &&
-      manager.titleSlot === undefined;
+      this.header === undefined &&
+      this.parser.expectingHeader &&
+      this.parseIssues.length === 0 &&
+      this.titleSlot === undefined;
     if (blank) {
       // An empty (or blank) file: it gets a header in memory, written just before the first entry. If
       // another writer puts content there first, `absorb` adopts its header or drops this one.
-      manager.header = buildHeader(generateSessionId(), manager.cwdFallback, manager.now());
-      manager.loadedVersion = CURRENT_SESSION_VERSION;
+      this.header = buildHeader(generateSessionId(), this.cwdFallback, this.now());
+      this.loadedVersion = CURRENT_SESSION_VERSION;
     }
-    return manager;
+    return this;
   }
 
   /** `fromJsonl(storage.read(), { storage, ... })`. */
@@ -711,7 +744,7 @@ export class SessionManager {
   }
 
   /** Takes what the parser produced into the session: header, migration of legacy lines, index. */
-  private absorb(batch: ParseBatch): IngestResult {
+  private absorb(batch: ParseBatch, reportStructural = true): IngestResult {
     const issues = [...batch.issues];
     this.parseIssues.push(...batch.issues);
     if (batch.titleSlot) {
@@ -743,7 +776,10 @@ export class SessionManager {
       added.push(entry);
       this.noteEntry(entry);
     }
-    if (added.length > 0) issues.push(...this.index.structuralIssuesOf(added.map((entry) => entry.id)));
+    // While loading nobody reads the returned issues (`issues` computes them from the final state).
+    if (reportStructural && added.length > 0) {
+      issues.push(...this.index.structuralIssuesOf(added.map((entry) => entry.id)));
+    }
     issues.sort((a, b) => a.line - b.line);
     return { entries: added, issues };
   }

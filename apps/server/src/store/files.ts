@@ -169,8 +169,37 @@ export async function readRange(file: string, start: number, length: number): Pr
   }
 }
 
+/** A small file read whole (the web app's index page); session files are read in pieces. */
 export async function readWhole(file: string): Promise<Buffer> {
   return fsp.readFile(file);
+}
+
+/**
+ * Bytes per read when a whole session file is read. A session file can be larger than the longest
+ * string the runtime holds (about 512 MB), so it is never decoded at once: each piece is parsed on
+ * its own (the parser keeps a line cut between two pieces).
+ */
+export const READ_CHUNK_BYTES = 4 << 20;
+
+/** The file from `start` to its end (as it is while reading), in fresh buffers of at most `chunkBytes`. */
+export async function* readChunks(
+  file: string,
+  start = 0,
+  chunkBytes = READ_CHUNK_BYTES,
+): AsyncGenerator<Buffer, void, undefined> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    let position = start;
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(chunkBytes);
+      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 export function sha256(data: Uint8Array): string {

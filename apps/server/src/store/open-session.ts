@@ -25,7 +25,7 @@ import {
   type FileState,
   type WriteOnce,
 } from './confined';
-import { watchPath, type Watcher } from './files';
+import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { buildSkeletonNodes, SkeletonCache } from './skeleton';
 import type { StateStore } from './state';
@@ -264,7 +264,8 @@ export class OpenSession {
     // An archive (read-only) is decompressed whole; it is never tailed or written.
     const bytes = isArchive(this.file) ? decompressArchive(onDisk) : onDisk;
     this.diskSize = state.size;
-    // A cut-off last line stays buffered in the manager until its newline arrives.
+    // A cut-off last line stays buffered in the manager until its newline arrives. fromJsonl parses
+    // bytes piece by piece, so a file over the runtime's longest string (about 512 MB) still opens.
     const sm = SessionManager.fromJsonl(bytes, {
       storage: this.storage(),
       storageProvider: this.options.storageProvider,
@@ -406,12 +407,18 @@ export class OpenSession {
         if (!this.takeTitleRewrite(head)) return this.reload('rewritten', readAtSync(fd, 0, now.size), now);
       }
     }
-    const start = Math.max(0, this.offset - this.window.length);
-    const bytes = readAtSync(fd, start, now.size - start);
-    const before = bytes.subarray(0, this.offset - start);
-    if (!before.equals(this.window)) return this.reload('rewritten', readAtSync(fd, 0, now.size), now);
-    this.fileState = { ...now, size: start + bytes.length };
-    this.ingestExternal(bytes.subarray(this.offset - start));
+    // In pieces, like the first read: what another writer appended can be large too.
+    while (this.offset < now.size) {
+      const start = Math.max(0, this.offset - this.window.length);
+      const end = Math.min(now.size, this.offset + READ_CHUNK_BYTES);
+      const bytes = readAtSync(fd, start, end - start);
+      const before = bytes.subarray(0, this.offset - start);
+      if (!before.equals(this.window)) return this.reload('rewritten', readAtSync(fd, 0, now.size), now);
+      const fresh = bytes.subarray(this.offset - start);
+      if (fresh.length === 0) return; // shrank while reading: the next poll sees it
+      this.fileState = { ...now, size: start + bytes.length };
+      this.ingestExternal(fresh);
+    }
   }
 
   /**
@@ -455,8 +462,7 @@ export class OpenSession {
     this.offset += fresh.length;
     this.hash.add(fresh);
     this.lastGrowthAt = this.options.clock.now();
-    const tail = Buffer.concat([this.window, fresh]);
-    this.window = Buffer.from(tail.subarray(Math.max(0, tail.length - WINDOW_BYTES)));
+    this.window = lastBytes(this.window, fresh, WINDOW_BYTES);
     this.markExternalWriter();
     if (entries.length === 0) return;
     const oldLeafId = this.sm.getLeafId();
@@ -719,4 +725,11 @@ export class OpenSession {
 function firstLine(bytes: Buffer): Buffer {
   const newline = bytes.indexOf(0x0a);
   return Buffer.from(newline < 0 ? bytes : bytes.subarray(0, newline + 1));
+}
+
+/** The last `count` bytes of `before` followed by `after`, copied (the inputs may be reused). */
+function lastBytes(before: Buffer, after: Buffer, count: number): Buffer {
+  if (after.length >= count) return Buffer.from(after.subarray(after.length - count));
+  const tail = Buffer.concat([before, after]);
+  return Buffer.from(tail.subarray(Math.max(0, tail.length - count)));
 }

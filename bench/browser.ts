@@ -1,0 +1,320 @@
+/// <reference lib="dom" />
+// The server and browser half of `npm run bench`: the built server bundle started over a temporary
+// root holding one session (as a user runs it), its RSS read from /proc before and after the session
+// is opened, and Debian's Chromium (headless) timing Canopy and pi's own HTML export of the same file.
+// Every timing is taken from Node around one user action and a wait for its visible result (the
+// wait polls once per animation frame), so each includes a CDP round trip of a few milliseconds.
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { cleanup, repoRoot, startCanopy, type RunningCanopy } from '../e2e/support/server';
+
+const CHROMIUM = '/usr/bin/chromium';
+const WAIT_MS = 120_000;
+/** Navigation returns once the response starts; the timing then waits for the first rows. */
+const GOTO = { waitUntil: 'commit', timeout: 5 * WAIT_MS } as const;
+
+/** One measured number (ms or bytes); NaN when the step failed or does not apply. */
+export type Sample = Record<string, number>;
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+}
+
+function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return match ? Number(match[1]) * 1024 : NaN;
+}
+
+async function api<T>(canopy: RunningCanopy, path: string): Promise<T> {
+  const response = await fetch(`${canopy.origin}${path}`, {
+    headers: { authorization: `Bearer ${canopy.token}` },
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+  return (await response.json()) as T;
+}
+
+/** Collects long tasks (over 50 ms) from the first script on; the benchmark reads and resets them. */
+const LONG_TASK_SCRIPT = `
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
+  }).observe({ type: 'longtask', buffered: true });
+`;
+
+async function takeLongTasks(page: Page): Promise<number> {
+  const tasks = await page.evaluate(() => {
+    const w = window as unknown as { __longTasks: number[] };
+    const taken = w.__longTasks;
+    w.__longTasks = [];
+    return taken;
+  });
+  return tasks.length === 0 ? 0 : Math.max(...tasks);
+}
+
+async function timed(action: () => Promise<unknown>, until: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await action();
+  await until();
+  return performance.now() - start;
+}
+
+/** Runs `step`; a failure is reported and gives NaN, so one broken step does not lose the run. */
+async function attempt(name: string, step: () => Promise<number>): Promise<number> {
+  try {
+    return await step();
+  } catch (error) {
+    console.warn(`  ${name} failed: ${(error as Error).message.split('\n')[0]}`);
+    return NaN;
+  }
+}
+
+const rowSelector = '[data-testid="tree.outline"] [data-testid="tree.node"]';
+
+/**
+ * One Canopy run over `file`: a fresh server, RSS before and after the open, cold and warm open to
+ * the first rows, then click, jump, search, filter, a live append and long tasks while scrolling.
+ */
+export async function canopyRun(
+  browser: Browser | undefined,
+  file: string,
+  fileBytes: number,
+  profileDir?: string,
+): Promise<Sample> {
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const canopy = await startCanopy({
+    // A copy: the live-append step writes to it, and the cached file must stay as generated.
+    prepare: (dir) => copyFileSync(file, join(dir, basename(file))),
+    readyTimeoutMs: 600_000,
+    // With a profile folder the server writes a V8 CPU profile there when it stops.
+    ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  });
+  const sample: Sample = {};
+  try {
+    const pid = canopy.pid() as number;
+    const { sessions } = await api<{ sessions: Array<{ id: string }> }>(canopy, '/api/sessions');
+    const id = sessions[0]?.id as string;
+    const rssBefore = vmKb(pid, 'VmRSS');
+    const url = `${canopy.url}&session=${encodeURIComponent(id)}`;
+    let page: Page | undefined;
+    if (browser) {
+      page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+      await page.addInitScript(LONG_TASK_SCRIPT);
+      const shown = () => page!.waitForSelector(rowSelector, { timeout: WAIT_MS });
+      const cdp = profileDir ? await page.context().newCDPSession(page) : undefined;
+      if (cdp) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.start');
+      }
+      sample.coldOpen = await attempt('cold open', () => timed(() => page!.goto(url, GOTO), shown));
+      if (cdp && profileDir) {
+        // The page's main thread during the cold open, for bench/cpuprofile-top.ts.
+        const { profile } = await cdp.send('Profiler.stop');
+        writeFileSync(join(profileDir, `browser-${basename(file)}.cpuprofile`), JSON.stringify(profile));
+      }
+      sample.openLongTask = await attempt('long tasks', () => takeLongTasks(page!));
+    } else {
+      const start = performance.now();
+      await api(canopy, `/api/sessions/${encodeURIComponent(id)}`);
+      sample.restOpen = performance.now() - start;
+    }
+    const rssAfter = vmKb(pid, 'VmRSS');
+    sample.rssGrowth = rssAfter - rssBefore;
+    sample.rssGrowthPerFile = (rssAfter - rssBefore) / fileBytes;
+    sample.rssPeakPerFile = (vmKb(pid, 'VmHWM') - rssBefore) / fileBytes;
+    if (page)
+      Object.assign(sample, await canopyInteractions(page, url, join(canopy.sessionsDir, basename(file))));
+  } finally {
+    await canopy.stop();
+    cleanup(canopy);
+  }
+  return sample;
+}
+
+async function canopyInteractions(page: Page, url: string, file: string): Promise<Sample> {
+  const sample: Sample = {};
+  const shown = () => page.waitForSelector(rowSelector, { timeout: WAIT_MS });
+  sample.warmOpen = await attempt('warm open', () => timed(() => page.goto(url, GOTO), shown));
+  await takeLongTasks(page);
+
+  sample.liveAppend = await attempt('live append', async () => {
+    const leaf = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id', { timeout: 5000 });
+    const id = `bench${Date.now().toString(36)}`;
+    const line = JSON.stringify({
+      type: 'message',
+      id,
+      parentId: leaf,
+      timestamp: new Date().toISOString(),
+      message: { role: 'user', content: 'appended by the benchmark', timestamp: Date.now() },
+    });
+    return timed(
+      async () => appendFileSync(file, `${line}\n`),
+      () => page.waitForSelector(`${rowSelector}[data-entry-id="${id}"]`, { timeout: WAIT_MS }),
+    );
+  });
+
+  const rows = page.locator(rowSelector);
+  sample.click = await attempt('click', async () => {
+    const target = rows.nth(Math.min(2, (await rows.count()) - 1));
+    const handle = await target.elementHandle();
+    return timed(
+      () => target.click(),
+      () =>
+        page.waitForFunction((el) => el?.getAttribute('aria-selected') === 'true', handle, {
+          polling: 'raf',
+          timeout: WAIT_MS,
+        }),
+    );
+  });
+  sample.jump = await attempt('jump', async () => {
+    const before = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id').catch(() => null);
+    return timed(
+      () => page.keyboard.press('Enter'),
+      () =>
+        page.waitForFunction(
+          ({ selector, before: old }) =>
+            document.querySelector(`${selector}[data-leaf]`)?.getAttribute('data-entry-id') !== old,
+          { selector: rowSelector, before },
+          { polling: 'raf', timeout: WAIT_MS },
+        ),
+    );
+  });
+  sample.searchKey = await attempt('search keystroke', async () => {
+    await page.getByTestId('tree.outline').focus();
+    return timed(
+      () => page.keyboard.press('e'),
+      () => page.getByTestId('search.count').waitFor({ timeout: WAIT_MS }),
+    );
+  });
+  await page.keyboard.press('Escape').catch(() => undefined);
+  sample.filter = await attempt('filter change', async () => {
+    const button = page.getByTestId('filter.user-only');
+    return timed(
+      () => button.click(),
+      () =>
+        page.waitForFunction(
+          () =>
+            document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') ===
+            'true',
+          undefined,
+          { polling: 'raf' },
+        ),
+    );
+  });
+  await page
+    .getByTestId('filter.default')
+    .click()
+    .catch(() => undefined);
+  await takeLongTasks(page);
+  sample.scrollLongTask = await attempt('scroll', async () => {
+    const box = await page.getByTestId('tree.outline').boundingBox();
+    if (!box) return NaN;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    for (let i = 0; i < 20; i++) await page.mouse.wheel(0, i < 10 ? -2000 : 2000);
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0))));
+    return takeLongTasks(page);
+  });
+  sample.panLongTask = await attempt('pan', async () => {
+    await page.getByTestId('view.graph').click();
+    const graph = page.getByTestId('tree.graph');
+    const box = await graph.boundingBox({ timeout: 10_000 });
+    if (!box) return NaN;
+    await takeLongTasks(page);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    for (let i = 0; i < 20; i++)
+      await page.mouse.move(box.x + box.width / 2 + (i % 2 ? 200 : -200), box.y + box.height / 2 + i * 5);
+    await page.mouse.up();
+    return takeLongTasks(page);
+  });
+  await page.close();
+  return sample;
+}
+
+/** pi's `--export` of `file` to HTML, made once and kept beside it. */
+export async function piExport(file: string): Promise<string> {
+  const html = `${file}.pi-export.html`;
+  if (!existsSync(html)) {
+    // The package does not export its HTML export; the CLI's `--export` calls this module.
+    const module = join(
+      repoRoot,
+      'node_modules/@mariozechner/pi-coding-agent/dist/core/export-html/index.js',
+    );
+    const { exportFromFile } = (await import(pathToFileURL(module).href)) as {
+      exportFromFile: (input: string, options: { outputPath: string }) => Promise<string>;
+    };
+    await exportFromFile(file, { outputPath: html });
+  }
+  return html;
+}
+
+/** One run of pi's HTML export in the browser: open to the first tree node, click, search, filter. */
+export async function exportRun(browser: Browser, html: string): Promise<Sample> {
+  const sample: Sample = {};
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  // The export keeps its main thread busy for a minute or more on large files.
+  page.setDefaultTimeout(5 * WAIT_MS);
+  await page.addInitScript(LONG_TASK_SCRIPT);
+  try {
+    const shown = () => page.waitForSelector('#tree-container .tree-node', { timeout: WAIT_MS * 5 });
+    const status = () => page.textContent('#tree-status');
+    const statusChanges = async (before: string | null) =>
+      page.waitForFunction(
+        (old: string | null) => document.getElementById('tree-status')?.textContent !== old,
+        before,
+        {
+          polling: 'raf',
+          timeout: WAIT_MS * 5,
+        },
+      );
+    sample.coldOpen = await attempt('export open', () =>
+      timed(() => page.goto(`file://${html}`, GOTO), shown),
+    );
+    sample.openLongTask = await takeLongTasks(page);
+    sample.warmOpen = await attempt('export reopen', () => timed(() => page.reload(GOTO), shown));
+    sample.click = await attempt('export click', async () => {
+      const target = page.locator('#tree-container .tree-node:not(.active)').nth(2);
+      const handle = await target.elementHandle();
+      return timed(
+        () => target.click(),
+        () =>
+          page.waitForFunction((el) => el?.classList.contains('active'), handle, {
+            polling: 'raf',
+            timeout: WAIT_MS * 5,
+          }),
+      );
+    });
+    sample.jump = sample.click; // the export's click is its jump: it moves the shown path
+    sample.searchKey = await attempt('export search', async () => {
+      const before = await status();
+      return timed(
+        () => page.locator('#tree-search').press('e'),
+        () => statusChanges(before),
+      );
+    });
+    await page
+      .locator('#tree-search')
+      .fill('')
+      .catch(() => undefined);
+    sample.filter = await attempt('export filter', async () => {
+      const before = await status();
+      return timed(
+        () => page.locator('.filter-btn[data-filter="user-only"]').click(),
+        () => statusChanges(before),
+      );
+    });
+    await takeLongTasks(page);
+    sample.scrollLongTask = await attempt('export scroll', async () => {
+      const box = await page.locator('#tree-container').boundingBox();
+      if (!box) return NaN;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      for (let i = 0; i < 20; i++) await page.mouse.wheel(0, i < 10 ? -2000 : 2000);
+      return takeLongTasks(page);
+    });
+  } finally {
+    await page.close();
+  }
+  return sample;
+}

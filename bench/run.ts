@@ -1,0 +1,251 @@
+// `npm run bench`: the one benchmark command. Generates the sessions (cached in bench/.cache), then in
+// one run, interleaved across sizes and contenders, measures: load time of session-core, the reference
+// and a bare JSON.parse of the same bytes; the server's RSS growth for one open session; and in
+// Chromium, Canopy against pi's own HTML export of the same file. Prints one table, writes JSON.
+//
+//   npm run bench                          # 2.7k, 50k, 200k entries, 3 runs
+//   npm run bench -- --quick               # 2.7k and 50k, 1 run (a couple of minutes)
+//   npm run bench -- --huge                # + the 500k-entry, ~1 GB session (disk and minutes)
+//   npm run bench -- --sizes 50k,200k --runs 5 --no-browser --no-export --json out.json
+//   npm run bench -- --sizes 50k --profile /tmp/prof   # CPU profiles of the server and the page
+import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync, renameSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { SessionManager } from '../packages/session-core/src/index';
+import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
+import { jsonParseLines, median, referenceLoad, time } from './load.bench';
+import { writeSyntheticSession } from './synthetic';
+import { repoRoot } from '../e2e/support/server';
+
+interface Size {
+  name: string;
+  entries: number;
+  /** Text scale of the synthetic generator: ~2 KB per entry at 1. */
+  sizeScale: number;
+}
+
+/** The issue's sizes: a 1.2 MB fixture-like file, 100 MB, 157 MB with small entries, ~1 GB. */
+const SIZES: Record<string, Size> = {
+  '2.7k': { name: '2.7k', entries: 2_720, sizeScale: 0.25 },
+  '50k': { name: '50k', entries: 50_000, sizeScale: 1 },
+  '200k': { name: '200k', entries: 200_000, sizeScale: 0.4 },
+  '500k': { name: '500k', entries: 500_000, sizeScale: 1 },
+};
+
+interface Options {
+  sizes: Size[];
+  runs: number;
+  browser: boolean;
+  export: boolean;
+  json: string;
+  /** Where the server's and the page's CPU profiles of each cold open go (none without it). */
+  profile: string | undefined;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  let names = ['2.7k', '50k', '200k'];
+  let runs = 3;
+  const options = {
+    browser: true,
+    export: true,
+    json: join(repoRoot, 'bench', '.cache', 'last-run.json'),
+    profile: undefined as string | undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--quick') {
+      names = ['2.7k', '50k'];
+      runs = 1;
+    } else if (arg === '--huge') names.push('500k');
+    else if (arg === '--sizes') names = (argv[++i] ?? '').split(',');
+    else if (arg === '--runs') runs = Number(argv[++i]);
+    else if (arg === '--no-browser') options.browser = false;
+    else if (arg === '--no-export') options.export = false;
+    else if (arg === '--profile') options.profile = argv[++i];
+    else if (arg === '--json') options.json = argv[++i] || options.json;
+    else throw new Error(`unknown argument ${arg} (see bench/README.md)`);
+  }
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs needs a positive integer');
+  const sizes = names.map((name) => {
+    const size = SIZES[name];
+    if (!size) throw new Error(`unknown size ${name}; one of ${Object.keys(SIZES).join(', ')}`);
+    return size;
+  });
+  return { sizes, runs, ...options };
+}
+
+/** The generated session of `size`, written once (deterministic: seed 1) and reused. */
+async function sessionFile(size: Size): Promise<string> {
+  const dir = join(repoRoot, 'bench', '.cache');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `synthetic-${size.name}.jsonl`);
+  if (!existsSync(file)) {
+    console.log(`generating ${file} …`);
+    await writeSyntheticSession(`${file}.part`, {
+      entries: size.entries,
+      seed: 1,
+      sizeScale: size.sizeScale,
+    });
+    renameSync(`${file}.part`, file);
+  }
+  return file;
+}
+
+/** session-core as the server loads it now: the bytes in 4 MB pieces, then the tree and the context. */
+async function coreLoad(path: string): Promise<number> {
+  const start = performance.now();
+  const bytes = readFileSync(path);
+  const pieces: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; at += 4 << 20) pieces.push(bytes.subarray(at, at + (4 << 20)));
+  const sm = await SessionManager.fromJsonlChunks(pieces);
+  sm.getTree();
+  sm.buildSessionContext();
+  return performance.now() - start;
+}
+
+function syncMs(run: () => unknown): number {
+  try {
+    return time(run).ms;
+  } catch (error) {
+    console.warn(`  fails: ${(error as Error).message.split('\n')[0]}`);
+    return NaN;
+  }
+}
+
+type Samples = Record<string, Record<string, Sample[]>>;
+
+function add(samples: Samples, size: string, contender: string, sample: Sample): void {
+  ((samples[size] ??= {})[contender] ??= []).push(sample);
+}
+
+function medianOf(list: readonly Sample[] | undefined, key: string): number {
+  const values = (list ?? []).map((sample) => sample[key]).filter((v): v is number => Number.isFinite(v));
+  return values.length === 0 ? NaN : median(values);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const files = new Map<string, string>();
+  for (const size of options.sizes) files.set(size.name, await sessionFile(size));
+  const browser = options.browser ? await launchBrowser() : undefined;
+  const exports = new Map<string, string>();
+  if (browser && options.export) {
+    for (const size of options.sizes) {
+      try {
+        exports.set(size.name, await piExport(files.get(size.name)!));
+      } catch (error) {
+        console.warn(`pi export of ${size.name} fails: ${(error as Error).message.split('\n')[0]}`);
+      }
+    }
+  }
+  const samples: Samples = {};
+  try {
+    // Interleaved: every run visits every size and contender, so drift on a busy machine hits all alike.
+    for (let run = 1; run <= options.runs; run++) {
+      for (const size of options.sizes) {
+        const file = files.get(size.name)!;
+        const bytes = statSync(file).size;
+        console.log(`run ${run}/${options.runs}, ${size.name}`);
+        add(samples, size.name, 'load', {
+          json: syncMs(() => jsonParseLines(file)),
+          reference: syncMs(() => referenceLoad(file, join(repoRoot, 'bench', '.cache'))),
+          core: await coreLoad(file).catch(() => NaN),
+        });
+        add(
+          samples,
+          size.name,
+          'canopy',
+          await canopyRun(
+            browser,
+            file,
+            bytes,
+            options.profile && join(options.profile, `${size.name}-run${run}`),
+          ),
+        );
+        const html = exports.get(size.name);
+        if (browser && html) add(samples, size.name, 'export', await exportRun(browser, html));
+      }
+    }
+  } finally {
+    await browser?.close();
+  }
+  report(options, files, samples);
+}
+
+const fmtMs = (value: number) =>
+  Number.isNaN(value) ? '—' : value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(0)} ms`;
+const fmtX = (value: number) => (Number.isNaN(value) ? '—' : `${value.toFixed(2)}×`);
+
+function report(options: Options, files: Map<string, string>, samples: Samples): void {
+  const rows: string[][] = [];
+  const summary: Record<string, unknown> = {};
+  for (const size of options.sizes) {
+    const bytes = statSync(files.get(size.name)!).size;
+    const load = samples[size.name]?.load;
+    const canopy = samples[size.name]?.canopy;
+    const pi = samples[size.name]?.export;
+    const m = (list: Sample[] | undefined, key: string) => medianOf(list, key);
+    const core = m(load, 'core');
+    const reference = m(load, 'reference');
+    const json = m(load, 'json');
+    const label = `${size.name} (${(bytes / 1e6).toFixed(0)} MB)`;
+    const both = (key: string): [string, string] => [fmtMs(m(canopy, key)), fmtMs(m(pi, key))];
+    rows.push([
+      label,
+      'load: core / reference / JSON.parse',
+      `${fmtMs(core)} / ${fmtMs(reference)} / ${fmtMs(json)}`,
+      `core÷ref ${fmtX(core / reference)}, core÷JSON ${fmtX(core / json)}`,
+    ]);
+    rows.push([
+      label,
+      'server RSS growth (peak) ÷ file',
+      `${fmtX(m(canopy, 'rssGrowthPerFile'))} (${fmtX(m(canopy, 'rssPeakPerFile'))})`,
+      '',
+    ]);
+    if (options.browser) {
+      rows.push([
+        label,
+        'interactive: fresh server / warm',
+        `${fmtMs(m(canopy, 'coldOpen'))} / ${fmtMs(m(canopy, 'warmOpen'))}`,
+        `export ${both('coldOpen')[1]} / ${both('warmOpen')[1]}`,
+      ]);
+      for (const [key, what] of [
+        ['click', 'click'],
+        ['jump', 'jump (Enter → leaf moved)'],
+        ['searchKey', 'first search keystroke'],
+        ['filter', 'filter change'],
+        ['liveAppend', 'live append to screen'],
+        ['openLongTask', 'longest task while opening'],
+        ['scrollLongTask', 'longest task while scrolling'],
+        ['panLongTask', 'longest task while panning the graph'],
+      ] as const) {
+        const [ours, theirs] = both(key);
+        rows.push([label, what, ours, `export ${theirs}`]);
+      }
+    }
+    summary[size.name] = { bytes, entries: size.entries, samples: samples[size.name] };
+  }
+  const header = ['session', 'what', 'Canopy (median)', 'anchor'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(
+    `\nnode ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average ${loadavg()
+      .map((v) => v.toFixed(1))
+      .join(' ')}, ${options.runs} run(s), ${new Date().toISOString()}\n`,
+  );
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+  const result = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    loadavg: loadavg(),
+    runs: options.runs,
+    sizes: summary,
+  };
+  writeFileSync(options.json, JSON.stringify(result, null, 2));
+  console.log(`\nJSON: ${options.json}`);
+}
+
+await main();
