@@ -6,6 +6,7 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fsyncDirSync } from './files';
 
 /** Why a file operation was refused or failed; each maps to one specific client error. */
 export type FileRefusal =
@@ -378,18 +379,6 @@ function verifyAppended(fd: number, start: number, data: Buffer): AppendResult {
 }
 
 // ------------------------------------------------------------------ new files
-
-function fsyncDirSync(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Some platforms cannot fsync a directory; the rename is still atomic.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
 
 function writeAllSync(fd: number, data: Uint8Array): void {
   let written = 0;

@@ -206,7 +206,8 @@ export function sha256(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-function fsyncDirSync(dir: string): void {
+/** Makes a rename or a new file in `dir` durable. */
+export function fsyncDirSync(dir: string): void {
   let fd: number | undefined;
   try {
     fd = fs.openSync(dir, 'r');
