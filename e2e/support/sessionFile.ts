@@ -1,7 +1,7 @@
 // Reading and writing the temporary session files behind the browser's back: what a test checks on
 // disk after a UI action, and what "another process" appends while the page is open.
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
-import { SessionManager } from '@canopy/session-core';
+import { SessionManager, type AssistantContentBlock } from '@canopy/session-core';
 
 export interface FileLine {
   type: string;
@@ -55,9 +55,14 @@ export function userMessageLine(id: string, parentId: string | null, text: strin
 
 /** An assistant reply as an agent writes it. */
 export function assistantReply(text: string, at: Date) {
+  return assistantReplyOf([{ type: 'text', text }], at.getTime());
+}
+
+/** An assistant reply with these content blocks (text, thinking, tool calls), stamped `timestamp`. */
+export function assistantReplyOf(content: AssistantContentBlock[], timestamp: number) {
   return {
     role: 'assistant' as const,
-    content: [{ type: 'text' as const, text }],
+    content,
     api: 'anthropic-messages',
     provider: 'anthropic',
     model: 'claude-sonnet-4-5',
@@ -70,7 +75,7 @@ export function assistantReply(text: string, at: Date) {
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
     },
     stopReason: 'stop' as const,
-    timestamp: at.getTime(),
+    timestamp,
   };
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { SessionManager } from '@canopy/session-core';
 import { Summaries } from '../pages/Summaries';
 import { repoRoot } from '../support/server';
+import { assistantReplyOf } from '../support/sessionFile';
 import { expect, test } from '../support/test';
 
 const FILE = 'screens.jsonl';
@@ -13,24 +14,7 @@ const FILE = 'screens.jsonl';
 function makeSession() {
   const sm = SessionManager.inMemory('/home/dev/projects/parser');
   const user = (text: string) => sm.appendMessage({ role: 'user', content: text, timestamp: 0 });
-  const reply = (text: string) =>
-    sm.appendMessage({
-      role: 'assistant',
-      content: [{ type: 'text', text }],
-      api: 'anthropic-messages',
-      provider: 'anthropic',
-      model: 'claude-sonnet-4-5',
-      usage: {
-        input: 10,
-        output: 5,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 15,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      },
-      stopReason: 'stop',
-      timestamp: 0,
-    });
+  const reply = (text: string) => sm.appendMessage(assistantReplyOf([{ type: 'text', text }], 0));
   user('Make the parser faster');
   const plan = reply('Two approaches: a regex, or a hand-written scanner.');
   const tryA = user('Try approach A: a regex');

@@ -3,32 +3,14 @@
 // views leading to a written summary. The session is written here through session-core.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SessionManager } from '@canopy/session-core';
+import { SessionManager, type AssistantContentBlock } from '@canopy/session-core';
 import { Summaries } from '../pages/Summaries';
-import { fileBytes, readLines } from '../support/sessionFile';
+import { assistantReplyOf, fileBytes, readLines } from '../support/sessionFile';
 import { expect, sessionPath, test } from '../support/test';
 
 const FILE = 'summaries.jsonl';
 
-function reply(content: unknown[]) {
-  return {
-    role: 'assistant' as const,
-    content,
-    api: 'anthropic-messages',
-    provider: 'anthropic',
-    model: 'claude-sonnet-4-5',
-    usage: {
-      input: 10,
-      output: 5,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 15,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: 'stop' as const,
-    timestamp: 0,
-  };
-}
+const reply = (content: AssistantContentBlock[]) => assistantReplyOf(content, 0);
 
 /** start → plan; then approach A (reads src/parser.ts) and approach B (the leaf), B written last. */
 function makeSession() {
