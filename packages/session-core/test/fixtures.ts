@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ensureFixtures } from '../../fixtures/src/index';
 
 export {
@@ -34,14 +34,18 @@ export function fixtureNames(): string[] {
 
 const tempDirs: string[] = [];
 
-/** Copies one fixture into a fresh temporary folder and returns the copy's path. */
-export async function copyFixture(name: string): Promise<string> {
-  const dir = fixturesDir();
+/** Copies `source` into a fresh temporary folder (removed by removeFixtureCopies) and returns the copy. */
+export async function copyToTemp(source: string): Promise<string> {
   const target = await mkdtemp(join(tmpdir(), 'canopy-core-'));
   tempDirs.push(target);
-  const copy = join(target, name);
-  await copyFile(join(dir, name), copy);
+  const copy = join(target, basename(source));
+  await copyFile(source, copy);
   return copy;
+}
+
+/** Copies one fixture into a fresh temporary folder and returns the copy's path. */
+export async function copyFixture(name: string): Promise<string> {
+  return copyToTemp(join(fixturesDir(), name));
 }
 
 /** The bytes of a temporary copy of a fixture. */

@@ -3,10 +3,10 @@
 // `*.shared-crosscheck.test.ts` files only when that folder exists; every other test uses the
 // project's own fixtures (test/fixtures.ts).
 import { existsSync, readdirSync } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyToTemp } from './fixtures';
 
 /** The repository root: test → session-core → packages → repo. */
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -30,17 +30,11 @@ export function fixtureNames(): string[] {
     : [];
 }
 
-const tempDirs: string[] = [];
-
 /** Copies one fixture into a fresh temporary folder and returns the copy's path. */
 export async function copyFixture(name: string): Promise<string> {
   const dir = fixturesDir();
   if (!dir) throw new Error(FIXTURES_MISSING_MESSAGE);
-  const target = await mkdtemp(join(tmpdir(), 'canopy-core-'));
-  tempDirs.push(target);
-  const copy = join(target, name);
-  await copyFile(join(dir, name), copy);
-  return copy;
+  return copyToTemp(join(dir, name));
 }
 
 /** The bytes of a temporary copy of a fixture. */
@@ -48,7 +42,4 @@ export async function readFixtureCopy(name: string): Promise<Uint8Array> {
   return new Uint8Array(await readFile(await copyFixture(name)));
 }
 
-/** Removes every temporary folder made by copyFixture (call it in afterAll). */
-export async function removeFixtureCopies(): Promise<void> {
-  await Promise.all(tempDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-}
+export { removeFixtureCopies } from './fixtures';
