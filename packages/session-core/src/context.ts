@@ -1,5 +1,7 @@
 // What the model sees: the active path turned into messages (buildSessionContext) and those
 // messages turned into the LLM wire form (convertToLlm), for both dialects (pi and oh-my-pi).
+// One file because both functions apply the same per-dialect message rules; a dialect rule is changed
+// in one place.
 
 import { estimateTokens, isRecord } from './text';
 import type {

@@ -2,6 +2,8 @@
 // appending to: it takes chunks of bytes (or text), yields complete "\n"-terminated lines only, keeps a
 // partial last line buffered, and reports every line it cannot use as an issue with its line number.
 // It never throws on file content.
+// One file because line splitting, JSON parsing, entry validation and issue reporting share one state
+// machine per chunk.
 
 import { getSessionVersion } from './migrate';
 import { CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPES } from './types';
