@@ -3,10 +3,12 @@
 // of silent skipping, a live tail (`ingest`), and persistence through a storage interface.
 
 import { buildSessionContext } from './context';
+import { EntryStore } from './entry-store';
+import type { EntryRetention, LineSpan, RangeReader } from './entry-store';
 import { generateEntryId, generateSessionId } from './ids';
 import { getSessionVersion, migrateV1Line, migrateV2Line } from './migrate';
 import type { V1ChainState } from './migrate';
-import { SessionLineParser } from './parse';
+import { SessionLineParser, utf8Length } from './parse';
 import type { ParseBatch, TitleSlot } from './parse';
 import type { SessionStorage, SessionStorageProvider } from './storage';
 import { TreeIndex } from './tree-index';
@@ -44,6 +46,25 @@ export interface SessionManagerOptions {
    * that need fixed timestamps (the demo sessions, tests) inject one instead of replacing `Date`.
    */
   now?: () => number;
+  /**
+   * What stays in memory: 'all' (default) keeps every parsed entry; 'index' keeps the tree index and,
+   * for most entries, only their id, parentId, type, timestamp and line position, and reads full
+   * entries back from the file on demand (see docs/architecture.md#state). 'index' needs `readRange`
+   * or a storage with `readRange`; a legacy file that is migrated on load keeps its entries whole.
+   */
+  retain?: EntryRetention;
+  /** Reads byte ranges of the session file (default: the storage's `readRange`). */
+  readRange?: RangeReader;
+  /** Full entries an 'index' session keeps cached, most recently read first out last; default 256. */
+  entryCacheSize?: number;
+  /**
+   * Called with each batch of new entries, in full, as they enter the index (load, ingest, append),
+   * `firstIndex` being the position of the first one in file order. After a switch to another file
+   * (branched, forked or new session, the rewrite of a migrated file) it is called once with every
+   * entry of the new state and `firstIndex` 0. With `retain: 'index'` this is the one time a consumer
+   * sees every full entry without reading the file again.
+   */
+  onEntries?: (entries: readonly SessionEntry[], firstIndex: number) => void;
 }
 
 export interface InMemoryOptions extends SessionManagerOptions {
@@ -185,17 +206,26 @@ export class SessionManager {
   private latestTitleChange: string | undefined;
   private headerLine: number | undefined;
   private readonly now: () => number;
+  private readonly store: EntryStore;
+  private readonly onEntries: ((entries: readonly SessionEntry[], firstIndex: number) => void) | undefined;
 
-  private constructor(options: {
-    header: SessionHeader | undefined;
-    headerOnDisk: boolean;
-    storage?: SessionStorage;
-    storageProvider?: SessionStorageProvider;
-    cwd: string;
-    dialect?: Dialect;
-    now?: () => number;
-  }) {
+  private constructor(
+    options: {
+      header: SessionHeader | undefined;
+      headerOnDisk: boolean;
+      cwd: string;
+      dialect?: Dialect;
+    } & SessionManagerOptions,
+  ) {
     this.now = options.now ?? Date.now;
+    const reader = options.readRange ?? storageReader(options.storage);
+    if (options.retain === 'index' && !reader) {
+      throw new Error(
+        'A session with retain "index" needs readRange (or a storage with readRange) to read its entries back',
+      );
+    }
+    this.store = new EntryStore(options.retain ?? 'all', reader, options.entryCacheSize);
+    this.onEntries = options.onEntries;
     this.header = options.header;
     this.headerOnDisk = options.headerOnDisk;
     this.storage = options.storage;
@@ -216,13 +246,12 @@ export class SessionManager {
     const now = options.now ?? Date.now;
     const header = buildHeader(options.id ?? generateSessionId(), cwd, now());
     const manager = new SessionManager({
+      ...options,
       now,
       header,
       headerOnDisk: true,
       cwd,
       dialect: options.dialect ?? 'pi',
-      ...(options.storage ? { storage: options.storage } : {}),
-      ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
     });
     const text = `${serialize(header)}\n`;
     options.storage?.rewrite(text);
@@ -264,15 +293,7 @@ export class SessionManager {
   }
 
   private static loading(options: FromJsonlOptions): SessionManager {
-    return new SessionManager({
-      header: undefined,
-      headerOnDisk: false,
-      cwd: options.cwd ?? '',
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.dialect ? { dialect: options.dialect } : {}),
-      ...(options.storage ? { storage: options.storage } : {}),
-      ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
-    });
+    return new SessionManager({ ...options, header: undefined, headerOnDisk: false, cwd: options.cwd ?? '' });
   }
 
   /** The end of a load: the leaf on the last entry, and a header in memory for an empty file. */
@@ -352,16 +373,26 @@ export class SessionManager {
   }
 
   getLeafEntry(): SessionEntry | undefined {
-    return this.leafId === null ? undefined : this.index.get(this.leafId);
+    return this.leafId === null ? undefined : this.getEntry(this.leafId);
   }
 
   getEntry(id: string): SessionEntry | undefined {
-    return this.index.get(id);
+    const retained = this.index.get(id);
+    return retained && this.store.full(retained);
   }
 
-  /** Every entry in file order (headers excluded); a copy. */
+  /**
+   * Every entry in file order (headers excluded); a copy. With `retain: 'index'` this reads every
+   * entry back from the file: O(file) time, and the result holds the whole session in memory.
+   */
   getEntries(): SessionEntry[] {
-    return this.index.entries.slice();
+    return this.fullEntries(this.index.entries);
+  }
+
+  /** What the store keeps made whole again; the list as it is when every entry is kept. */
+  private fullEntries(retained: readonly SessionEntry[], cache = false): SessionEntry[] {
+    if (this.store.retention === 'all') return retained.slice();
+    return retained.map((entry) => this.store.full(entry, cache));
   }
 
   getHeader(): SessionHeader | null {
@@ -370,7 +401,7 @@ export class SessionManager {
 
   /** Entries whose parentId is `parentId`, in insertion order (not sorted by time). */
   getChildren(parentId: string | null): SessionEntry[] {
-    return this.index.getChildren(parentId);
+    return this.fullEntries(this.index.getChildren(parentId), true);
   }
 
   getLabel(id: string): string | undefined {
@@ -379,11 +410,19 @@ export class SessionManager {
 
   /** The path root → `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
   getBranch(fromId?: string): SessionEntry[] {
-    return this.index.getBranch(fromId ?? this.leafId);
+    return this.fullEntries(this.index.getBranch(fromId ?? this.leafId), true);
   }
 
+  /** The forest of all entries. With `retain: 'index'` this reads every entry back: O(file). */
   getTree(): SessionTreeNode[] {
-    return this.index.getTree();
+    const roots = this.index.getTree();
+    if (this.store.retention === 'all') return roots;
+    const pending = roots.slice();
+    for (let node = pending.pop(); node; node = pending.pop()) {
+      node.entry = this.store.full(node.entry, false);
+      for (const child of node.children) pending.push(child);
+    }
+    return roots;
   }
 
   /** The 1-based line of the file an entry is on. */
@@ -433,9 +472,17 @@ export class SessionManager {
 
   /** What the model sees at the leaf (delegates to buildSessionContext). */
   buildSessionContext(): SessionContext {
-    return buildSessionContext(this.index.entries, this.leafId, this.index.byId, {
-      dialect: this.currentDialect,
-    });
+    if (this.store.retention === 'all') {
+      return buildSessionContext(this.index.entries, this.leafId, this.index.byId, {
+        dialect: this.currentDialect,
+      });
+    }
+    // Only the path is read back: the leaf is always an indexed entry (or null), so the entry list is
+    // consulted only for a leaf that is not in the index, where the last entry stands in.
+    const lookup = { get: (id: string) => this.getEntry(id) };
+    const last = this.index.last();
+    const fallback = this.leafId !== null && !this.index.has(this.leafId) && last ? [this.store.full(last)] : [];
+    return buildSessionContext(fallback, this.leafId, lookup, { dialect: this.currentDialect });
   }
 
   /** The whole file: title slot (if any), header, then every entry, one JSON line each. */
@@ -443,7 +490,7 @@ export class SessionManager {
     const lines: string[] = [];
     if (this.titleSlot) lines.push(serialize(this.titleSlot));
     if (this.header) lines.push(serialize(this.header));
-    for (const entry of this.index.entries) lines.push(serialize(entry));
+    for (const entry of this.index.entries) lines.push(serialize(this.store.full(entry, false)));
     return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
   }
 
@@ -656,7 +703,7 @@ export class SessionManager {
    * The original file is never touched.
    */
   createBranchedSession(leafId: string): string | undefined {
-    const path = this.index.getBranch(leafId);
+    const path = this.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
     // Label entries are dropped from the path. The reference copies the rest verbatim, so an entry
     // that followed a dropped label keeps the label's id as its parent and becomes an orphan root of
@@ -724,7 +771,7 @@ export class SessionManager {
    */
   forkSession(): string | undefined {
     const header = buildHeader(generateSessionId(), this.getCwd(), this.now(), this.storage?.path);
-    return this.switchTo(header, this.index.entries.slice(), this.leafId);
+    return this.switchTo(header, this.getEntries(), this.leafId);
   }
 
   // ------------------------------------------------------------------ live tail
@@ -760,7 +807,8 @@ export class SessionManager {
     }
 
     const added: SessionEntry[] = [];
-    for (const { line, entry } of batch.entries) {
+    const firstIndex = this.index.size;
+    for (const { line, entry, offset, length } of batch.entries) {
       if (this.legacy) {
         if (this.legacy.version < 2) {
           this.legacy.v1Lines.set(line, entry);
@@ -768,7 +816,9 @@ export class SessionManager {
         }
         migrateV2Line(entry);
       }
-      const duplicate = this.index.add(entry, line);
+      // A migrated entry is not what its line says, so it cannot be read back from it: kept whole.
+      const span = this.legacy ? undefined : { offset, length, line };
+      const duplicate = this.index.add(entry, line, this.store.retain(entry, span));
       if (duplicate) {
         issues.push(duplicate);
         continue;
@@ -776,6 +826,7 @@ export class SessionManager {
       added.push(entry);
       this.noteEntry(entry);
     }
+    if (added.length > 0) this.onEntries?.(added, firstIndex);
     // While loading nobody reads the returned issues (`issues` computes them from the final state).
     if (reportStructural && added.length > 0) {
       issues.push(...this.index.structuralIssuesOf(added.map((entry) => entry.id)));
@@ -862,11 +913,21 @@ export class SessionManager {
     }
     written.push(line);
     this.storage?.appendLines(written);
-    if (writtenHeader) this.headerLine = this.parser.lineCount + 1;
+    let offset = this.parser.consumedBytes;
+    if (writtenHeader) {
+      this.headerLine = this.parser.lineCount + 1;
+      offset += utf8Length(written[0] as string) + 1;
+    }
     this.headerOnDisk = true;
     this.parser.noteWritten(written.map((text) => `${text}\n`).join(''), writtenHeader);
-    this.index.add(entry, this.parser.lineCount);
+    const lineNumber = this.parser.lineCount;
+    // Without a storage the line is in no file, so there is nothing to read it back from.
+    const span = this.storage ? { offset, length: utf8Length(line), line: lineNumber } : undefined;
+    const retained = this.store.retain(entry, span);
+    this.index.add(entry, lineNumber, retained);
+    this.store.remember(retained, entry);
     this.noteEntry(entry);
+    this.onEntries?.([entry], this.index.size - 1);
     this.leafId = entry.id;
     return entry.id;
   }
@@ -882,6 +943,8 @@ export class SessionManager {
     this.rewriteNeeded = false;
     this.legacy = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
+    // The entries stay whole: a reader holding the replaced file open would not see the new one.
+    this.store.setReader(undefined);
     this.reindex(this.index.entries.slice(), text);
   }
 
@@ -899,19 +962,23 @@ export class SessionManager {
       storage.rewrite(text);
     }
     this.storage = storage;
+    this.store.setReader(storageReader(storage));
     this.header = header;
     this.headerOnDisk = true;
     this.titleSlot = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
     this.rewriteNeeded = false;
     this.legacy = undefined;
-    this.reindex(entries, text);
+    this.reindex(entries, text, lines);
     this.leafId = leafId;
     return storage?.path;
   }
 
-  /** Rebuilds the index and the line accounting for a file that now holds exactly `text`. */
-  private reindex(entries: readonly SessionEntry[], text: string): void {
+  /**
+   * Rebuilds the index and the line accounting for a file that now holds exactly `text`; `lines` are
+   * its lines (header first, no title line) when the entries may be read back from it.
+   */
+  private reindex(entries: readonly SessionEntry[], text: string, lines?: readonly string[]): void {
     this.parseIssues = [];
     this.sessionName = undefined;
     this.latestTitleChange = undefined;
@@ -919,9 +986,24 @@ export class SessionManager {
     this.parser.restart(text, this.header, this.titleSlot);
     this.headerLine = this.header ? (this.titleSlot ? 2 : 1) : undefined;
     const firstEntryLine = (this.titleSlot ? 1 : 0) + (this.header ? 1 : 0) + 1;
-    entries.forEach((entry, offset) => {
-      this.index.add(entry, firstEntryLine + offset);
+    let byteOffset = lines ? utf8Length(lines[0] as string) + 1 : 0;
+    entries.forEach((entry, position) => {
+      let span: LineSpan | undefined;
+      const lineText = lines?.[position + 1];
+      if (lineText !== undefined) {
+        const length = utf8Length(lineText);
+        span = { offset: byteOffset, length, line: firstEntryLine + position };
+        byteOffset += length + 1;
+      }
+      this.index.add(entry, firstEntryLine + position, this.store.retain(entry, span));
       this.noteEntry(entry);
     });
+    this.onEntries?.(entries, 0);
   }
+}
+
+/** The storage's ranged reader, bound to it; undefined when it has none. */
+function storageReader(storage: SessionStorage | undefined): RangeReader | undefined {
+  const readRange = storage?.readRange;
+  return storage && readRange ? (offset, length) => readRange.call(storage, offset, length) : undefined;
 }
