@@ -422,7 +422,8 @@ export class SessionLineParser {
         byteLength = utf8Length(raw);
         byteNext = byteStart + byteLength + (newline - end) + 1;
       }
-      if (end > start) this.classifyLine(raw, this.completeLines, batch, regionOffset + byteStart, byteLength);
+      if (end > start)
+        this.classifyLine(raw, this.completeLines, batch, regionOffset + byteStart, byteLength);
       start = newline + 1;
       byteStart = byteNext;
     }

@@ -481,7 +481,8 @@ export class SessionManager {
     // consulted only for a leaf that is not in the index, where the last entry stands in.
     const lookup = { get: (id: string) => this.getEntry(id) };
     const last = this.index.last();
-    const fallback = this.leafId !== null && !this.index.has(this.leafId) && last ? [this.store.full(last)] : [];
+    const fallback =
+      this.leafId !== null && !this.index.has(this.leafId) && last ? [this.store.full(last)] : [];
     return buildSessionContext(fallback, this.leafId, lookup, { dialect: this.currentDialect });
   }
 
