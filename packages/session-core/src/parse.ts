@@ -308,6 +308,17 @@ export class SessionLineParser {
     this.countLines(text);
   }
 
+  /**
+   * Starts over on a file this process has just written whole, of `lines` complete lines and `bytes`
+   * bytes (streamed, so there is no text to count), starting with `header`.
+   */
+  restartCounted(lines: number, bytes: number, header: SessionHeader): void {
+    this.restart('', header);
+    this.completeLines = lines;
+    this.countedBytes = bytes;
+    this.atFileStart = bytes === 0;
+  }
+
   private adoptHeader(header: SessionHeader): void {
     this.headerState = 'found';
     this.currentHeader = header;

@@ -4,7 +4,7 @@
 
 import { buildSessionContext } from './context';
 import { EntryStore } from './entry-store';
-import type { EntryRetention, LineSpan, RangeReader } from './entry-store';
+import type { EntryRetention, RangeReader } from './entry-store';
 import { generateEntryId, generateSessionId } from './ids';
 import { getSessionVersion, migrateV1Line, migrateV2Line } from './migrate';
 import type { V1ChainState } from './migrate';
@@ -179,6 +179,9 @@ export function sessionInfoName(entry: SessionEntry): string | undefined {
   return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
 }
 
+/** Entries handed to `onEntries` at once when a whole new state is announced. */
+const ANNOUNCE_BATCH = 1024;
+
 /** Bytes decoded at once when a whole file is given as bytes. */
 const BYTES_PER_PIECE = 4 << 20;
 
@@ -206,7 +209,8 @@ export class SessionManager {
   private latestTitleChange: string | undefined;
   private headerLine: number | undefined;
   private readonly now: () => number;
-  private readonly store: EntryStore;
+  private store: EntryStore;
+  private readonly entryCacheSize: number | undefined;
   private readonly onEntries: ((entries: readonly SessionEntry[], firstIndex: number) => void) | undefined;
 
   private constructor(
@@ -224,6 +228,7 @@ export class SessionManager {
         'A session with retain "index" needs readRange (or a storage with readRange) to read its entries back',
       );
     }
+    this.entryCacheSize = options.entryCacheSize;
     this.store = new EntryStore(options.retain ?? 'all', reader, options.entryCacheSize);
     this.onEntries = options.onEntries;
     this.header = options.header;
@@ -704,13 +709,16 @@ export class SessionManager {
    * The original file is never touched.
    */
   createBranchedSession(leafId: string): string | undefined {
-    const path = this.getBranch(leafId);
+    // What the index keeps (stubs with retain 'index'): full entries are read one at a time as written.
+    const path = this.index.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
     // Label entries are dropped from the path. The reference copies the rest verbatim, so an entry
     // that followed a dropped label keeps the label's id as its parent and becomes an orphan root of
     // the new file, whose context then loses everything before it. Like oh-my-pi's newest version,
     // such an entry hangs from its nearest kept ancestor instead (a copy; the source is untouched).
     const kept: SessionEntry[] = [];
+    /** New parents by position in `kept`. */
+    const reparented = new Map<number, string | null>();
     let previousKeptId: string | null = null;
     let afterDroppedLabel = false;
     for (const entry of path) {
@@ -718,11 +726,8 @@ export class SessionManager {
         afterDroppedLabel = true;
         continue;
       }
-      kept.push(
-        afterDroppedLabel && entry.parentId !== previousKeptId
-          ? { ...entry, parentId: previousKeptId }
-          : entry,
-      );
+      if (afterDroppedLabel && entry.parentId !== previousKeptId) reparented.set(kept.length, previousKeptId);
+      kept.push(entry);
       previousKeptId = entry.id;
       afterDroppedLabel = false;
     }
@@ -745,10 +750,17 @@ export class SessionManager {
       });
       parentId = id;
     }
-    const entries = [...kept, ...labelEntries];
+    const entryAt = (position: number): SessionEntry => {
+      if (position >= kept.length) return labelEntries[position - kept.length] as LabelEntry;
+      const entry = this.store.full(kept[position] as SessionEntry, false);
+      const parentId = reparented.get(position);
+      return parentId === undefined ? entry : { ...entry, parentId };
+    };
+    const count = kept.length + labelEntries.length;
+    const leaf = labelEntries[labelEntries.length - 1]?.id ?? kept[kept.length - 1]?.id ?? null;
     const parentSession = this.storageProvider ? this.storage?.path : undefined;
     const header = buildHeader(generateSessionId(), this.getCwd(), this.now(), parentSession);
-    return this.switchTo(header, entries, entries[entries.length - 1]?.id ?? null);
+    return this.switchTo(header, count, entryAt, leaf);
   }
 
   /**
@@ -762,7 +774,7 @@ export class SessionManager {
       this.now(),
       options.parentSession,
     );
-    return this.switchTo(header, [], null);
+    return this.switchTo(header, 0, () => undefined as never, null);
   }
 
   /**
@@ -772,7 +784,13 @@ export class SessionManager {
    */
   forkSession(): string | undefined {
     const header = buildHeader(generateSessionId(), this.getCwd(), this.now(), this.storage?.path);
-    return this.switchTo(header, this.getEntries(), this.leafId);
+    const entries = this.index.entries;
+    return this.switchTo(
+      header,
+      entries.length,
+      (position) => this.store.full(entries[position] as SessionEntry, false),
+      this.leafId,
+    );
   }
 
   // ------------------------------------------------------------------ live tail
@@ -949,37 +967,75 @@ export class SessionManager {
     this.reindex(this.index.entries.slice(), text);
   }
 
-  /** Replaces the whole state with `header` + `entries`, written to a new file when there is a provider. */
+  /**
+   * Replaces the whole state with `header` + `count` entries (`entryAt(k)` gives the k-th in full),
+   * written to a new file when there is a provider. The lines are serialised one at a time as the
+   * storage writes them (`rewriteLines`), so copying a large session never builds one string of it; the
+   * new index is built alongside and takes over only once the write has succeeded.
+   */
   private switchTo(
     header: SessionHeader,
-    entries: SessionEntry[],
+    count: number,
+    entryAt: (position: number) => SessionEntry,
     leafId: string | null,
   ): string | undefined {
-    const lines = [serialize(header), ...entries.map(serialize)];
-    const text = `${lines.join('\n')}\n`;
-    let storage: SessionStorage | undefined;
-    if (this.storageProvider) {
-      storage = this.storageProvider.create(header);
+    const storage = this.storageProvider?.create(header);
+    const store = new EntryStore(this.store.retention, storageReader(storage), this.entryCacheSize);
+    const index = new TreeIndex();
+    const noted: { name?: string; title?: string; omp: boolean } = { omp: false };
+    const headerText = serialize(header);
+    let bytes = utf8Length(headerText) + 1;
+    let lines = 1;
+    function* fileLines(): Generator<string> {
+      yield headerText;
+      for (let position = 0; position < count; position++) {
+        const entry = entryAt(position);
+        const text = serialize(entry);
+        const length = utf8Length(text);
+        lines++;
+        index.add(entry, lines, store.retain(entry, { offset: bytes, length, line: lines }));
+        bytes += length + 1;
+        if (entry.type === 'session_info') noted.name = sessionInfoName(entry);
+        else if (entry.type === 'title_change') noted.title = titleChangeTitle(entry);
+        noted.omp ||= isOmpEntry(entry);
+        yield text;
+      }
+    }
+    const written = fileLines();
+    if (storage?.rewriteLines) storage.rewriteLines(written);
+    else if (storage) {
+      let text = '';
+      for (const line of written) text += `${line}\n`;
       storage.rewrite(text);
     }
+    // Without a storage nothing consumed the lines: index them all the same.
+    for (let next = written.next(); !next.done; next = written.next());
+
     this.storage = storage;
-    this.store.setReader(storageReader(storage));
+    this.store = store;
+    this.index = index;
     this.header = header;
     this.headerOnDisk = true;
+    this.headerLine = 1;
     this.titleSlot = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
     this.rewriteNeeded = false;
     this.legacy = undefined;
-    this.reindex(entries, text, lines);
+    this.parseIssues = [];
+    this.sessionName = noted.name;
+    this.latestTitleChange = noted.title;
+    this.noteDialectEvidence(noted.omp);
+    this.parser.restartCounted(lines, bytes, header);
     this.leafId = leafId;
+    this.announceAll();
     return storage?.path;
   }
 
   /**
-   * Rebuilds the index and the line accounting for a file that now holds exactly `text`; `lines` are
-   * its lines (header first, no title line) when the entries may be read back from it.
+   * Rebuilds the index and the line accounting for a file that now holds exactly `text` (the rewrite of
+   * a migrated legacy file, whose entries stay whole).
    */
-  private reindex(entries: readonly SessionEntry[], text: string, lines?: readonly string[]): void {
+  private reindex(entries: readonly SessionEntry[], text: string): void {
     this.parseIssues = [];
     this.sessionName = undefined;
     this.latestTitleChange = undefined;
@@ -987,19 +1043,27 @@ export class SessionManager {
     this.parser.restart(text, this.header, this.titleSlot);
     this.headerLine = this.header ? (this.titleSlot ? 2 : 1) : undefined;
     const firstEntryLine = (this.titleSlot ? 1 : 0) + (this.header ? 1 : 0) + 1;
-    let byteOffset = lines ? utf8Length(lines[0] as string) + 1 : 0;
     entries.forEach((entry, position) => {
-      let span: LineSpan | undefined;
-      const lineText = lines?.[position + 1];
-      if (lineText !== undefined) {
-        const length = utf8Length(lineText);
-        span = { offset: byteOffset, length, line: firstEntryLine + position };
-        byteOffset += length + 1;
-      }
-      this.index.add(entry, firstEntryLine + position, this.store.retain(entry, span));
+      this.index.add(entry, firstEntryLine + position);
       this.noteEntry(entry);
     });
-    this.onEntries?.(entries, 0);
+    this.announceAll();
+  }
+
+  /** Hands the whole new state to `onEntries`, in batches from index 0 (an empty one for no entries). */
+  private announceAll(): void {
+    if (!this.onEntries) return;
+    const entries = this.index.entries;
+    let start = 0;
+    do {
+      const end = Math.min(start + ANNOUNCE_BATCH, entries.length);
+      const batch: SessionEntry[] = [];
+      for (let position = start; position < end; position++) {
+        batch.push(this.store.full(entries[position] as SessionEntry, false));
+      }
+      this.onEntries(batch, start);
+      start = end;
+    } while (start < entries.length);
   }
 }
 

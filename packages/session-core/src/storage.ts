@@ -11,6 +11,11 @@ export interface SessionStorage {
   appendLines(lines: readonly string[]): void;
   /** Atomically replaces the whole file (used once for a migrated legacy file, and to create a new file). */
   rewrite(text: string): void;
+  /**
+   * Like `rewrite`, from the file's lines (each without its "\n"), consumed as they are written so no
+   * single string holds the file; new sessions (branch, fork) are written through it when present.
+   */
+  rewriteLines?(lines: Iterable<string>): void;
   /** Reads the whole file. */
   read(): string;
   /**
@@ -56,6 +61,12 @@ export class MemoryStorage implements SessionStorage {
     this.writes.push({ kind: 'rewrite', text });
     this.text = text;
     this.bytes = undefined;
+  }
+
+  rewriteLines(lines: Iterable<string>): void {
+    let text = '';
+    for (const line of lines) text += `${line}\n`;
+    this.rewrite(text);
   }
 
   read(): string {
