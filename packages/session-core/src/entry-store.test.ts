@@ -10,7 +10,7 @@ import { EntryReadError } from './entry-store';
 import { SessionLineParser, utf8Decoder, utf8Encode } from './parse';
 import { SessionManager } from './session-manager';
 import { MemoryStorage, MemoryStorageProvider } from './storage';
-import type { SessionEntry } from './types';
+import type { SessionEntry, SessionHeader } from './types';
 
 afterAll(removeFixtureCopies);
 
@@ -110,8 +110,8 @@ describe("retain 'index'", () => {
     'all-entry-types.jsonl',
     'malformed.jsonl',
     'oh-my-pi-title-slot.jsonl',
+    // many-branches.jsonl runs in this mode in the interop suite (test/interop/v3-fixtures.test.ts).
     'branched-from-seed-example.jsonl',
-    'many-branches.jsonl',
   ])('shows exactly what a session keeping every entry shows: %s', async (name) => {
     const bytes = await readFixtureCopy(name);
     const all = SessionManager.fromJsonl(bytes);
@@ -194,6 +194,75 @@ describe("retain 'index'", () => {
     expect(withoutIds(index.branched)).toBe(withoutIds(all.branched));
     expect(withoutIds(index.forked)).toBe(withoutIds(all.forked));
     expect(withoutIds(JSON.stringify(index.context))).toBe(withoutIds(JSON.stringify(all.context)));
+  });
+});
+
+/** A new file that takes its lines one at a time and refuses to be written as one string. */
+class LineFile extends MemoryStorage {
+  /** Lines written so far, counted as each one is consumed. */
+  consumed = 0;
+  failAfter: number | undefined;
+
+  override rewrite(): void {
+    throw new Error('a copied session must be streamed, not written as one string');
+  }
+
+  override rewriteLines(lines: Iterable<string>): void {
+    let text = '';
+    for (const line of lines) {
+      if (this.failAfter !== undefined && this.consumed === this.failAfter)
+        throw new Error('ENOSPC: disk full');
+      this.consumed++;
+      text += `${line}\n`;
+    }
+    super.rewrite(text);
+  }
+}
+
+class LineFileProvider extends MemoryStorageProvider {
+  failAfter: number | undefined;
+
+  override create(header: SessionHeader): MemoryStorage {
+    const storage = new LineFile('', `lines/${header.id}.jsonl`);
+    storage.failAfter = this.failAfter;
+    this.created.push(storage);
+    return storage;
+  }
+}
+
+describe('branched and forked sessions', () => {
+  it.each(['all', 'index'] as const)(
+    'are streamed line by line to a storage with rewriteLines (retain %s), then read back from the new file',
+    (retain) => {
+      const provider = new LineFileProvider();
+      const session = SessionManager.fromStorage(new MemoryStorage(TEXT, 'in.jsonl'), {
+        retain,
+        storageProvider: provider,
+        entryCacheSize: 1,
+      });
+      const path = session.createBranchedSession('c') as string;
+      const file = provider.get(path) as LineFile;
+      // Header, a, b, c, the recreated label of a.
+      expect(file.consumed).toBe(5);
+      expect(session.toJsonl()).toBe(file.read());
+      expect(session.getBranch('c').map((entry) => entry.id)).toEqual(['a', 'b', 'c']);
+      expect(session.getEntry('b')).toStrictEqual(JSON.parse(TEXT.split('\n')[2] as string));
+      const forked = session.forkSession() as string;
+      expect(provider.get(forked)?.read().replace(/^.*\n/, '')).toBe(file.read().replace(/^.*\n/, ''));
+    },
+  );
+
+  it('leave the session as it was when the new file cannot be written', () => {
+    const provider = new LineFileProvider();
+    provider.failAfter = 2;
+    const original = new MemoryStorage(TEXT, 'in.jsonl');
+    const session = SessionManager.fromStorage(original, { retain: 'index', storageProvider: provider });
+    const before = observe(session);
+    expect(() => session.createBranchedSession('c')).toThrow('ENOSPC: disk full');
+    expect(session.getSessionFile()).toBe('in.jsonl');
+    expect(observe(session)).toStrictEqual(before);
+    const appended = session.appendMessage(userMsg('still the same file'));
+    expect(original.read().trimEnd().split('\n').at(-1)).toContain(`"id":"${appended}"`);
   });
 });
 
