@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { SessionManager } from '../packages/session-core/src/index';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
 import { jsonParseLines, median, referenceLoad, time } from './load.bench';
-import { sessionFile, SIZES } from './sessions';
+import { sessionFile, SIZES, type Size } from './sessions';
 import { repoRoot } from '../e2e/support/server';
 
 interface Options {
