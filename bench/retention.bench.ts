@@ -124,8 +124,12 @@ async function main(argv: readonly string[]): Promise<void> {
       .map((v) => v.toFixed(1))
       .join(' ')}, ${runs} run(s), medians\n`,
   );
-  console.log('| session | retain | load | heap growth ÷ file | RSS growth ÷ file | peak RSS growth ÷ file |');
-  console.log('| ------- | ------ | ---: | -----------------: | ----------------: | ---------------------: |');
+  console.log(
+    '| session | retain | load | heap growth ÷ file | RSS growth ÷ file | peak RSS growth ÷ file |',
+  );
+  console.log(
+    '| ------- | ------ | ---: | -----------------: | ----------------: | ---------------------: |',
+  );
   for (const size of sizes) {
     for (const mode of MODES) {
       const list = samples.get(`${size.name} ${mode}`) ?? [];

@@ -164,6 +164,17 @@ describe("retain 'index'", () => {
     expect(session.toJsonl()).toBe(storage.read());
   });
 
+  it('reads back entries appended after the header it wrote first into an empty file', () => {
+    const storage = new MemoryStorage('');
+    const session = SessionManager.fromStorage(storage, { retain: 'index', entryCacheSize: 1 });
+    const first = session.appendMessage(userMsg('first ✓'));
+    const second = session.appendMessage(assistantMsg('second'));
+    const all = SessionManager.fromJsonl(storage.read());
+    expect(session.getEntry(first)).toStrictEqual(all.getEntry(first));
+    expect(session.getEntry(second)).toStrictEqual(all.getEntry(second));
+    expect(session.getEntry(first)).toStrictEqual(all.getEntry(first));
+  });
+
   it('writes the same branched and forked sessions as a session keeping every entry', () => {
     const write = (retain: 'all' | 'index') => {
       const provider = new MemoryStorageProvider('out');
