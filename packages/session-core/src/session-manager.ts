@@ -491,7 +491,11 @@ export class SessionManager {
     return buildSessionContext(fallback, this.leafId, lookup, { dialect: this.currentDialect });
   }
 
-  /** The whole file: title slot (if any), header, then every entry, one JSON line each. */
+  /**
+   * The whole file: title slot (if any), header, then every entry, one JSON line each. One string of
+   * the whole session, so O(file) (with `retain: 'index'` every entry is read back for it); branch and
+   * fork stream their new file instead.
+   */
   toJsonl(): string {
     const lines: string[] = [];
     if (this.titleSlot) lines.push(serialize(this.titleSlot));
