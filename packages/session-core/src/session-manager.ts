@@ -840,7 +840,7 @@ export class SessionManager {
         migrateV2Line(entry);
       }
       // A migrated entry is not what its line says, so it cannot be read back from it: kept whole.
-      const span = this.legacy ? undefined : { offset, length, line };
+      const span = this.legacy || !this.store.dropsEntries ? undefined : { offset, length, line };
       const duplicate = this.index.add(entry, line, this.store.retain(entry, span));
       if (duplicate) {
         issues.push(duplicate);
