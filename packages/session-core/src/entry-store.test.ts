@@ -1,6 +1,6 @@
 // A session that keeps only its index (`retain: 'index'`): what it keeps, that it shows exactly what a
 // session keeping every entry shows, how it reads entries back, and how it fails when the file under
-// it changed.
+// it changed. One file: every part exercises the same mode on the same small session (TEXT).
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFixtureCopy, removeFixtureCopies } from '../test/fixtures';

@@ -1,6 +1,9 @@
 // SessionManager: one session file as an append-only tree with a movable leaf, with the reference's
 // method names and semantics (docs/tree-and-context.md), plus what Canopy needs on top: issues instead
 // of silent skipping, a live tail (`ingest`), and persistence through a storage interface.
+// One file because it is one class with the reference's API: its methods share the leaf, the index and
+// the write-before-change ordering. What it delegates lives beside it: parsing (parse.ts), the index
+// (tree-index.ts), what is kept of each entry and reading it back (entry-store.ts), context (context.ts).
 
 import { buildSessionContext } from './context';
 import { EntryStore } from './entry-store';
