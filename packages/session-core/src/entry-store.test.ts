@@ -124,6 +124,31 @@ describe("retain 'index'", () => {
     expect(reader.reads).toBeGreaterThan(0);
   });
 
+  it.each(['seed-example.jsonl', 'malformed.jsonl', 'oh-my-pi-title-slot.jsonl'])(
+    'ingested in any pieces, shows what loading %s at once keeping every entry shows',
+    async (name) => {
+      const bytes = await readFixtureCopy(name);
+      const whole = observe(SessionManager.fromJsonl(bytes));
+      fc.assert(
+        fc.property(fc.array(fc.nat(bytes.length), { maxLength: 6 }), (cuts) => {
+          const points = [0, ...new Set(cuts), bytes.length].sort((a, b) => a - b);
+          const pieces = points.slice(1).map((end, k) => bytes.subarray(points[k], end));
+          const session = SessionManager.fromJsonl(pieces[0] as Uint8Array, {
+            retain: 'index',
+            readRange: bytesReader(bytes),
+            entryCacheSize: 2,
+          });
+          for (const piece of pieces.slice(1)) session.ingest(piece);
+          // ingest leaves the leaf where it was: put it where a whole load puts it.
+          const last = session.getEntries().at(-1);
+          if (last) session.branch(last.id);
+          expect(observe(session)).toStrictEqual(whole);
+        }),
+        { numRuns: 30 },
+      );
+    },
+  );
+
   it('loads a file with a byte-order mark and CRLF line endings, and reads its entries back exactly', () => {
     const crlf = `\uFEFF${TEXT.split('\n').join('\r\n')}`;
     const all = SessionManager.fromJsonl(utf8Encode(crlf));
