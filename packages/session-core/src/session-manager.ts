@@ -58,7 +58,7 @@ export interface SessionManagerOptions {
   retain?: EntryRetention;
   /** Reads byte ranges of the session file (default: the storage's `readRange`). */
   readRange?: RangeReader;
-  /** Full entries an 'index' session keeps cached, most recently read first out last; default 256. */
+  /** How many full entries an 'index' session keeps cached (the most recently read ones); default 256. */
   entryCacheSize?: number;
   /**
    * Called with each batch of new entries, in full, as they enter the index (load, ingest, append),
