@@ -66,15 +66,15 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** An entry far from the leaf: the last user message on the first branch that is not the active one. */
+/** An entry off the active path: the last user message off it in the first half of the file. */
 function jumpTarget(tree: ViewTree, leafId: string | null): string {
   const active = new Set<string>();
   for (let id = leafId; id !== null; id = tree.parentOf(id)) active.add(id);
   const entries = tree.allEntries();
   let target: string | null = null;
-  for (const entry of entries) {
+  for (let i = 0; i < entries.length / 2; i++) {
+    const entry = entries[i]!;
     if (!active.has(entry.id) && entry.type === 'message' && entry.role === 'user') target = entry.id;
-    if (target !== null && entries.indexOf(entry) > entries.length / 2) break;
   }
   return target ?? entries[0]!.id;
 }
@@ -109,7 +109,8 @@ function measureSize(name: string, runs: number): Map<string, number[]> {
     samples.get('ViewTree append: slowest chunk')!.splice(-1, 1, chunkMax);
 
     timed(samples, 'computeRows default, first (traversal)', () => computeRows(tree, { leafId }));
-    for (const mode of FILTER_MODES) timed(samples, `computeRows ${mode}`, () => computeRows(tree, { leafId, mode }));
+    for (const mode of FILTER_MODES)
+      timed(samples, `computeRows ${mode}`, () => computeRows(tree, { leafId, mode }));
 
     let state: TreeSelectorState = timed(samples, 'selector: create', () =>
       createTreeSelectorState(tree, { leafId, pageSize: 20 }),
@@ -117,7 +118,9 @@ function measureSize(name: string, runs: number): Map<string, number[]> {
     // What the web app reads after every action: the selected row by id (findNearestVisible).
     const settle = (s: TreeSelectorState) => findNearestVisible(tree, s.indexById, s.lastSelectedId);
     timed(samples, 'selector: id map, first read', () => settle(state));
-    state = timed(samples, 'selector: move down', () => treeSelectorReducer(state, { type: 'move', delta: 1 }));
+    state = timed(samples, 'selector: move down', () =>
+      treeSelectorReducer(state, { type: 'move', delta: 1 }),
+    );
     state = timed(samples, 'selector: search keystroke 1 ("e")', () => {
       const next = treeSelectorReducer(state, { type: 'typeQuery', text: 'e' });
       settle(next);
@@ -168,7 +171,9 @@ function main(): void {
     for (const [step, values] of samples) {
       const min = Math.min(...values);
       const max = Math.max(...values);
-      console.log(`  ${step.padEnd(width)}  ${median(values).toFixed(1).padStart(8)}  (${min.toFixed(1)}–${max.toFixed(1)})`);
+      console.log(
+        `  ${step.padEnd(width)}  ${median(values).toFixed(1).padStart(8)}  (${min.toFixed(1)}–${max.toFixed(1)})`,
+      );
     }
   }
 }
