@@ -9,6 +9,7 @@ import { passesFilter, type FilterMode } from './filter';
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
+import { visibleBits } from './visibility';
 
 export interface Gutter {
   /** The display level of the ancestor's connector. */
@@ -146,6 +147,34 @@ class Row implements FlatRow {
   }
 }
 
+// Working arrays of one computeRows call, kept between calls: allocating eight arrays of the
+// tree's size on every filter change, keystroke and jump made the garbage collector a large share
+// of each at 200,000 entries. computeRows never re-enters itself, so one set is enough.
+const SCRATCH_STACK = 0;
+const SCRATCH_NEAREST = 1;
+const SCRATCH_VISIBLE_PARENT = 2;
+const SCRATCH_SIBLING_POSITION = 3;
+const SCRATCH_CHILD_COUNT = 4;
+const SCRATCH_VISIBLE = 5;
+const SCRATCH_INDENT = 6;
+const scratchIntArrays: Int32Array[] = [];
+let scratchByteArray = new Uint8Array(0);
+
+/** Scratch array `slot` with room for `count` elements; its contents are left over from earlier calls. */
+function scratchInts(slot: number, count: number): Int32Array {
+  let array = scratchIntArrays[slot];
+  if (array === undefined || array.length < count) {
+    array = new Int32Array(count);
+    scratchIntArrays[slot] = array;
+  }
+  return array;
+}
+
+function scratchBytes(count: number): Uint8Array {
+  if (scratchByteArray.length < count) scratchByteArray = new Uint8Array(count);
+  return scratchByteArray;
+}
+
 interface TraversalCache {
   version: number;
   leaf: number;
@@ -166,7 +195,7 @@ function traverse(tree: ViewTree, leaf: number): TraversalCache {
   for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) onActive[node] = 1;
 
   const order = new Int32Array(count);
-  const stack = new Int32Array(count);
+  const stack = scratchInts(SCRATCH_STACK, count);
   let top = 0;
   const roots = tree.rootIndices();
   // The root holding the leaf goes first; the others keep file order.
@@ -223,23 +252,28 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   const mode = options.mode ?? 'default';
   const tokens = tokenizeQuery(options.query ?? '');
   const { order, onActive } = traverse(tree, leaf);
+  const passes = visibleBits(tree, mode, tokens);
 
   // Pass 1, in depth-first order so parents come first: visibility, the nearest visible
   // ancestor (`nearest` holds it for hidden nodes and the node itself for visible ones), and
   // each visible node's position among its visible siblings.
-  const nearest = new Int32Array(count);
-  const visibleParent = new Int32Array(count);
-  const siblingPosition = new Int32Array(count);
-  const childCount = new Int32Array(count);
-  const visible = new Int32Array(count);
+  // Scratch arrays: every element is written before it is read, except the counters, zeroed here.
+  const nearest = scratchInts(SCRATCH_NEAREST, count);
+  const visibleParent = scratchInts(SCRATCH_VISIBLE_PARENT, count);
+  const siblingPosition = scratchInts(SCRATCH_SIBLING_POSITION, count);
+  const childCount = scratchInts(SCRATCH_CHILD_COUNT, count).fill(0);
+  const visible = scratchInts(SCRATCH_VISIBLE, count);
   let visibleCount = 0;
   let rootCount = 0;
   for (let k = 0; k < count; k++) {
     const node = order[k]!;
     const parent = tree.parentIndexAt(node);
     const ancestor = parent < 0 ? -1 : nearest[parent]!;
-    const entry = tree.entryAt(node);
-    if (passesFilter(entry, mode, node === leaf) && matchesQuery(entry, tokens)) {
+    const shown =
+      node === leaf
+        ? passesFilter(tree.entryAt(node), mode, true) && matchesQuery(tree.entryAt(node), tokens)
+        : passes[node] === 1;
+    if (shown) {
       nearest[node] = node;
       visibleParent[node] = ancestor;
       if (ancestor < 0) siblingPosition[node] = rootCount++;
@@ -253,8 +287,8 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   // Pass 2: indents, connectors and gutters of the visible forest (pi's rules, docs/tree-and-context.md#rows).
   const multipleRoots = rootCount > 1;
   const leafPosition = leaf < 0 ? -1 : nearest[leaf]!;
-  const indent = new Int32Array(count);
-  const bits = new Uint8Array(count);
+  const indent = scratchInts(SCRATCH_INDENT, count);
+  const bits = scratchBytes(count);
   const rowOfNode = new Int32Array(count).fill(-1);
   let reuse = reuseCache.get(tree);
   if (reuse === undefined) {
