@@ -190,11 +190,14 @@ function traverse(tree: ViewTree, leaf: number): TraversalCache {
   const cached = traversalCache.get(tree);
   if (cached !== undefined && cached.version === tree.version && cached.leaf === leaf) return cached;
   const count = tree.size;
-  const onActive = new Uint8Array(count);
+  // The arrays of the traversal this one replaces are reused: only computeRows reads them, and only
+  // during its call. At 200,000 entries, fresh arrays on every jump fed the garbage collector.
+  const recycled = cached !== undefined && cached.order.length === count;
+  const onActive = recycled ? cached.onActive.fill(0) : new Uint8Array(count);
   // Tree parents are acyclic by construction, so this walk ends.
   for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) onActive[node] = 1;
 
-  const order = new Int32Array(count);
+  const order = recycled ? cached.order : new Int32Array(count);
   const stack = scratchInts(SCRATCH_STACK, count);
   let top = 0;
   const roots = tree.rootIndices();
@@ -291,8 +294,18 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   const bits = scratchBytes(count);
   const rowOfNode = new Int32Array(count).fill(-1);
   let reuse = reuseCache.get(tree);
-  if (reuse === undefined) {
-    reuse = { rows: [], chains: [] };
+  if (reuse === undefined || reuse.rows.length < count) {
+    // Sized to the tree up front: rows are written in depth-first order, which jumps to high node
+    // numbers early, and a write far past the end of an array turns it into a slow hash table.
+    const rows = new Array<Row | undefined>(count);
+    const chains = new Array<GutterLink | null | undefined>(count);
+    if (reuse !== undefined) {
+      for (let node = 0; node < reuse.rows.length; node++) {
+        rows[node] = reuse.rows[node];
+        chains[node] = reuse.chains[node];
+      }
+    }
+    reuse = { rows, chains };
     reuseCache.set(tree, reuse);
   }
   const rowCache = reuse.rows;
