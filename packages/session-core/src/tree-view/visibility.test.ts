@@ -36,7 +36,14 @@ function project(tree: ViewTree, options: ComputeRowsOptions): unknown {
 const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
 const words = ['ab', 'ba', 'cab', 'abc', 'bb', 'ca'];
 
-const entryArb = fc.record({
+interface EntrySpec {
+  parent: number;
+  kind: string;
+  words: string[];
+  second: number;
+}
+
+const entryArb: fc.Arbitrary<EntrySpec> = fc.record({
   parent: fc.nat({ max: 40 }),
   kind: fc.constantFrom('user', 'assistant', 'assistant-tools', 'toolResult', 'label', 'model_change'),
   words: fc.array(fc.constantFrom(...words), { maxLength: 3 }),
@@ -64,10 +71,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 4 }) }),
 );
 
-function viewOf(
-  spec: fc.RecordValue<typeof entryArb extends fc.Arbitrary<infer T> ? T : never>,
-  i: number,
-): ViewEntry {
+function viewOf(spec: EntrySpec, i: number): ViewEntry {
   const message = spec.kind === 'user' || spec.kind.startsWith('assistant') || spec.kind === 'toolResult';
   return {
     id: ids[i % ids.length]! + (i >= ids.length ? `-${i}` : ''),
