@@ -134,11 +134,24 @@ export async function canopyRun(
   return sample;
 }
 
+/** The page's JavaScript heap after a full collection, in bytes (what the open session holds). */
+async function usedHeap(page: Page): Promise<number> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { usedSize } = await cdp.send('Runtime.getHeapUsage');
+    return usedSize;
+  } finally {
+    await cdp.detach();
+  }
+}
+
 async function canopyInteractions(page: Page, url: string, file: string): Promise<Sample> {
   const sample: Sample = {};
   const shown = () => page.waitForSelector(rowSelector, { timeout: WAIT_MS });
   sample.warmOpen = await attempt('warm open', () => timed(() => page.goto(url, GOTO), shown));
   await takeLongTasks(page);
+  sample.heapUsed = await attempt('heap', () => usedHeap(page));
 
   sample.liveAppend = await attempt('live append', async () => {
     const leaf = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id', { timeout: 5000 });

@@ -177,6 +177,13 @@ function report(options: Options, files: Map<string, string>, samples: Samples):
         `${fmtMs(m(canopy, 'coldOpen'))} / ${fmtMs(m(canopy, 'warmOpen'))}`,
         `export ${both('coldOpen')[1]} / ${both('warmOpen')[1]}`,
       ]);
+      const heap = m(canopy, 'heapUsed');
+      rows.push([
+        label,
+        'browser JS heap after open (÷ file)',
+        `${Number.isFinite(heap) ? `${(heap / 1e6).toFixed(0)} MB` : '—'} (${fmtX(heap / bytes)})`,
+        '',
+      ]);
       for (const [key, what] of [
         ['click', 'click'],
         ['jump', 'jump (Enter → leaf moved)'],

@@ -1,9 +1,14 @@
 // Graph layout: a pure function from the visible tree to positioned graph nodes, plus a spatial index
-// so that the renderer only touches what lies inside the viewport.
+// so that the renderer only touches what lies inside the viewport. One file because the layout, its
+// reuse and the spatial queries share the GraphLayout arrays and their private helpers.
 //
 // Long linear runs (chains of single-child entries between two "key" nodes) are compressed into one
 // run node, so that a 50,000-entry session with a few forks still shows its branch structure. A run is
 // keyed by the id of its first member, which stays stable when entries are appended at the tip.
+//
+// The layout of the same visible tree is reused: a jump reorders the rows (the active branch first)
+// and so renumbers the source, but the graph draws children in file order, so its drawing is the
+// same; laying out 200,000 entries again cost ~60-150 ms per jump, comparing the structure a few.
 
 import { hierarchy, tree, type HierarchyPointNode } from 'd3-hierarchy';
 
@@ -125,19 +130,150 @@ interface Datum {
   children: Datum[];
 }
 
-/** Builds the compressed graph and lays it out with d3-hierarchy's tidy tree (fixed node size). */
+type Settings = Required<Omit<LayoutOptions, 'expandedRuns'>> & { expanded: ReadonlySet<string> };
+
+function settingsOf(options: LayoutOptions): Settings {
+  return {
+    minRun: options.minRun ?? DEFAULT_LAYOUT.minRun,
+    expanded: options.expandedRuns ?? new Set<string>(),
+    nodeWidth: options.nodeWidth ?? DEFAULT_LAYOUT.nodeWidth,
+    nodeHeight: options.nodeHeight ?? DEFAULT_LAYOUT.nodeHeight,
+    dx: options.dx ?? DEFAULT_LAYOUT.dx,
+    dy: options.dy ?? DEFAULT_LAYOUT.dy,
+  };
+}
+
+function sameSettings(a: Settings, b: Settings): boolean {
+  if (a.minRun !== b.minRun || a.nodeWidth !== b.nodeWidth || a.nodeHeight !== b.nodeHeight) return false;
+  if (a.dx !== b.dx || a.dy !== b.dy || a.expanded.size !== b.expanded.size) return false;
+  for (const id of a.expanded) if (!b.expanded.has(id)) return false;
+  return true;
+}
+
+/**
+ * What the layout depends on, independent of how the source numbers its entries: the entries in
+ * the order the layout walks them (roots, then each entry's children, depth first) with their
+ * child count and pin. A preorder listing with child counts determines the tree.
+ */
+interface Structure {
+  /** Source numbers in walk order. */
+  order: Int32Array;
+  /** Walk position of each source number. */
+  position: Int32Array;
+  ids: string[];
+  childCounts: Int32Array;
+  pinned: Uint8Array;
+}
+
+function structureOf(source: IndexedGraphSource): Structure {
+  const { childStart, childList } = source;
+  const n = source.ids.length;
+  const order = new Int32Array(n);
+  const position = new Int32Array(n).fill(-1);
+  const stack: number[] = [];
+  for (let r = source.roots.length - 1; r >= 0; r--) stack.push(source.roots[r]!);
+  let written = 0;
+  while (stack.length > 0 && written < n) {
+    const entry = stack.pop()!;
+    if (position[entry] !== -1) continue;
+    position[entry] = written;
+    order[written++] = entry;
+    for (let k = childStart[entry + 1]! - 1; k >= childStart[entry]!; k--) stack.push(childList[k]!);
+  }
+  const walked = order.subarray(0, written);
+  const ids = new Array<string>(written);
+  const childCounts = new Int32Array(written);
+  const pinned = new Uint8Array(written);
+  for (let p = 0; p < written; p++) {
+    const entry = walked[p]!;
+    ids[p] = source.ids[entry]!;
+    childCounts[p] = childStart[entry + 1]! - childStart[entry]!;
+    pinned[p] = source.pinned[entry]!;
+  }
+  return { order: walked, position, ids, childCounts, pinned };
+}
+
+function sameStructure(a: Structure, b: Structure): boolean {
+  const n = a.ids.length;
+  if (n !== b.ids.length || a.position.length !== b.position.length) return false;
+  for (let p = 0; p < n; p++) {
+    if (a.childCounts[p] !== b.childCounts[p] || a.pinned[p] !== b.pinned[p] || a.ids[p] !== b.ids[p])
+      return false;
+  }
+  return true;
+}
+
+function entryLookup(source: IndexedGraphSource, nodeOfEntry: Int32Array): EntryNodeLookup {
+  return {
+    get(id) {
+      const entry = source.indexOf(id);
+      if (entry < 0 || entry >= nodeOfEntry.length) return undefined;
+      const node = nodeOfEntry[entry]!;
+      return node < 0 ? undefined : node;
+    },
+  };
+}
+
+interface Computed {
+  layout: GraphLayout;
+  /** Per source number: the node that shows the entry, -1 if none. */
+  nodeOfEntry: Int32Array;
+}
+
+/** The last layout, kept to answer the same structure again (one graph is on screen at a time). */
+let previous: { settings: Settings; structure: Structure; computed: Computed } | null = null;
+
+/**
+ * Builds the compressed graph and lays it out with d3-hierarchy's tidy tree (fixed node size).
+ * When the source has the structure of the previous call's (same entries, children and pins, in
+ * any numbering) and the same options, the previous drawing is returned with the lookups of the
+ * new numbering: the same result as laying it out again (`computeGraphLayout`).
+ */
 export function layoutGraph(
   input: GraphSource | IndexedGraphSource,
   options: LayoutOptions = {},
 ): GraphLayout {
   const source = 'childStart' in input ? input : indexGraphSource(input);
-  const minRun = options.minRun ?? DEFAULT_LAYOUT.minRun;
-  const expanded = options.expandedRuns ?? new Set<string>();
-  const nodeWidth = options.nodeWidth ?? DEFAULT_LAYOUT.nodeWidth;
-  const nodeHeight = options.nodeHeight ?? DEFAULT_LAYOUT.nodeHeight;
-  const dx = options.dx ?? DEFAULT_LAYOUT.dx;
-  const dy = options.dy ?? DEFAULT_LAYOUT.dy;
+  const settings = settingsOf(options);
+  const structure = structureOf(source);
+  if (
+    previous !== null &&
+    sameSettings(previous.settings, settings) &&
+    sameStructure(previous.structure, structure)
+  ) {
+    const before = previous.structure;
+    const old = previous.computed;
+    // Source number in the old numbering → walk position → source number in the new one.
+    const renumber = (entry: number) => structure.order[before.position[entry]!]!;
+    const sourceIndex = old.layout.sourceIndex.map(renumber);
+    const nodeOfEntry = new Int32Array(source.ids.length).fill(-1);
+    for (let p = 0; p < before.order.length; p++) {
+      nodeOfEntry[structure.order[p]!] = old.nodeOfEntry[before.order[p]!]!;
+    }
+    const layout: GraphLayout = {
+      ...old.layout,
+      sourceIndex,
+      indexOfEntry: entryLookup(source, nodeOfEntry),
+    };
+    previous = { settings, structure, computed: { layout, nodeOfEntry } };
+    return layout;
+  }
+  const computed = computeLayout(source, settings);
+  previous = { settings, structure, computed };
+  return computed.layout;
+}
 
+/** The layout computed from scratch, never reused (what `layoutGraph` must equal). */
+export function computeGraphLayout(
+  input: GraphSource | IndexedGraphSource,
+  options: LayoutOptions = {},
+): GraphLayout {
+  const source = 'childStart' in input ? input : indexGraphSource(input);
+  return computeLayout(source, settingsOf(options)).layout;
+}
+
+function computeLayout(source: IndexedGraphSource, settings: Settings): Computed {
+  const { minRun, expanded, nodeWidth, nodeHeight, dx, dy } = settings;
   const { ids, childStart, childList, pinned } = source;
   const nodes: GraphNode[] = [];
   const datums: Datum[] = [];
@@ -224,14 +360,7 @@ export function layoutGraph(
       stackDepth.push(pendingDepth[p]!);
     }
   }
-  const indexOfEntry: EntryNodeLookup = {
-    get(id) {
-      const entry = source.indexOf(id);
-      if (entry < 0 || entry >= nodeOfEntry.length) return undefined;
-      const node = nodeOfEntry[entry]!;
-      return node < 0 ? undefined : node;
-    },
-  };
+  const indexOfEntry = entryLookup(source, nodeOfEntry);
 
   const count = nodes.length;
   const x = new Float64Array(count);
@@ -267,7 +396,7 @@ export function layoutGraph(
 
   const byDepth = buildDepthIndex(y, dy);
   const busesByDepth = buildBuses(parent, x, y, dy, byDepth.length);
-  return {
+  const layout: GraphLayout = {
     nodes,
     x,
     y,
@@ -281,6 +410,7 @@ export function layoutGraph(
     byDepth,
     busesByDepth,
   };
+  return { layout, nodeOfEntry };
 }
 
 function depthOf(yValue: number, dy: number): number {

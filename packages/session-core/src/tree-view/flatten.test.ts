@@ -147,6 +147,24 @@ describe('flattening and indentation (docs/tree-and-context.md#rows)', () => {
     const result = computeRows(treeOf(workedExample()), { leafId: 'a2b' });
     expect([...result.indexById]).toEqual(result.rows.map((r, i) => [r.id, i]));
   });
+
+  it('keeps answering for the rows it was computed from after the tree grows: appended entries have no row', () => {
+    const b = workedExample();
+    const tree = treeOf(b);
+    const result = computeRows(tree, { leafId: 'a2b', mode: 'user-only' });
+    b.user('u3', 'a2b', 'u3');
+    tree.append(toViewEntries(b.entries.slice(-1), resolveLabels(b.entries)));
+    expect(result.indexById.get('u3')).toBeUndefined();
+    expect(result.indexById.has('u3')).toBe(false);
+    expect(result.indexById.get('a1')).toBeUndefined();
+    expect(result.indexById.get('missing')).toBeUndefined();
+    expect(result.indexById.size).toBe(3);
+    expect([...result.indexById.keys()]).toEqual(['u1', 'u2b', 'u2a']);
+    expect(['u1', 'u2b', 'u2a'].map((id) => result.indexById.get(id))).toEqual([0, 1, 2]);
+    const forEachPairs: [string, number][] = [];
+    result.indexById.forEach((row, id) => forEachPairs.push([id, row]));
+    expect(forEachPairs).toEqual([...result.indexById.entries()]);
+  });
 });
 
 /** A session with one entry of every kind the filters tell apart. */

@@ -9,6 +9,7 @@ import { passesFilter, type FilterMode } from './filter';
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
+import { visibleBits } from './visibility';
 
 export interface Gutter {
   /** The display level of the ancestor's connector. */
@@ -56,8 +57,8 @@ export interface ComputeRowsOptions {
 
 export interface RowsResult {
   rows: FlatRow[];
-  /** Row index by entry id, visible rows only. */
-  indexById: Map<string, number>;
+  /** Row index by entry id, visible rows only; iterates in row order. */
+  indexById: ReadonlyMap<string, number>;
   /** The selected row, or -1 when there are no rows. */
   selectedIndex: number;
   /** More than one visible root: the rows hang from a virtual root. */
@@ -146,6 +147,34 @@ class Row implements FlatRow {
   }
 }
 
+// Working arrays of one computeRows call, kept between calls: allocating eight arrays of the
+// tree's size on every filter change, keystroke and jump made the garbage collector a large share
+// of each at 200,000 entries. computeRows never re-enters itself, so one set is enough.
+const SCRATCH_STACK = 0;
+const SCRATCH_NEAREST = 1;
+const SCRATCH_VISIBLE_PARENT = 2;
+const SCRATCH_SIBLING_POSITION = 3;
+const SCRATCH_CHILD_COUNT = 4;
+const SCRATCH_VISIBLE = 5;
+const SCRATCH_INDENT = 6;
+const scratchIntArrays: Int32Array[] = [];
+let scratchByteArray = new Uint8Array(0);
+
+/** Scratch array `slot` with room for `count` elements; its contents are left over from earlier calls. */
+function scratchInts(slot: number, count: number): Int32Array {
+  let array = scratchIntArrays[slot];
+  if (array === undefined || array.length < count) {
+    array = new Int32Array(count);
+    scratchIntArrays[slot] = array;
+  }
+  return array;
+}
+
+function scratchBytes(count: number): Uint8Array {
+  if (scratchByteArray.length < count) scratchByteArray = new Uint8Array(count);
+  return scratchByteArray;
+}
+
 interface TraversalCache {
   version: number;
   leaf: number;
@@ -161,12 +190,15 @@ function traverse(tree: ViewTree, leaf: number): TraversalCache {
   const cached = traversalCache.get(tree);
   if (cached !== undefined && cached.version === tree.version && cached.leaf === leaf) return cached;
   const count = tree.size;
-  const onActive = new Uint8Array(count);
+  // The arrays of the traversal this one replaces are reused: only computeRows reads them, and only
+  // during its call. At 200,000 entries, fresh arrays on every jump fed the garbage collector.
+  const recycled = cached !== undefined && cached.order.length === count;
+  const onActive = recycled ? cached.onActive.fill(0) : new Uint8Array(count);
   // Tree parents are acyclic by construction, so this walk ends.
   for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) onActive[node] = 1;
 
-  const order = new Int32Array(count);
-  const stack = new Int32Array(count);
+  const order = recycled ? cached.order : new Int32Array(count);
+  const stack = scratchInts(SCRATCH_STACK, count);
   let top = 0;
   const roots = tree.rootIndices();
   // The root holding the leaf goes first; the others keep file order.
@@ -223,23 +255,28 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   const mode = options.mode ?? 'default';
   const tokens = tokenizeQuery(options.query ?? '');
   const { order, onActive } = traverse(tree, leaf);
+  const passes = visibleBits(tree, mode, tokens);
 
   // Pass 1, in depth-first order so parents come first: visibility, the nearest visible
   // ancestor (`nearest` holds it for hidden nodes and the node itself for visible ones), and
   // each visible node's position among its visible siblings.
-  const nearest = new Int32Array(count);
-  const visibleParent = new Int32Array(count);
-  const siblingPosition = new Int32Array(count);
-  const childCount = new Int32Array(count);
-  const visible = new Int32Array(count);
+  // Scratch arrays: every element is written before it is read, except the counters, zeroed here.
+  const nearest = scratchInts(SCRATCH_NEAREST, count);
+  const visibleParent = scratchInts(SCRATCH_VISIBLE_PARENT, count);
+  const siblingPosition = scratchInts(SCRATCH_SIBLING_POSITION, count);
+  const childCount = scratchInts(SCRATCH_CHILD_COUNT, count).fill(0);
+  const visible = scratchInts(SCRATCH_VISIBLE, count);
   let visibleCount = 0;
   let rootCount = 0;
   for (let k = 0; k < count; k++) {
     const node = order[k]!;
     const parent = tree.parentIndexAt(node);
     const ancestor = parent < 0 ? -1 : nearest[parent]!;
-    const entry = tree.entryAt(node);
-    if (passesFilter(entry, mode, node === leaf) && matchesQuery(entry, tokens)) {
+    const shown =
+      node === leaf
+        ? passesFilter(tree.entryAt(node), mode, true) && matchesQuery(tree.entryAt(node), tokens)
+        : passes[node] === 1;
+    if (shown) {
       nearest[node] = node;
       visibleParent[node] = ancestor;
       if (ancestor < 0) siblingPosition[node] = rootCount++;
@@ -253,12 +290,22 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   // Pass 2: indents, connectors and gutters of the visible forest (pi's rules, docs/tree-and-context.md#rows).
   const multipleRoots = rootCount > 1;
   const leafPosition = leaf < 0 ? -1 : nearest[leaf]!;
-  const indent = new Int32Array(count);
-  const bits = new Uint8Array(count);
+  const indent = scratchInts(SCRATCH_INDENT, count);
+  const bits = scratchBytes(count);
   const rowOfNode = new Int32Array(count).fill(-1);
   let reuse = reuseCache.get(tree);
-  if (reuse === undefined) {
-    reuse = { rows: [], chains: [] };
+  if (reuse === undefined || reuse.rows.length < count) {
+    // Sized to the tree up front: rows are written in depth-first order, which jumps to high node
+    // numbers early, and a write far past the end of an array turns it into a slow hash table.
+    const rows = new Array<Row | undefined>(count);
+    const chains = new Array<GutterLink | null | undefined>(count);
+    if (reuse !== undefined) {
+      for (let node = 0; node < reuse.rows.length; node++) {
+        rows[node] = reuse.rows[node];
+        chains[node] = reuse.chains[node];
+      }
+    }
+    reuse = { rows, chains };
     reuseCache.set(tree, reuse);
   }
   const rowCache = reuse.rows;
@@ -343,29 +390,72 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     selectedIndex = node >= 0 ? rowOfNode[node]! : visibleCount - 1;
   }
   const leafIndex = leafPosition < 0 ? -1 : rowOfNode[leafPosition]!;
-  return new RowsResultImpl(rows, selectedIndex, multipleRoots, leafIndex);
+  return { rows, indexById: new RowIndex(tree, rows, rowOfNode), selectedIndex, multipleRoots, leafIndex };
 }
 
-// The id → row map costs as much as the rows on a large tree and most updates never read it,
-// so it is built on first use.
-class RowsResultImpl implements RowsResult {
-  private index: Map<string, number> | undefined = undefined;
-
+/**
+ * The id → row map of one rows result, answered through the tree's own id index and the row of
+ * each node computed anyway: a `Map` of 200,000 ids cost ~100 ms per filter change, keystroke or
+ * jump, and the web app reads it after every one. Node indices never change once assigned (the
+ * tree only grows), so a result stays correct after later appends: their entries have no row here.
+ */
+class RowIndex implements ReadonlyMap<string, number> {
   constructor(
-    readonly rows: FlatRow[],
-    readonly selectedIndex: number,
-    readonly multipleRoots: boolean,
-    readonly leafIndex: number,
+    private readonly tree: ViewTree,
+    private readonly rows: readonly FlatRow[],
+    private readonly rowOfNode: Int32Array,
   ) {}
 
-  get indexById(): Map<string, number> {
-    if (this.index === undefined) {
-      const index = new Map<string, number>();
+  get size(): number {
+    return this.rows.length;
+  }
+
+  get(id: string): number | undefined {
+    const node = this.tree.indexOf(id);
+    if (node < 0 || node >= this.rowOfNode.length) return undefined;
+    const row = this.rowOfNode[node]!;
+    return row < 0 ? undefined : row;
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  // Iteration (in row order) is rare: it goes through a real map, built on first use.
+  private iterable: Map<string, number> | undefined = undefined;
+
+  private get map(): Map<string, number> {
+    if (this.iterable === undefined) {
+      const map = new Map<string, number>();
       const rows = this.rows;
-      for (let r = 0; r < rows.length; r++) index.set(rows[r]!.entry.id, r);
-      this.index = index;
+      for (let r = 0; r < rows.length; r++) map.set(rows[r]!.id, r);
+      this.iterable = map;
     }
-    return this.index;
+    return this.iterable;
+  }
+
+  forEach(
+    callback: (value: number, key: string, map: ReadonlyMap<string, number>) => void,
+    thisArg?: unknown,
+  ): void {
+    const rows = this.rows;
+    for (let r = 0; r < rows.length; r++) callback.call(thisArg, r, rows[r]!.id, this);
+  }
+
+  entries(): MapIterator<[string, number]> {
+    return this.map.entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.map.keys();
+  }
+
+  values(): MapIterator<number> {
+    return this.map.values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, number]> {
+    return this.map[Symbol.iterator]();
   }
 }
 

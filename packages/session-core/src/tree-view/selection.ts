@@ -4,7 +4,7 @@
 // the selection moves to the nearest visible ancestor of the entry selected before, and an
 // empty list does not forget that entry.
 
-import { computeRows, findNearestVisible, type FlatRow, type RowsResult } from './flatten';
+import { computeRows, findNearestVisible, type FlatRow } from './flatten';
 import { cycleFilter, toggleFilter, type FilterMode } from './filter';
 import type { ViewTree } from './view-tree';
 
@@ -110,60 +110,12 @@ export function createTreeSelectorState(tree: ViewTree, init: TreeSelectorInit):
     query,
     pageSize: init.pageSize ?? DEFAULT_PAGE_SIZE,
     rows: result.rows,
-    indexById: new LazyRowIndex(result),
+    indexById: result.indexById,
     selectedIndex: result.selectedIndex,
     lastSelectedId: result.rows[result.selectedIndex]?.id ?? target ?? null,
     multipleRoots: result.multipleRoots,
     closeRequested: false,
   };
-}
-
-/**
- * The id → row map of a rows result, built only when first read: every filter change, search
- * keystroke and leaf move makes a new state, and a map over 100,000 rows would cost as much as the
- * rows themselves while most updates never look an id up.
- */
-class LazyRowIndex implements ReadonlyMap<string, number> {
-  constructor(private readonly result: RowsResult) {}
-
-  private get map(): ReadonlyMap<string, number> {
-    return this.result.indexById;
-  }
-
-  get size(): number {
-    return this.result.rows.length;
-  }
-
-  get(id: string): number | undefined {
-    return this.map.get(id);
-  }
-
-  has(id: string): boolean {
-    return this.map.has(id);
-  }
-
-  forEach(
-    callback: (value: number, key: string, map: ReadonlyMap<string, number>) => void,
-    thisArg?: unknown,
-  ): void {
-    this.map.forEach((value, key) => callback.call(thisArg, value, key, this));
-  }
-
-  entries(): MapIterator<[string, number]> {
-    return this.map.entries();
-  }
-
-  keys(): MapIterator<string> {
-    return this.map.keys();
-  }
-
-  values(): MapIterator<number> {
-    return this.map.values();
-  }
-
-  [Symbol.iterator](): MapIterator<[string, number]> {
-    return this.map[Symbol.iterator]();
-  }
 }
 
 /** The selected row, or undefined for an empty list. */
@@ -191,7 +143,7 @@ function refilter(
     mode,
     query,
     rows: result.rows,
-    indexById: new LazyRowIndex(result),
+    indexById: result.indexById,
     selectedIndex: result.selectedIndex,
     lastSelectedId: result.rows[result.selectedIndex]?.id ?? remembered,
     multipleRoots: result.multipleRoots,

@@ -257,4 +257,38 @@ describe('ViewTree.append', () => {
       { numRuns: 400 },
     );
   });
+  it('streamed in chunks of any size, matches the tree built from the same prefix after every chunk (out-of-order timestamps, orphans, wide forks)', () => {
+    const entryArb = fc.record({
+      // An index into the whole list, before or after the entry itself: -1 is a root.
+      parent: fc.integer({ min: -1, max: 199 }),
+      second: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entryArb, { minLength: 1, maxLength: 200 }),
+        fc.array(fc.integer({ min: 1, max: 80 }), { minLength: 1, maxLength: 8 }),
+        (specs, chunks) => {
+          // Every entry hangs from one of the first ten half the time, so forks are wide.
+          const entries = specs.map((spec, i) =>
+            view(
+              `n${i}`,
+              spec.parent < 0 ? null : `n${i % 2 === 0 ? spec.parent % 10 : spec.parent}`,
+              spec.second === undefined ? 'invalid' : at(spec.second),
+            ),
+          );
+          const grown = new ViewTree();
+          let offset = 0;
+          for (let c = 0; offset < entries.length; c++) {
+            const size = chunks[c % chunks.length]!;
+            grown.append(entries.slice(offset, offset + size));
+            offset = Math.min(entries.length, offset + size);
+            const built = new ViewTree(entries.slice(0, offset));
+            expect(shape(grown)).toEqual(shape(built));
+            expect(grown.rootIds()).toEqual(built.rootIds());
+          }
+        },
+      ),
+      { numRuns: 300, seed: 20261201 },
+    );
+  });
 });

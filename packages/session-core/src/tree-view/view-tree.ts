@@ -5,12 +5,11 @@
 // with a new id appears exactly once; a repeated id keeps the first entry.
 //
 // Nodes live in parallel arrays indexed by their position in file order, so building and
-// re-flattening 200,000 entries stays cheap and every walk is a loop, never recursion.
+// re-flattening 200,000 entries stays cheap and every walk is a loop, never recursion. A snapshot
+// streamed in chunks is built with `append`: each chunk costs time in proportion to its own size,
+// not the tree's (children lists are sorted when next read, not on every insertion).
 
 import type { ViewEntry } from './view-entry';
-
-/** Batches larger than this (and than a fraction of the tree) are cheaper to rebuild from scratch. */
-const REBUILD_BATCH_THRESHOLD = 1024;
 
 function timestampKey(timestamp: string): number {
   const key = Date.parse(timestamp);
@@ -28,6 +27,8 @@ export class ViewTree {
   private rootList: number[] = [];
   /** Nodes whose parent id has not appeared yet, by that id: they become children when it does. */
   private waiting = new Map<string, number[]>();
+  /** Nodes whose children list got a child out of timestamp order since it was last read. */
+  private unsorted = new Set<number>();
   private revision = 0;
   private skipped = 0;
 
@@ -71,7 +72,7 @@ export class ViewTree {
   childrenOf(id: string): string[] {
     const index = this.indexById.get(id);
     if (index === undefined) return [];
-    return (this.children[index] ?? []).map((child) => this.entries[child]!.id);
+    return (this.childIndicesAt(index) ?? []).map((child) => this.entries[child]!.id);
   }
 
   /** Ids of the roots, in file order. */
@@ -100,6 +101,7 @@ export class ViewTree {
   }
 
   childIndicesAt(index: number): readonly number[] | undefined {
+    if (this.unsorted.size > 0) this.sortChildren();
     return this.children[index];
   }
 
@@ -109,11 +111,16 @@ export class ViewTree {
 
   // ---- updates
 
-  /** Adds entries written after the ones already in the tree (a live tail). */
+  /**
+   * Adds entries written after the ones already in the tree: a live tail, or the next chunk of a
+   * streamed snapshot. Costs time in proportion to `entries.length` (an entry that arrives before
+   * its parent adds a walk up from that parent when it arrives); the result is the same as
+   * building from all entries at once.
+   */
   append(entries: readonly ViewEntry[]): void {
     if (entries.length === 0) return;
-    if (entries.length > REBUILD_BATCH_THRESHOLD && entries.length > this.entries.length / 4) {
-      this.build([...this.entries, ...entries]);
+    if (this.entries.length === 0) {
+      this.build(entries);
       return;
     }
     for (const entry of entries) this.appendOne(entry);
@@ -146,6 +153,7 @@ export class ViewTree {
     this.children = [];
     this.rootList = [];
     this.waiting = new Map();
+    this.unsorted = new Set();
   }
 
   private accept(entry: ViewEntry): number {
@@ -288,18 +296,20 @@ export class ViewTree {
       return;
     }
     const keys = this.keys;
-    const key = keys[child]!;
-    // Upper bound of (key, index): the insertion point keeps the order stable.
-    let low = 0;
-    let high = list.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      const other = list[mid]!;
-      const otherKey = keys[other]!;
-      if (otherKey < key || (otherKey === key && other < child)) low = mid + 1;
-      else high = mid;
+    const last = list[list.length - 1]!;
+    // Appended entries usually come in timestamp order: then the child goes last, as a stable sort
+    // of (key, index) would put it. Otherwise the list is sorted when next read.
+    if (keys[last]! > keys[child]! || (keys[last] === keys[child] && last > child)) this.unsorted.add(parent);
+    list.push(child);
+  }
+
+  /** Sorts the children lists that got a child out of order, by (key, index) like a full build. */
+  private sortChildren(): void {
+    const keys = this.keys;
+    for (const parent of this.unsorted) {
+      this.children[parent]?.sort((a, b) => keys[a]! - keys[b]! || a - b);
     }
-    list.splice(low, 0, child);
+    this.unsorted.clear();
   }
 
   private unlink(child: number): void {

@@ -1,0 +1,159 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { computeRows, type ComputeRowsOptions } from './flatten';
+import { FILTER_MODES, type FilterMode } from './filter';
+import { tokenizeQuery } from './search';
+import { ViewFlags, type ViewEntry } from './view-entry';
+import { ViewTree } from './view-tree';
+import { visibleBits } from './visibility';
+
+/** Everything a row says, so two results compare exactly. */
+function project(tree: ViewTree, options: ComputeRowsOptions): unknown {
+  const result = computeRows(tree, options);
+  return {
+    selectedIndex: result.selectedIndex,
+    leafIndex: result.leafIndex,
+    multipleRoots: result.multipleRoots,
+    rows: result.rows.map((r) => [
+      r.id,
+      r.entry.label,
+      r.indent,
+      r.displayIndent,
+      r.showConnector,
+      r.isLast,
+      r.gutters,
+      r.isVirtualRootChild,
+      r.onActivePath,
+      r.isLeaf,
+      r.isLeafPosition,
+      r.visibleParentId,
+      r.visibleChildCount,
+    ]),
+    index: [...result.indexById],
+  };
+}
+
+const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
+const words = ['ab', 'ba', 'cab', 'abc', 'bb', 'ca'];
+
+interface EntrySpec {
+  parent: number;
+  kind: string;
+  words: string[];
+  second: number;
+}
+
+const entryArb: fc.Arbitrary<EntrySpec> = fc.record({
+  parent: fc.nat({ max: 40 }),
+  kind: fc.constantFrom('user', 'assistant', 'assistant-tools', 'toolResult', 'label', 'model_change'),
+  words: fc.array(fc.constantFrom(...words), { maxLength: 3 }),
+  second: fc.integer({ min: 0, max: 5 }),
+});
+
+type Step =
+  | { kind: 'type'; text: string }
+  | { kind: 'backspace' }
+  | { kind: 'mode'; mode: FilterMode }
+  | { kind: 'leaf'; at: number }
+  | { kind: 'label'; at: number; label: string | undefined }
+  | { kind: 'append'; count: number };
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('type' as const), text: fc.constantFrom('a', 'b', 'c', ' ', 'ab') }),
+  fc.constant({ kind: 'backspace' as const }),
+  fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom(...FILTER_MODES) }),
+  fc.record({ kind: fc.constant('leaf' as const), at: fc.nat({ max: 30 }) }),
+  fc.record({
+    kind: fc.constant('label' as const),
+    at: fc.nat({ max: 30 }),
+    label: fc.option(fc.constantFrom('cab', 'Bc', ''), { nil: undefined }),
+  }),
+  fc.record({ kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 4 }) }),
+);
+
+function viewOf(spec: EntrySpec, i: number): ViewEntry {
+  const message = spec.kind === 'user' || spec.kind.startsWith('assistant') || spec.kind === 'toolResult';
+  return {
+    id: ids[i % ids.length]! + (i >= ids.length ? `-${i}` : ''),
+    // Parents may point forward (orphans adopted later) or nowhere.
+    parentId:
+      spec.parent === 0
+        ? null
+        : `${ids[spec.parent % ids.length]!}${spec.parent >= ids.length ? `-${spec.parent}` : ''}`,
+    type: message ? 'message' : spec.kind,
+    ...(message ? { role: spec.kind.startsWith('assistant') ? 'assistant' : spec.kind } : {}),
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, spec.second)).toISOString(),
+    text: spec.words.join(' '),
+    search: spec.words.join(' '),
+    flags: spec.kind === 'assistant-tools' ? ViewFlags.ToolOnlyAssistant : 0,
+  };
+}
+
+describe('cached visibility (visibility.ts)', () => {
+  it('gives exactly the rows of a tree built from scratch, through any sequence of keystrokes, filters, jumps, labels and appends', () => {
+    fc.assert(
+      fc.property(
+        fc.array(entryArb, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(stepArb, { maxLength: 25 }),
+        (specs, initial, steps) => {
+          const all = specs.map(viewOf);
+          let shown = Math.min(initial, all.length);
+          const labels = new Map<string, string>();
+          const current = () =>
+            all.slice(0, shown).map((entry) => {
+              const label = labels.get(entry.id);
+              return label === undefined ? entry : { ...entry, label };
+            });
+          const live = new ViewTree(current());
+          let query = '';
+          let mode: FilterMode = 'default';
+          let leafId: string | null = all[shown - 1]!.id;
+          const check = () => {
+            const options = { leafId, mode, query };
+            expect(project(live, options)).toEqual(project(new ViewTree(current()), options));
+          };
+          check();
+          for (const step of steps) {
+            if (step.kind === 'type') query += step.text;
+            else if (step.kind === 'backspace') query = query.slice(0, -1);
+            else if (step.kind === 'mode') mode = step.mode;
+            else if (step.kind === 'leaf') leafId = all[step.at % shown]!.id;
+            else if (step.kind === 'label') {
+              const id = all[step.at % shown]!.id;
+              if (step.label === undefined || step.label === '') labels.delete(id);
+              else labels.set(id, step.label);
+              live.setLabel(id, step.label);
+            } else {
+              const next = Math.min(all.length, shown + step.count);
+              live.append(all.slice(shown, next));
+              shown = next;
+            }
+            check();
+          }
+        },
+      ),
+      { numRuns: 300, seed: 20261201 },
+    );
+  });
+
+  it('narrows a refined query from the previous matches and returns to earlier queries on backspace', () => {
+    const entries: ViewEntry[] = words.map((word, i) => ({
+      id: `w${i}`,
+      parentId: i === 0 ? null : `w${i - 1}`,
+      type: 'message',
+      role: 'user',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      text: word,
+      search: word,
+      flags: 0,
+    }));
+    const tree = new ViewTree(entries);
+    const matching = (query: string) => [...visibleBits(tree, 'all', tokenizeQuery(query))];
+    expect(matching('a')).toEqual([1, 1, 1, 1, 0, 1]);
+    expect(matching('ab')).toEqual([1, 0, 1, 1, 0, 0]);
+    expect(matching('ab c')).toEqual([0, 0, 1, 1, 0, 0]);
+    expect(matching('ab')).toEqual([1, 0, 1, 1, 0, 0]);
+    expect(matching('b')).toEqual([1, 1, 1, 1, 1, 0]);
+  });
+});

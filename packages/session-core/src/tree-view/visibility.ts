@@ -1,0 +1,118 @@
+// Which entries pass a filter mode and a search, cached per tree version, so that the actions that
+// keep both (a jump, a re-selection) test no entry again, and a search keystroke that narrows the
+// query (the usual case while typing) tests only the entries the shorter query matched.
+
+import { passesFilter, type FilterMode } from './filter';
+import { matchesQuery } from './search';
+import type { ViewTree } from './view-tree';
+
+interface QueryBits {
+  tokens: readonly string[];
+  /** 1 for entries whose label or search text holds every token. */
+  bits: Uint8Array;
+}
+
+interface VisibilityCache {
+  version: number;
+  size: number;
+  /** Per mode: 1 for entries that pass it as a non-leaf entry (the leaf is the caller's one exception). */
+  filters: Map<FilterMode, Uint8Array>;
+  /** The latest queries, newest last: backspacing returns to one of them. */
+  queries: QueryBits[];
+  last: { mode: FilterMode; query: QueryBits | null; bits: Uint8Array } | null;
+}
+
+/** Enough for backspacing over a typed word without scanning again; each costs one byte per entry. */
+const QUERY_HISTORY = 8;
+
+const caches = new WeakMap<ViewTree, VisibilityCache>();
+
+function sameTokens(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Whatever `narrower` matches, `broader` matches too when each token of `broader` is a substring of
+ * some token of `narrower`: the text holding that token holds its substrings.
+ */
+function refines(narrower: readonly string[], broader: readonly string[]): boolean {
+  for (const token of broader) if (!narrower.some((other) => other.includes(token))) return false;
+  return true;
+}
+
+function cacheOf(tree: ViewTree): VisibilityCache {
+  let cache = caches.get(tree);
+  if (cache === undefined || cache.version !== tree.version || cache.size !== tree.size) {
+    cache = { version: tree.version, size: tree.size, filters: new Map(), queries: [], last: null };
+    caches.set(tree, cache);
+  }
+  return cache;
+}
+
+function filterBits(tree: ViewTree, cache: VisibilityCache, mode: FilterMode): Uint8Array {
+  let bits = cache.filters.get(mode);
+  if (bits === undefined) {
+    const count = tree.size;
+    bits = new Uint8Array(count);
+    for (let node = 0; node < count; node++)
+      if (passesFilter(tree.entryAt(node), mode, false)) bits[node] = 1;
+    cache.filters.set(mode, bits);
+  }
+  return bits;
+}
+
+function queryBits(tree: ViewTree, cache: VisibilityCache, tokens: readonly string[]): QueryBits {
+  const history = cache.queries;
+  let base: QueryBits | null = null;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const candidate = history[i]!;
+    if (sameTokens(candidate.tokens, tokens)) {
+      history.splice(i, 1);
+      history.push(candidate);
+      return candidate;
+    }
+    if (base === null && refines(tokens, candidate.tokens)) base = candidate;
+  }
+  const count = tree.size;
+  const bits = new Uint8Array(count);
+  if (base === null) {
+    for (let node = 0; node < count; node++) if (matchesQuery(tree.entryAt(node), tokens)) bits[node] = 1;
+  } else {
+    const previous = base.bits;
+    for (let node = 0; node < count; node++)
+      if (previous[node] === 1 && matchesQuery(tree.entryAt(node), tokens)) bits[node] = 1;
+  }
+  const result: QueryBits = { tokens: [...tokens], bits };
+  history.push(result);
+  if (history.length > QUERY_HISTORY) history.shift();
+  return result;
+}
+
+/**
+ * 1 for each entry (by node index) that passes `mode` as a non-leaf entry and matches every token;
+ * the leaf's own answer (`passesFilter(entry, mode, true)`) is the caller's to take. The array
+ * belongs to the cache: read it, never write it.
+ */
+export function visibleBits(tree: ViewTree, mode: FilterMode, tokens: readonly string[]): Uint8Array {
+  const cache = cacheOf(tree);
+  const last = cache.last;
+  if (
+    last !== null &&
+    last.mode === mode &&
+    (last.query === null ? tokens.length === 0 : sameTokens(last.query.tokens, tokens))
+  )
+    return last.bits;
+  const filter = filterBits(tree, cache, mode);
+  let bits = filter;
+  let query: QueryBits | null = null;
+  if (tokens.length > 0) {
+    query = queryBits(tree, cache, tokens);
+    const matched = query.bits;
+    bits = new Uint8Array(filter.length);
+    for (let node = 0; node < bits.length; node++) bits[node] = filter[node]! & matched[node]!;
+  }
+  cache.last = { mode, query, bits };
+  return bits;
+}
