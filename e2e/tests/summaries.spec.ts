@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { SessionManager, type AssistantContentBlock } from '@canopy/session-core';
 import type { CanopyApp } from '../pages/CanopyApp';
 import type { Summaries } from '../pages/Summaries';
-import { assistantReplyOf, readLines } from '../support/sessionFile';
+import { assistantReplyOf, readLines, type FileLine, type WatchedFile } from '../support/sessionFile';
 import { expect, onGeneratedSession, test } from '../support/test';
 
 const FILE = 'summaries.jsonl';
@@ -63,10 +63,11 @@ async function selectAcross(app: CanopyApp, first: string, last: string, more: s
   await app.row(more).click({ modifiers: ['Control'] });
 }
 
-/** Applies the previewed summary; the dialog closes. */
-async function applySummary(summaries: Summaries): Promise<void> {
+/** Applies the previewed summary (the dialog closes) and returns the file's last line: the one written. */
+async function applySummary(summaries: Summaries, file: WatchedFile): Promise<FileLine> {
   await summaries.button('apply').click();
   await expect(summaries.dialog).toHaveCount(0);
+  return readLines(file.path).at(-1)!;
 }
 
 test.describe('settings', () => {
@@ -152,7 +153,7 @@ test.describe('the summary dialog after a jump', () => {
     expect(readLines(sessionFile.path)).toHaveLength(linesBefore);
 
     await summaries.text.fill('B: the scanner was 3x faster. Keep it in mind.');
-    await applySummary(summaries);
+    await applySummary(summaries, sessionFile);
 
     const lines = readLines(sessionFile.path);
     expect(lines).toHaveLength(linesBefore + 1);
@@ -254,9 +255,7 @@ test.describe('drag-select', () => {
     await summaries.expectStep('preview');
     await expect(page.getByTestId('summary.preview-info')).toContainText('5 entries summarised');
     await expect(summaries.text).toHaveValue(/src\/parser\.ts/);
-    await applySummary(summaries);
-
-    const written = readLines(sessionFile.path).at(-1)!;
+    const written = await applySummary(summaries, sessionFile);
     expect(written).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneB,
@@ -303,8 +302,7 @@ test.describe('drag-select', () => {
     await summaries.button('prompt').fill('approaches');
     await summaries.button('prompt-submit').click();
     await summaries.expectStep('preview');
-    await applySummary(summaries);
-    const written = readLines(sessionFile.path).at(-1)!;
+    const written = await applySummary(summaries, sessionFile);
     expect(written).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneB,
@@ -340,8 +338,7 @@ test.describe('drag-select', () => {
     await summaries.button('summarize').click();
     await summaries.expectStep('preview');
     await expect(page.getByTestId('summary.preview-info')).toContainText('1 entry summarised');
-    await applySummary(summaries);
-    expect(readLines(sessionFile.path).at(-1)).toMatchObject({
+    expect(await applySummary(summaries, sessionFile)).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneA,
       details: { selectedEntryIds: [ids.doneB] },
