@@ -6,25 +6,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { SessionManager } from '../packages/session-core/src/index';
 import type { SessionEntry } from '../packages/session-core/src/index';
-import { syntheticJsonl, writeSyntheticSession, type SyntheticStats } from './synthetic';
+import { emptySyntheticStats, syntheticJsonl, writeSyntheticSession } from './synthetic';
 
 const dir = mkdtempSync(join(tmpdir(), 'canopy-synthetic-'));
 
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-function emptyStats(): SyntheticStats {
-  return {
-    entries: 0,
-    bytes: 0,
-    branchPoints: 0,
-    labels: 0,
-    compactions: 0,
-    branchSummaries: 0,
-    leafId: null,
-  };
-}
 
 describe('synthetic sessions', () => {
   test('the same seed and options give the same file; another seed gives another one', () => {
@@ -34,7 +22,7 @@ describe('synthetic sessions', () => {
   });
 
   test('a realistic session has exactly the asked-for entries and loads in session-core without issues', () => {
-    const stats = emptyStats();
+    const stats = emptySyntheticStats();
     const text = syntheticJsonl({ entries: 3_000, seed: 3 }, stats);
     const session = SessionManager.fromJsonl(text);
     expect(session.issues).toEqual([]);
@@ -47,7 +35,7 @@ describe('synthetic sessions', () => {
   });
 
   test('its statistics match the tree: branch points, labels, compactions and branch summaries', () => {
-    const stats = emptyStats();
+    const stats = emptySyntheticStats();
     const session = SessionManager.fromJsonl(syntheticJsonl({ entries: 5_000, seed: 11 }, stats));
     const entries = session.getEntries();
     const ofType = (type: string) => entries.filter((entry) => entry.type === type);

@@ -4,6 +4,7 @@
 // One file: one deterministic generator whose parts share the seeded random source.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { seededRandom } from '../packages/fixtures/src/determinism';
 
 export type SyntheticShape = 'realistic' | 'chain' | 'fanout';
 
@@ -29,18 +30,6 @@ export interface SyntheticStats {
   compactions: number;
   branchSummaries: number;
   leafId: string | null;
-}
-
-/** mulberry32: small, fast and good enough to vary sizes and shapes. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (
@@ -88,7 +77,8 @@ interface Rng {
 }
 
 function makeRng(seed: number, sizeScale: number): Rng {
-  const random = prng(seed);
+  // mulberry32: small, fast and good enough to vary sizes and shapes.
+  const random = seededRandom(seed);
   const corpus = buildCorpus(random, 1 << 18);
   const ids = new Set<string>();
   let clock = Date.parse('2026-02-01T09:00:00.000Z');
@@ -145,12 +135,9 @@ function assistant(g: Rng, content: unknown[], stopReason: string): Record<strin
   };
 }
 
-/** The lines of one synthetic session file (header first), each without its trailing newline. */
-export function* syntheticLines(options: SyntheticOptions, stats?: SyntheticStats): Generator<string> {
-  const shape = options.shape ?? 'realistic';
-  const g = makeRng(options.seed ?? 1, options.sizeScale ?? 1);
-  const total = options.entries;
-  const counters: SyntheticStats = stats ?? {
+/** Stats of nothing written yet, for `syntheticLines` to count into. */
+export function emptySyntheticStats(): SyntheticStats {
+  return {
     entries: 0,
     bytes: 0,
     branchPoints: 0,
@@ -159,6 +146,14 @@ export function* syntheticLines(options: SyntheticOptions, stats?: SyntheticStat
     branchSummaries: 0,
     leafId: null,
   };
+}
+
+/** The lines of one synthetic session file (header first), each without its trailing newline. */
+export function* syntheticLines(options: SyntheticOptions, stats?: SyntheticStats): Generator<string> {
+  const shape = options.shape ?? 'realistic';
+  const g = makeRng(options.seed ?? 1, options.sizeScale ?? 1);
+  const total = options.entries;
+  const counters = stats ?? emptySyntheticStats();
   const header = {
     type: 'session',
     version: 3,
@@ -370,15 +365,7 @@ export async function writeSyntheticSession(
   path: string,
   options: SyntheticOptions,
 ): Promise<SyntheticStats> {
-  const stats: SyntheticStats = {
-    entries: 0,
-    bytes: 0,
-    branchPoints: 0,
-    labels: 0,
-    compactions: 0,
-    branchSummaries: 0,
-    leafId: null,
-  };
+  const stats = emptySyntheticStats();
   const out = createWriteStream(path);
   let buffer = '';
   for (const line of syntheticLines(options, stats)) {

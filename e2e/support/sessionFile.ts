@@ -2,6 +2,7 @@
 // disk after a UI action, and what "another process" appends while the page is open.
 import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { SessionManager, type AssistantContentBlock } from '@canopy/session-core';
+import { testUsage } from '../../packages/session-core/test/messages';
 
 export interface FileLine {
   type: string;
@@ -21,6 +22,19 @@ export function readLines(path: string): FileLine[] {
 
 export function fileBytes(path: string): Buffer {
   return readFileSync(path);
+}
+
+/** A session file and its bytes at one moment, to check later what was written to it since. */
+export interface WatchedFile {
+  path: string;
+  before: Buffer;
+  /** The file holds exactly the bytes it held at that moment. */
+  unchanged(): boolean;
+}
+
+export function watchFile(path: string): WatchedFile {
+  const before = fileBytes(path);
+  return { path, before, unchanged: () => fileBytes(path).equals(before) };
 }
 
 export function fileSize(path: string): number {
@@ -66,14 +80,7 @@ export function assistantReplyOf(content: AssistantContentBlock[], timestamp: nu
     api: 'anthropic-messages',
     provider: 'anthropic',
     model: 'claude-sonnet-4-5',
-    usage: {
-      input: 10,
-      output: 5,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 15,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: testUsage(10, 5),
     stopReason: 'stop' as const,
     timestamp,
   };

@@ -4,11 +4,14 @@
 // `sharedServer: true` and reuses one server per set of files for the whole worker, because
 // starting the server is most of a test's time on a loaded two-core machine.
 import { fixtureIds } from '@canopy/fixtures';
-import { test as base, expect } from '@playwright/test';
+import { test as base, expect, type Page } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CanopyApp } from '../pages/CanopyApp';
-import { cleanup, hasSharedFixtures, startCanopy, type RunningCanopy } from './server';
+import { GraphPane } from '../pages/GraphPane';
+import { Summaries } from '../pages/Summaries';
+import { cleanup, hasSharedFixtures, startCanopy, type RunningCanopy, type StartOptions } from './server';
+import { watchFile, type WatchedFile } from './sessionFile';
 
 export interface CanopyOptions {
   /** Fixture file names (of @canopy/fixtures) copied into the server's sessions folder. */
@@ -24,24 +27,17 @@ export interface CanopyOptions {
 export interface CanopyFixtures {
   canopy: RunningCanopy;
   app: CanopyApp;
+  graph: GraphPane;
+  summaries: Summaries;
+  /**
+   * The test's first session file (the first of `sessionFiles`, else of `generatedSessions`) as its
+   * bytes were when the test began, to check what the test wrote to it.
+   */
+  sessionFile: WatchedFile;
 }
 
 interface WorkerFixtures {
   serverPool: Map<string, Promise<RunningCanopy>>;
-}
-
-function launchFor(
-  sessionFiles: string[],
-  generated: Record<string, () => string>,
-  env: Record<string, string> = {},
-): Promise<RunningCanopy> {
-  return startCanopy({
-    fixtures: sessionFiles,
-    env,
-    prepare: (dir) => {
-      for (const [name, make] of Object.entries(generated)) writeFileSync(join(dir, name), make());
-    },
-  });
 }
 
 export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>({
@@ -69,28 +65,71 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
       const key = sessionFiles.join('\n');
       let pending = serverPool.get(key);
       if (!pending) {
-        pending = launchFor(sessionFiles, {});
+        pending = startCanopy({ fixtures: sessionFiles });
         serverPool.set(key, pending);
       }
       await use(await pending);
       return;
     }
-    const running = await launchFor(sessionFiles, generatedSessions, serverEnv);
-    try {
-      await use(running);
-    } finally {
-      await running.stop();
-      cleanup(running);
-    }
+    await useOwnCanopy(
+      {
+        fixtures: sessionFiles,
+        env: serverEnv,
+        prepare: (dir) => {
+          for (const [name, make] of Object.entries(generatedSessions))
+            writeFileSync(join(dir, name), make());
+        },
+      },
+      use,
+    );
   },
-  app: async ({ page, canopy }, use) => {
-    const app = new CanopyApp(page, canopy);
-    await app.goto();
-    await use(app);
+  app: ({ page, canopy }, use) => useApp(page, canopy, use),
+  graph: ({ page }, use) => use(new GraphPane(page)),
+  summaries: ({ page }, use) => use(new Summaries(page)),
+  sessionFile: ({ canopy, sessionFiles, generatedSessions }, use) => {
+    const name = sessionFiles[0] ?? Object.keys(generatedSessions)[0];
+    if (name === undefined) throw new Error('the test names no session file');
+    return use(watchFile(sessionPath(canopy, name)));
   },
 });
 
+/** The `canopy` fixture's body for one test: a server started for it, stopped and removed after it. */
+export async function useOwnCanopy(
+  options: StartOptions,
+  use: (running: RunningCanopy) => Promise<void>,
+): Promise<void> {
+  const running = await startCanopy(options);
+  try {
+    await use(running);
+  } finally {
+    await running.stop();
+    cleanup(running);
+  }
+}
+
+/** The `app` fixture's body: the page object, already on the server's printed URL. */
+export async function useApp(
+  page: Page,
+  canopy: RunningCanopy,
+  use: (app: CanopyApp) => Promise<void>,
+): Promise<void> {
+  const app = new CanopyApp(page, canopy);
+  await app.goto();
+  await use(app);
+}
+
 export { expect };
+
+/**
+ * The tests of this file or `describe` block run on one session the test writes (`make` gives its
+ * text), opened in the app before each test.
+ */
+export function onGeneratedSession(name: string, make: () => string): void {
+  test.use({ sessionFiles: [], generatedSessions: { [name]: make } });
+  test.beforeEach(async ({ app }) => {
+    await app.openSession(name);
+  });
+}
 
 export const SKIP_WITHOUT_FIXTURES = 'the session fixtures could not be generated';
 

@@ -2,10 +2,9 @@
 // shows up when the tree is bigger than the view and never covers what the view was asked to
 // show, and Fit / Follow leaf keep the whole tree (extra roots included) and live appends in sight.
 import { appendFileSync } from 'node:fs';
-import { GraphPane } from '../pages/GraphPane';
 import { assistantMessageLine, userMessageLine } from '../support/sessionFile';
 import { damaged, fan, smallBranched } from '../support/shapes';
-import { expect, sessionPath, test } from '../support/test';
+import { expect, onGeneratedSession, sessionPath, test } from '../support/test';
 
 const small = smallBranched();
 const broken = damaged();
@@ -13,14 +12,11 @@ const wide = fan(30);
 const smallIds = Object.values(small.ids);
 
 test.describe('on a small branched session', () => {
-  test.use({ sessionFiles: [], generatedSessions: { 'small.jsonl': () => small.text } });
+  onGeneratedSession('small.jsonl', () => small.text);
 
   test('the leaf card carries a "leaf" badge, also while it is the selected node, and only the leaf has one', async ({
-    app,
-    page,
+    graph,
   }) => {
-    const graph = new GraphPane(page);
-    await app.openSession('small.jsonl');
     const leaf = graph.node(small.ids.doneB!);
     await expect(leaf).toHaveAttribute('data-selected', 'true');
     await expect(leaf.getByTestId('graph.leaf')).toBeVisible();
@@ -34,11 +30,9 @@ test.describe('on a small branched session', () => {
   });
 
   test('a tree that fits has no minimap; zoomed in past the view it gets one; Fit shows it whole and the minimap goes', async ({
-    app,
     page,
+    graph,
   }) => {
-    const graph = new GraphPane(page);
-    await app.openSession('small.jsonl');
     await graph.expectAllSeen(smallIds);
     await expect(graph.minimap).toHaveCount(0);
 
@@ -53,9 +47,8 @@ test.describe('on a small branched session', () => {
   test('after a pan and a switch to the graph-only view, Fit brings the whole tree back', async ({
     app,
     page,
+    graph,
   }) => {
-    const graph = new GraphPane(page);
-    await app.openSession('small.jsonl');
     await graph.expectAllSeen(smallIds);
     await graph.pan(700, 500);
     await expect.poll(() => graph.canSee(small.ids.root!)).toBe(false);
@@ -75,11 +68,9 @@ test.describe('on a small branched session', () => {
 });
 
 test.describe('on a damaged session', () => {
-  test.use({ sessionFiles: [], generatedSessions: { 'damaged.jsonl': () => broken.text } });
+  onGeneratedSession('damaged.jsonl', () => broken.text);
 
-  test('Fit and Follow leaf keep the extra roots of a damaged file in view', async ({ app, page }) => {
-    const graph = new GraphPane(page);
-    await app.openSession('damaged.jsonl');
+  test('Fit and Follow leaf keep the extra roots of a damaged file in view', async ({ graph }) => {
     // The main tree, the orphan and the cycle (the leaf is in it).
     const roots = [...broken.mainIds, broken.orphanId, 'cyc1e00a', broken.leafId];
     await graph.fitButton.click();
@@ -97,14 +88,11 @@ test.describe('on a damaged session', () => {
 });
 
 test.describe('on a wide fan of branches', () => {
-  test.use({ sessionFiles: [], generatedSessions: { 'fan.jsonl': () => wide.text } });
+  onGeneratedSession('fan.jsonl', () => wide.text);
 
   test('a tree larger than the view has a minimap that does not cover the leaf it opened on', async ({
-    app,
-    page,
+    graph,
   }) => {
-    const graph = new GraphPane(page);
-    await app.openSession('fan.jsonl');
     await expect(graph.minimap).toBeVisible();
     await graph.expectAllSeen([wide.leafId]);
   });
@@ -113,9 +101,8 @@ test.describe('on a wide fan of branches', () => {
     app,
     page,
     canopy,
+    graph,
   }) => {
-    const graph = new GraphPane(page);
-    await app.openSession('fan.jsonl');
     await graph.expectAllSeen([wide.leafId]);
     // Zoomed in, with the leaf near the bottom of the view: what grows below it is off screen.
     for (let i = 0; i < 5; i++) await page.getByTestId('graph.zoom-in').click();

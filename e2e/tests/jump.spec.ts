@@ -1,7 +1,8 @@
 // Jumping (navigateTree from the browser) and the composer, on seed-example.jsonl: the leaf moves,
 // the session file is not written by a jump, the leaf persists, and the composer appends under it.
-import { expect, SEED_IDS, sessionPath, test } from '../support/test';
+import type { CanopyApp } from '../pages/CanopyApp';
 import { fileBytes, readLines } from '../support/sessionFile';
+import { expect, SEED_IDS, test } from '../support/test';
 
 test.use({ sessionFiles: ['seed-example.jsonl'] });
 
@@ -9,14 +10,17 @@ test.beforeEach(async ({ app }) => {
   await app.openSession('seed-example.jsonl');
 });
 
-test('jumping to a user message moves the leaf to its parent, prefills the composer, writes nothing and survives a reload', async ({
-  app,
-  canopy,
-}) => {
-  const file = sessionPath(canopy, 'seed-example.jsonl');
-  const before = fileBytes(file);
+/** Selects the user message "Try approach B" and jumps to it from the detail pane. */
+async function jumpToTryB(app: CanopyApp): Promise<void> {
   await app.row(SEED_IDS.tryB).click();
   await app.detail.getByTestId('detail.jump').click();
+}
+
+test('jumping to a user message moves the leaf to its parent, prefills the composer, writes nothing and survives a reload', async ({
+  app,
+  sessionFile,
+}) => {
+  await jumpToTryB(app);
 
   await expect(app.row(SEED_IDS.plan)).toHaveAttribute('data-leaf', 'true');
   await expect(app.composer).toHaveValue('Try approach B');
@@ -26,20 +30,18 @@ test('jumping to a user message moves the leaf to its parent, prefills the compo
   const active = (await app.outlineLines()).filter((row) => row.active).map((row) => row.id);
   expect(active).toEqual([SEED_IDS.startTask, SEED_IDS.plan]);
   // The jump lives in Canopy's state folder, never in the session file.
-  expect(fileBytes(file).equals(before)).toBe(true);
+  expect(sessionFile.unchanged()).toBe(true);
 
   await app.page.reload();
   await expect(app.row(SEED_IDS.plan)).toHaveAttribute('data-leaf', 'true', { timeout: 30_000 });
   expect((await app.outlineLines()).filter((row) => row.leaf).map((row) => row.id)).toEqual([SEED_IDS.plan]);
-  expect(fileBytes(file).equals(before)).toBe(true);
+  expect(sessionFile.unchanged()).toBe(true);
 });
 
 test('Enter on an assistant message makes it the leaf without prefilling the composer', async ({
   app,
-  canopy,
+  sessionFile,
 }) => {
-  const file = sessionPath(canopy, 'seed-example.jsonl');
-  const before = fileBytes(file);
   await app.row(SEED_IDS.bResult).click();
   await app.page.keyboard.press('Enter');
 
@@ -62,15 +64,13 @@ test('Enter on an assistant message makes it the leaf without prefilling the com
     '      assistant: A result',
     '      [milestone] user: Continue A',
   ]);
-  expect(fileBytes(file).equals(before)).toBe(true);
+  expect(sessionFile.unchanged()).toBe(true);
 });
 
 test('double-clicking the current leaf says "Already at this point" and changes nothing', async ({
   app,
-  canopy,
+  sessionFile,
 }) => {
-  const file = sessionPath(canopy, 'seed-example.jsonl');
-  const before = fileBytes(file);
   await app.filterButton('all').click();
   const linesBefore = await app.outlineLines();
   await app.row(SEED_IDS.milestoneLabel).dblclick();
@@ -81,28 +81,26 @@ test('double-clicking the current leaf says "Already at this point" and changes 
   expect(
     (await app.outlineLines()).map(({ id, line, active, leaf }) => ({ id, line, active, leaf })),
   ).toEqual(linesBefore.map(({ id, line, active, leaf }) => ({ id, line, active, leaf })));
-  expect(fileBytes(file).equals(before)).toBe(true);
+  expect(sessionFile.unchanged()).toBe(true);
 });
 
 test('the composer appends the prefilled text as a new user message whose parent is the leaf', async ({
   app,
-  canopy,
+  sessionFile,
 }) => {
-  const file = sessionPath(canopy, 'seed-example.jsonl');
-  const before = fileBytes(file);
-  await app.row(SEED_IDS.tryB).click();
-  await app.detail.getByTestId('detail.jump').click();
+  await jumpToTryB(app);
   await expect(app.composer).toHaveValue('Try approach B');
   await app.composer.fill('Try approach B, but faster');
   await app.composerSend.click();
 
   await expect(app.composer).toHaveValue('');
-  await expect.poll(() => readLines(file).length).toBe(10);
-  const after = fileBytes(file);
+  await expect.poll(() => readLines(sessionFile.path).length).toBe(10);
+  const { before } = sessionFile;
+  const after = fileBytes(sessionFile.path);
   // Appended only: the old bytes are untouched and the new line is complete.
   expect(after.subarray(0, before.length).equals(before)).toBe(true);
   expect(after.at(-1)).toBe(0x0a);
-  const added = readLines(file)[9]!;
+  const added = readLines(sessionFile.path)[9]!;
   expect(added.type).toBe('message');
   expect(added.parentId).toBe(SEED_IDS.plan);
   expect(added.message).toMatchObject({

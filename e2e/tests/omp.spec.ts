@@ -4,8 +4,9 @@
 import { test as base, expect } from '@playwright/test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CanopyApp } from '../pages/CanopyApp';
-import { cleanup, startCanopy, type RunningCanopy } from '../support/server';
+import type { CanopyApp } from '../pages/CanopyApp';
+import type { RunningCanopy } from '../support/server';
+import { useApp, useOwnCanopy } from '../support/test';
 import { OmpSessionBuilder } from '../../packages/session-core/test/omp-builder';
 
 // A 2×2 red PNG.
@@ -54,20 +55,9 @@ function writeOmpSessions(sessionsDir: string): OmpFiles {
 
 const test = base.extend<{ canopy: RunningCanopy; files: OmpFiles; app: CanopyApp }>({
   files: [{ imageEntry: '', resultEntry: '' }, { option: true }],
-  canopy: async ({ files }, use) => {
-    const running = await startCanopy({ prepare: (dir) => Object.assign(files, writeOmpSessions(dir)) });
-    try {
-      await use(running);
-    } finally {
-      await running.stop();
-      cleanup(running);
-    }
-  },
-  app: async ({ page, canopy }, use) => {
-    const app = new CanopyApp(page, canopy);
-    await app.goto();
-    await use(app);
-  },
+  canopy: ({ files }, use) =>
+    useOwnCanopy({ prepare: (dir) => Object.assign(files, writeOmpSessions(dir)) }, use),
+  app: ({ page, canopy }, use) => useApp(page, canopy, use),
 });
 
 test('an oh-my-pi session shows its title, a blob image, an artifact and its subagent', async ({

@@ -4,9 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionManager, type AssistantContentBlock } from '@canopy/session-core';
-import { Summaries } from '../pages/Summaries';
-import { assistantReplyOf, fileBytes, readLines } from '../support/sessionFile';
-import { expect, sessionPath, test } from '../support/test';
+import type { CanopyApp } from '../pages/CanopyApp';
+import type { Summaries } from '../pages/Summaries';
+import { assistantReplyOf, readLines, type FileLine, type WatchedFile } from '../support/sessionFile';
+import { expect, onGeneratedSession, test } from '../support/test';
 
 const FILE = 'summaries.jsonl';
 
@@ -43,20 +44,39 @@ function makeSession() {
 const session = makeSession();
 const { ids } = session;
 
-test.use({ sessionFiles: [], generatedSessions: { [FILE]: () => session.jsonl } });
+onGeneratedSession(FILE, () => session.jsonl);
 
 test.beforeEach(async ({ app }) => {
-  await app.openSession(FILE);
   await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
 });
+
+/** Selects the entry and presses Enter: a jump (the summary dialog comes first when summaries are on). */
+async function jumpTo(app: CanopyApp, entryId: string): Promise<void> {
+  await app.row(entryId).click();
+  await app.page.keyboard.press('Enter');
+}
+
+/** Clicks `first`, Shift-clicks `last` (the rows between join in) and Ctrl-clicks `more` (added). */
+async function selectAcross(app: CanopyApp, first: string, last: string, more: string): Promise<void> {
+  await app.row(first).click();
+  await app.row(last).click({ modifiers: ['Shift'] });
+  await app.row(more).click({ modifiers: ['Control'] });
+}
+
+/** Applies the previewed summary (the dialog closes) and returns the file's last line: the one written. */
+async function applySummary(summaries: Summaries, file: WatchedFile): Promise<FileLine> {
+  await summaries.button('apply').click();
+  await expect(summaries.dialog).toHaveCount(0);
+  return readLines(file.path).at(-1)!;
+}
 
 test.describe('settings', () => {
   test('the settings dialog saves every setting in the state folder and they survive a reload', async ({
     app,
     page,
     canopy,
+    summaries,
   }) => {
-    const summaries = new Summaries(page);
     await summaries.enableSummaries();
     await page.getByTestId('settings.open').click();
     await page.getByTestId('settings.summarizer').selectOption('offline');
@@ -84,63 +104,58 @@ test.describe('settings', () => {
 
   test('with summaries off (the default) a jump navigates at once, without the dialog', async ({
     app,
-    page,
+    summaries,
   }) => {
-    await app.row(ids.doneA).click();
-    await page.keyboard.press('Enter');
+    await jumpTo(app, ids.doneA);
     await expect(app.row(ids.doneA)).toHaveAttribute('data-leaf', 'true');
-    await expect(new Summaries(page).dialog).toHaveCount(0);
+    await expect(summaries.dialog).toHaveCount(0);
   });
 });
 
 test.describe('the summary dialog after a jump', () => {
-  test.beforeEach(async ({ page }) => {
-    await new Summaries(page).enableSummaries();
+  test.beforeEach(async ({ summaries }) => {
+    await summaries.enableSummaries();
   });
 
-  test('Esc on the choice returns to the tree with nothing changed', async ({ app, page, canopy }) => {
-    const summaries = new Summaries(page);
-    const before = fileBytes(sessionPath(canopy, FILE));
-    await app.row(ids.doneA).click();
-    await page.keyboard.press('Enter');
+  test('Esc on the choice returns to the tree with nothing changed', async ({
+    app,
+    page,
+    summaries,
+    sessionFile,
+  }) => {
+    await jumpTo(app, ids.doneA);
     await summaries.expectStep('choice');
     await page.keyboard.press('Escape');
     await expect(summaries.dialog).toHaveCount(0);
     await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
-    expect(fileBytes(sessionPath(canopy, FILE)).equals(before)).toBe(true);
+    expect(sessionFile.unchanged()).toBe(true);
   });
 
-  test('No summary navigates and writes nothing', async ({ app, page, canopy }) => {
-    const summaries = new Summaries(page);
-    const before = fileBytes(sessionPath(canopy, FILE));
+  test('No summary navigates and writes nothing', async ({ app, summaries, sessionFile }) => {
     await app.row(ids.doneA).dblclick();
     await summaries.button('none').click();
     await expect(summaries.dialog).toHaveCount(0);
     await expect(app.row(ids.doneA)).toHaveAttribute('data-leaf', 'true');
-    expect(fileBytes(sessionPath(canopy, FILE)).equals(before)).toBe(true);
+    expect(sessionFile.unchanged()).toBe(true);
   });
 
   test('Summarize shows an editable preview; the edited text is written at the target and selected in both views', async ({
     app,
-    page,
-    canopy,
+    summaries,
+    sessionFile,
   }) => {
-    const summaries = new Summaries(page);
-    const file = sessionPath(canopy, FILE);
-    const linesBefore = readLines(file).length;
-    await app.row(ids.doneA).click();
-    await page.keyboard.press('Enter');
+    const linesBefore = readLines(sessionFile.path).length;
+    await jumpTo(app, ids.doneA);
     await summaries.button('summarize').click();
     await summaries.expectStep('preview');
     // The offline summary of the abandoned branch B names its request.
     await expect(summaries.text).toHaveValue(/Try approach B: a hand-written scanner/);
-    expect(readLines(file)).toHaveLength(linesBefore);
+    expect(readLines(sessionFile.path)).toHaveLength(linesBefore);
 
     await summaries.text.fill('B: the scanner was 3x faster. Keep it in mind.');
-    await summaries.button('apply').click();
-    await expect(summaries.dialog).toHaveCount(0);
+    await applySummary(summaries, sessionFile);
 
-    const lines = readLines(file);
+    const lines = readLines(sessionFile.path);
     expect(lines).toHaveLength(linesBefore + 1);
     const written = lines.at(-1)!;
     expect(written).toMatchObject({
@@ -159,13 +174,10 @@ test.describe('the summary dialog after a jump', () => {
   test('the custom prompt: cancelling returns to the choice; with replace it is sent and the preview can go back', async ({
     app,
     page,
-    canopy,
+    summaries,
+    sessionFile,
   }) => {
-    const summaries = new Summaries(page);
-    const file = sessionPath(canopy, FILE);
-    const before = fileBytes(file);
-    await app.row(ids.tryA).click();
-    await page.keyboard.press('Enter');
+    await jumpTo(app, ids.tryA);
     await summaries.button('custom').click();
     await summaries.expectStep('prompt');
     await summaries.button('prompt').fill('what was measured');
@@ -183,7 +195,7 @@ test.describe('the summary dialog after a jump', () => {
     await summaries.expectStep('choice');
     await page.keyboard.press('Escape');
     await expect(summaries.dialog).toHaveCount(0);
-    expect(fileBytes(file).equals(before)).toBe(true);
+    expect(sessionFile.unchanged()).toBe(true);
   });
 });
 
@@ -193,14 +205,11 @@ test.describe('aborting a summary', () => {
   test('Esc while generating aborts: the tree comes back with nothing written and the leaf where it was', async ({
     app,
     page,
-    canopy,
+    summaries,
+    sessionFile,
   }) => {
-    const summaries = new Summaries(page);
     await summaries.enableSummaries();
-    const file = sessionPath(canopy, FILE);
-    const before = fileBytes(file);
-    await app.row(ids.doneA).click();
-    await page.keyboard.press('Enter');
+    await jumpTo(app, ids.doneA);
     await summaries.button('summarizer').selectOption('test-hold');
     await summaries.button('summarize').click();
     await summaries.expectStep('generating');
@@ -211,7 +220,7 @@ test.describe('aborting a summary', () => {
     await expect(summaries.dialog).toHaveCount(0);
     await expect(app.toast('Summary aborted; nothing was written')).toBeVisible();
     await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
-    expect(fileBytes(file).equals(before)).toBe(true);
+    expect(sessionFile.unchanged()).toBe(true);
   });
 });
 
@@ -219,11 +228,9 @@ test.describe('drag-select', () => {
   test('outline: click, Shift-click and Ctrl-click select across branches; Esc clears', async ({
     app,
     page,
+    summaries,
   }) => {
-    const summaries = new Summaries(page);
-    await app.row(ids.tryA).click();
-    await app.row(ids.doneA).click({ modifiers: ['Shift'] });
-    await app.row(ids.tryB).click({ modifiers: ['Control'] });
+    await selectAcross(app, ids.tryA, ids.doneA, ids.tryB);
     await expect(summaries.selectionCount).toHaveText('5 entries selected');
     for (const id of [ids.tryA, ids.readA, ids.resultA, ids.doneA, ids.tryB])
       await expect(app.row(id)).toHaveAttribute('data-multi', 'true');
@@ -239,22 +246,16 @@ test.describe('drag-select', () => {
   test('outline Shift-click selection summarised: one summary under the leaf, fromId the newest entry, the ids in details', async ({
     app,
     page,
-    canopy,
+    summaries,
+    sessionFile,
   }) => {
-    const summaries = new Summaries(page);
-    const file = sessionPath(canopy, FILE);
-    await app.row(ids.doneA).click();
-    await app.row(ids.tryA).click({ modifiers: ['Shift'] });
-    await app.row(ids.doneB).click({ modifiers: ['Control'] });
+    await selectAcross(app, ids.doneA, ids.tryA, ids.doneB);
     await page.getByTestId('selection.summarize').click();
     await summaries.button('summarize').click();
     await summaries.expectStep('preview');
     await expect(page.getByTestId('summary.preview-info')).toContainText('5 entries summarised');
     await expect(summaries.text).toHaveValue(/src\/parser\.ts/);
-    await summaries.button('apply').click();
-    await expect(summaries.dialog).toHaveCount(0);
-
-    const written = readLines(file).at(-1)!;
+    const written = await applySummary(summaries, sessionFile);
     expect(written).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneB,
@@ -273,10 +274,9 @@ test.describe('drag-select', () => {
   test('graph: a Shift-drag rectangle over both branches selects their nodes and its summary is written', async ({
     app,
     page,
-    canopy,
+    summaries,
+    sessionFile,
   }) => {
-    const summaries = new Summaries(page);
-    const file = sessionPath(canopy, FILE);
     await page.getByTestId('graph.fit').click();
     const a = (await app.graphNode(ids.tryA).boundingBox())!;
     const b = (await app.graphNode(ids.tryB).boundingBox())!;
@@ -302,9 +302,7 @@ test.describe('drag-select', () => {
     await summaries.button('prompt').fill('approaches');
     await summaries.button('prompt-submit').click();
     await summaries.expectStep('preview');
-    await summaries.button('apply').click();
-    await expect(summaries.dialog).toHaveCount(0);
-    const written = readLines(file).at(-1)!;
+    const written = await applySummary(summaries, sessionFile);
     expect(written).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneB,
@@ -314,8 +312,7 @@ test.describe('drag-select', () => {
     await expect(app.graphNode(written.id!)).toHaveAttribute('data-selected', 'true');
   });
 
-  test('graph: the Select tool makes a plain drag draw the rectangle', async ({ app, page }) => {
-    const summaries = new Summaries(page);
+  test('graph: the Select tool makes a plain drag draw the rectangle', async ({ app, page, summaries }) => {
     await page.getByTestId('graph.fit').click();
     await page.getByTestId('graph.select-tool').click();
     await expect(page.getByTestId('graph.select-tool')).toHaveAttribute('aria-pressed', 'true');
@@ -331,20 +328,17 @@ test.describe('drag-select', () => {
   test('in the navigate dialog the selection narrows what the summary covers', async ({
     app,
     page,
-    canopy,
+    summaries,
+    sessionFile,
   }) => {
-    const summaries = new Summaries(page);
     await summaries.enableSummaries();
     await app.row(ids.doneB).click({ modifiers: ['Control'] });
-    await app.row(ids.doneA).click();
-    await page.keyboard.press('Enter');
+    await jumpTo(app, ids.doneA);
     await summaries.button('only-selection').check();
     await summaries.button('summarize').click();
     await summaries.expectStep('preview');
     await expect(page.getByTestId('summary.preview-info')).toContainText('1 entry summarised');
-    await summaries.button('apply').click();
-    await expect(summaries.dialog).toHaveCount(0);
-    expect(readLines(sessionPath(canopy, FILE)).at(-1)).toMatchObject({
+    expect(await applySummary(summaries, sessionFile)).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneA,
       details: { selectedEntryIds: [ids.doneB] },

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/store/open-session';
 import type { WriteOnce } from '../src/store/confined';
-import { AUTH } from './helpers';
+import { AUTH, sessionIdOf } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
 interface ErrorBody {
@@ -37,15 +37,6 @@ function externalLine(id: string, parentId: string | null, text: string): string
     timestamp: new Date().toISOString(),
     message: { role: 'user', content: [{ type: 'text', text }], timestamp: 1 },
   })}\n`;
-}
-
-async function idOf(env: OwnEnv, name: string): Promise<string> {
-  const list = (await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH })).json() as {
-    sessions: Array<{ id: string; path: string }>;
-  };
-  const found = list.sessions.find((session) => session.path === name);
-  if (!found) throw new Error(`${name} not listed`);
-  return found.id;
 }
 
 function label(env: OwnEnv, id: string, entryId: string, text = 'mark') {
@@ -105,7 +96,7 @@ describe('appending beside another writer', () => {
     const session = makeSession();
     const clock = fakeClock();
     env = await setupOwn({ 'a.jsonl': session.text }, { clock, quietWindowMs: 500, midWriteWaitMs: 5000 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     await snapshot(env, id);
     fs.appendFileSync(env.file('a.jsonl'), externalLine('ext00001', session.ids.at(-1)!, 'agent'));
     const response = await label(env, id, session.ids[0]!);
@@ -125,7 +116,7 @@ describe('appending beside another writer', () => {
       parent = id;
     });
     env = await setupOwn({ 'a.jsonl': session.text }, { clock, quietWindowMs: 500, midWriteWaitMs: 2000 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     await snapshot(env, id);
     fs.appendFileSync(file(), externalLine('ext00000', parent, 'agent 0'));
     const response = await label(env, id, session.ids[0]!);
@@ -139,7 +130,7 @@ describe('appending beside another writer', () => {
     const session = makeSession();
     const clock = fakeClock();
     env = await setupOwn({ 'a.jsonl': session.text }, { clock, quietWindowMs: 0, midWriteWaitMs: 1000 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     const lock = path.join(env.root, '.a.jsonl.lock');
     const before = fs.readFileSync(env.file('a.jsonl'));
 
@@ -163,7 +154,7 @@ describe('appending beside another writer', () => {
       return fs.writeSync(fd, data);
     };
     env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: write, quietWindowMs: 0 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     const response = await label(env, id, session.ids[0]!);
     expect(response.statusCode).toBe(500);
     expect((response.json() as ErrorBody).error.code).toBe('FILE_TORN');
@@ -179,7 +170,7 @@ describe('appending beside another writer', () => {
       return fs.writeSync(fd, data);
     };
     env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: write, quietWindowMs: 0 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     const response = await message(env, id, 'from canopy');
     expect(response.statusCode).toBe(200);
     const { entryId } = response.json() as { entryId: string };
@@ -214,7 +205,7 @@ describe('failed writes', () => {
         { 'a.jsonl': session.text },
         { appendWrite: failing(code, true), quietWindowMs: 0 },
       );
-      const id = await idOf(env, 'a.jsonl');
+      const id = await sessionIdOf(env.app, 'a.jsonl');
       const before = fs.readFileSync(env.file('a.jsonl'));
       const response = await message(env, id, 'x'.repeat(500_000));
       expect(response.statusCode).toBe(status);
@@ -227,7 +218,7 @@ describe('failed writes', () => {
     const session = makeSession();
     const short: WriteOnce = (fd, data) => fs.writeSync(fd, data, 0, 100);
     env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: short, quietWindowMs: 0 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     const before = fs.readFileSync(env.file('a.jsonl'));
     const response = await message(env, id, 'y'.repeat(10_000));
     expect(response.statusCode).toBe(500);
@@ -239,7 +230,7 @@ describe('failed writes', () => {
   it('writing to a deleted session is SESSION_NOT_FOUND and does not recreate the file', async () => {
     const session = makeSession();
     env = await setupOwn({ 'a.jsonl': session.text }, { quietWindowMs: 0 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     await snapshot(env, id);
     fs.rmSync(env.file('a.jsonl'));
     const response = await label(env, id, session.ids[0]!);
@@ -257,7 +248,7 @@ describe('navigation', () => {
   it('two simultaneous plain jumps both succeed (no "summary already being generated")', async () => {
     const session = makeSession(3);
     env = await setupOwn({ 'a.jsonl': session.text }, { quietWindowMs: 0 });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     const jump = (targetId: string) =>
       env.app.inject({
         method: 'POST',
@@ -280,7 +271,7 @@ describe('entries without a string type', () => {
     const untyped = JSON.stringify({ id: 'untyped1', parentId: session.ids.at(-1), timestamp: 't' });
     const numeric = JSON.stringify({ type: 7, id: 'numeric1', parentId: 'untyped1', timestamp: 't' });
     env = await setupOwn({ 'a.jsonl': `${session.text}${untyped}\n${numeric}\n` });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     const snap = (
       await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
     ).json() as {

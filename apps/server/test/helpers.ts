@@ -31,6 +31,29 @@ export interface TestEnv {
   file(name: string): string;
 }
 
+/**
+ * Boots the app over one sessions root with the test token and port and quick polling, `home` being the
+ * test's temp folder; `options` override any of it.
+ */
+export function buildTestApp(
+  dir: string,
+  root: string,
+  stateDir: string,
+  options: Partial<AppOptions> = {},
+): Promise<FastifyInstance> {
+  return buildApp({
+    roots: [root],
+    stateDir,
+    token: TOKEN,
+    port: PORT,
+    pollMs: 50,
+    rescanMs: 200,
+    midWriteWaitMs: 300,
+    home: dir,
+    ...options,
+  });
+}
+
 /** Copies the named fixtures into a fresh temp root and boots the app over it. */
 export async function setup(fixtures: string[], options: Partial<AppOptions> = {}): Promise<TestEnv> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-server-'));
@@ -41,19 +64,7 @@ export async function setup(fixtures: string[], options: Partial<AppOptions> = {
     fs.copyFileSync(path.join(FIXTURES_DIR, name), path.join(root, name));
     fs.chmodSync(path.join(root, name), 0o644);
   }
-  const make = (extra: Partial<AppOptions>) =>
-    buildApp({
-      roots: [root],
-      stateDir,
-      token: TOKEN,
-      port: PORT,
-      pollMs: 50,
-      rescanMs: 200,
-      midWriteWaitMs: 300,
-      home: dir,
-      ...options,
-      ...extra,
-    });
+  const make = (extra: Partial<AppOptions>) => buildTestApp(dir, root, stateDir, { ...options, ...extra });
   const env: TestEnv = {
     dir,
     root,

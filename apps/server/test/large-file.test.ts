@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { assistantMessage } from '@canopy/fixtures';
 import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { outlineOfSession, printOutlines } from '../src/outline';
@@ -18,24 +19,7 @@ function sessionText(count: number, prefix: string): string {
   for (let i = 0; i < count; i++) {
     const text = `${prefix} ${i} ${'x'.repeat(TEXT_BYTES)}`;
     if (i % 2 === 0) sm.appendMessage({ role: 'user', content: text, timestamp: i });
-    else
-      sm.appendMessage({
-        role: 'assistant',
-        content: [{ type: 'text', text }],
-        api: 'anthropic-messages',
-        provider: 'anthropic',
-        model: 'm',
-        usage: {
-          input: 1,
-          output: 1,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 2,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
-        stopReason: 'stop',
-        timestamp: i,
-      });
+    else sm.appendMessage(assistantMessage(text, i));
   }
   return storage.read();
 }

@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppOptions } from '../src/app';
-import { PORT, TOKEN } from './helpers';
+import type { AppOptions } from '../src/app';
+import { buildTestApp } from './helpers';
 
 export interface OwnSession {
   text: string;
@@ -53,17 +53,7 @@ export async function setupOwn(
   const stateDir = path.join(dir, 'state');
   fs.mkdirSync(root, { recursive: true });
   for (const [name, text] of Object.entries(sessions)) fs.writeFileSync(path.join(root, name), text);
-  const app = await buildApp({
-    roots: [root],
-    stateDir,
-    token: TOKEN,
-    port: PORT,
-    pollMs: 50,
-    rescanMs: 200,
-    midWriteWaitMs: 300,
-    home: dir,
-    ...options,
-  });
+  const app = await buildTestApp(dir, root, stateDir, options);
   return {
     dir,
     root,

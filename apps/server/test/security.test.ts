@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tokenCookieName } from '../src/plugins/security';
-import { AUTH, HOST, PORT, TOKEN } from './helpers';
+import { AUTH, HOST, PORT, sessionIdOf, TOKEN } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
 /** Sends `request` as raw bytes to a listening server and returns the status line's code and the whole answer. */
@@ -28,15 +28,6 @@ async function listen(env: OwnEnv): Promise<number> {
   return address.port;
 }
 
-async function idOf(env: OwnEnv, name: string): Promise<string> {
-  const list = (await env.app.inject({ method: 'GET', url: '/api/sessions', headers: AUTH })).json() as {
-    sessions: Array<{ id: string; path: string }>;
-  };
-  const found = list.sessions.find((session) => session.path === name);
-  if (!found) throw new Error(`${name} not listed`);
-  return found.id;
-}
-
 describe('access control', () => {
   let env: OwnEnv;
   afterEach(async () => env.close());
@@ -44,7 +35,7 @@ describe('access control', () => {
   it('percent-encoded spellings of protected paths need the token like the plain ones', async () => {
     const session = makeSession();
     env = await setupOwn({ 'a.jsonl': session.text });
-    const id = await idOf(env, 'a.jsonl');
+    const id = await sessionIdOf(env.app, 'a.jsonl');
     const before = fs.readFileSync(env.file('a.jsonl'));
     const reads = [
       '/%61pi/sessions',

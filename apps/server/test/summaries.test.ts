@@ -2,6 +2,7 @@
 // edited, or an extension's), the preview, summarize-selection, aborts, bad input; then the file
 // opens in the reference package with each summary where pi puts it.
 import fs from 'node:fs';
+import { assistantMessage } from '@canopy/fixtures';
 import { SessionManager } from '@canopy/session-core';
 import { createOfflineSummarizer } from '@canopy/summarizer';
 import * as reference from '@mariozechner/pi-coding-agent';
@@ -52,23 +53,7 @@ function heldSummarizer(): Summarizer & { started: () => boolean } {
   };
 }
 
-const reply = (text: string) => ({
-  role: 'assistant' as const,
-  content: [{ type: 'text' as const, text }],
-  api: 'anthropic-messages',
-  provider: 'anthropic',
-  model: 'claude-sonnet-4-5',
-  usage: {
-    input: 1,
-    output: 1,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 2,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  },
-  stopReason: 'stop' as const,
-  timestamp: 0,
-});
+const reply = (text: string) => assistantMessage(text, 0);
 
 /**
  * start → ok, then branch A (try A → did A → more A) and branch B (try B → did B, the leaf), B

@@ -10,8 +10,8 @@ import {
   readFixtureCopy,
   removeFixtureCopies,
 } from '../test/shared-fixtures';
-import { SessionManager } from './session-manager';
-import type { SessionEntry, SessionTreeNode, StoredMessage } from './types';
+import { entryOnLine, loadCopy, walk } from '../test/loaded';
+import type { StoredMessage } from './types';
 
 interface Figures {
   entries: number;
@@ -109,26 +109,7 @@ const README_FIGURES: Record<string, Figures> = {
   },
 };
 
-function walk(roots: readonly SessionTreeNode[]): SessionTreeNode[] {
-  const nodes: SessionTreeNode[] = [];
-  const stack = [...roots];
-  while (stack.length > 0) {
-    const node = stack.pop() as SessionTreeNode;
-    nodes.push(node);
-    stack.push(...node.children);
-  }
-  return nodes;
-}
-
-async function load(name: string): Promise<{ session: SessionManager; bytes: Uint8Array }> {
-  const bytes = await readFixtureCopy(name);
-  return { session: SessionManager.fromJsonl(bytes), bytes };
-}
-
-/** The entry on a 1-based line of the file. */
-function entryOnLine(session: SessionManager, line: number): SessionEntry | undefined {
-  return session.getEntries().find((entry) => session.getLine(entry.id) === line);
-}
+const load = (name: string) => loadCopy(readFixtureCopy, name);
 
 describe.skipIf(!fixturesDir())(fixturesDir() ? 'shared fixtures' : FIXTURES_MISSING_MESSAGE, () => {
   afterAll(removeFixtureCopies);

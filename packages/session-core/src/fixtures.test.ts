@@ -16,29 +16,11 @@ import {
   removeFixtureCopies,
   type FixtureName,
 } from '../test/fixtures';
+import { entryOnLine, loadCopy, walk } from '../test/loaded';
 import { SessionManager } from './session-manager';
-import type { SessionEntry, SessionTreeNode, StoredMessage } from './types';
+import type { StoredMessage } from './types';
 
-function walk(roots: readonly SessionTreeNode[]): SessionTreeNode[] {
-  const nodes: SessionTreeNode[] = [];
-  const stack = [...roots];
-  while (stack.length > 0) {
-    const node = stack.pop() as SessionTreeNode;
-    nodes.push(node);
-    stack.push(...node.children);
-  }
-  return nodes;
-}
-
-async function load(name: string): Promise<{ session: SessionManager; bytes: Uint8Array }> {
-  const bytes = await readFixtureCopy(name);
-  return { session: SessionManager.fromJsonl(bytes), bytes };
-}
-
-/** The entry on a 1-based line of the file. */
-function entryOnLine(session: SessionManager, line: number): SessionEntry | undefined {
-  return session.getEntries().find((entry) => session.getLine(entry.id) === line);
-}
+const load = (name: string) => loadCopy(readFixtureCopy, name);
 
 /** What a loaded session reports, in the terms both implementations share. */
 interface Figures {

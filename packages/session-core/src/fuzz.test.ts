@@ -4,10 +4,11 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFixtureCopy, removeFixtureCopies } from '../test/fixtures';
+import { assistantMsg } from '../test/messages';
 import { loadIn } from '../test/retention';
 import type { EntryRetention } from './entry-store';
 import { SessionManager } from './session-manager';
-import type { SessionTreeNode, StoredMessage } from './types';
+import type { SessionTreeNode } from './types';
 
 type Damage =
   | { kind: 'flip'; at: number; mask: number }
@@ -276,23 +277,7 @@ function writeSession(operations: readonly Operation[]): Uint8Array {
         break;
       case 'assistant':
         ids.push(
-          session.appendMessage({
-            role: 'assistant',
-            content: [{ type: 'text', text: op.text }],
-            api: 'anthropic-messages',
-            provider: 'anthropic',
-            model: 'claude-sonnet-4-5',
-            usage: {
-              input: 1,
-              output: 1,
-              cacheRead: 0,
-              cacheWrite: 0,
-              totalTokens: 2,
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-            },
-            stopReason: 'stop',
-            timestamp: clock,
-          } as StoredMessage),
+          session.appendMessage(assistantMsg(op.text, { model: 'claude-sonnet-4-5', timestamp: clock })),
         );
         break;
       case 'branch':

@@ -280,17 +280,6 @@ describe('tree traversal (docs/reference-tests.md#tree-traversal)', () => {
     expect(textOf((session.getEntry(id2) as { message: AssistantMessage }).message)).toBe('second');
   });
 
-  it('buildSessionContext returns the messages of the current branch only', () => {
-    const session = SessionManager.inMemory();
-    session.appendMessage(userMsg('msg1'));
-    const id2 = session.appendMessage(assistantMsg('msg2'));
-    session.appendMessage(userMsg('msg3'));
-    session.branch(id2);
-    session.appendMessage(assistantMsg('msg4-branch'));
-    const { messages } = session.buildSessionContext();
-    expect(messages.map(textOf)).toEqual(['msg1', 'msg2', 'msg4-branch']);
-  });
-
   it('createBranchedSession throws for an unknown entry', () => {
     const session = SessionManager.inMemory();
     session.appendMessage(userMsg('1'));

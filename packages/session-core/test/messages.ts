@@ -1,16 +1,11 @@
 // Message builders shared by the tests, shaped like the reference suites' helpers (docs/reference-tests.md):
 // `userMsg(t)` and `assistantMsg(t)` with a minimal usage and a stop reason.
+import { freeUsage } from '../../fixtures/src/messages';
 import type { AssistantMessage, SessionEntry, Usage, UserMessage } from '../src/types';
 
-export function testUsage(): Usage {
-  return {
-    input: 1,
-    output: 1,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 2,
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-  };
+/** Usage of `input` and `output` tokens, nothing cached, at no cost. */
+export function testUsage(input = 1, output = 1): Usage {
+  return freeUsage(input, output);
 }
 
 export function userMsg(text: string): UserMessage {

@@ -198,37 +198,28 @@ describe('filter modes (docs/tree-and-context.md#filters)', () => {
   const tree = treeOf(mixedSession());
   const leafId = 'u2';
 
+  // What the default mode shows of mixedSession, in outline order.
+  const defaultRows = [
+    'u1',
+    'result',
+    'a1',
+    'note',
+    'summary',
+    'compact',
+    'bash',
+    'future',
+    'aborted',
+    'errored',
+    'cut',
+    'u2',
+  ];
+
   it('default hides the settings entries and tool-only assistants', () => {
-    expect(ids(tree, { leafId, mode: 'default' })).toEqual([
-      'u1',
-      'result',
-      'a1',
-      'note',
-      'summary',
-      'compact',
-      'bash',
-      'future',
-      'aborted',
-      'errored',
-      'cut',
-      'u2',
-    ]);
+    expect(ids(tree, { leafId, mode: 'default' })).toEqual(defaultRows);
   });
 
   it('no-tools also hides tool results', () => {
-    expect(ids(tree, { leafId, mode: 'no-tools' })).toEqual([
-      'u1',
-      'a1',
-      'note',
-      'summary',
-      'compact',
-      'bash',
-      'future',
-      'aborted',
-      'errored',
-      'cut',
-      'u2',
-    ]);
+    expect(ids(tree, { leafId, mode: 'no-tools' })).toEqual(defaultRows.filter((id) => id !== 'result'));
   });
 
   it('user-only shows only user messages', () => {

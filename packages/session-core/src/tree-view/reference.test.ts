@@ -20,7 +20,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionEntry } from '../types';
+import type { AssistantMessage, SessionEntry } from '../types';
 import { computeRows } from './flatten';
 import { FILTER_MODES, type FilterMode } from './filter';
 import { renderFooter, renderOutline } from './outline';
@@ -34,6 +34,7 @@ import {
 import { toViewEntries } from './view-entry';
 import { ViewTree } from './view-tree';
 import { fixtureNames, fixturesDir } from '../../test/fixtures';
+import { assistantMsg } from '../../test/messages';
 
 /** What the tests use of the reference's (unexported) TreeList. */
 interface RefTreeList {
@@ -146,28 +147,13 @@ describe('same rows and selection as the reference on the fixtures', () => {
 
 const WORDS = ['alpha', 'Beta', 'gamma', 'delta\nnewline', 'epsilon\ttab', ''];
 
-const usage = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
 function assistant(content: unknown[], stopReason: string, errorMessage?: string): never {
-  const message: Record<string, unknown> = {
-    role: 'assistant',
-    content,
-    api: 'anthropic-messages',
-    provider: 'anthropic',
-    model: 'test',
-    usage,
-    stopReason,
+  return assistantMsg('', {
+    content: content as AssistantMessage['content'],
+    stopReason: stopReason as AssistantMessage['stopReason'],
     timestamp: 1,
-  };
-  if (errorMessage !== undefined) message.errorMessage = errorMessage;
-  return message as never;
+    ...(errorMessage !== undefined ? { errorMessage } : {}),
+  }) as never;
 }
 
 const TOOL_ARGS: [string, Record<string, unknown>][] = [

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
 import type { TreeSessionApi } from './projection';
+import { testUsage } from '../../messages';
 
 /** Which entry an operation aims at, resolved against the session when the operation runs. */
 export interface Pick {
@@ -353,14 +354,7 @@ const firstExchange: Step[] = [
         api: 'anthropic-messages',
         provider: 'anthropic',
         model: 'claude-sonnet-4-5',
-        usage: {
-          input: 10,
-          output: 5,
-          cacheRead: 0,
-          cacheWrite: 0,
-          totalTokens: 15,
-          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-        },
+        usage: testUsage(10, 5),
         stopReason: 'stop',
         timestamp: 1_772_000_001_000,
       },
