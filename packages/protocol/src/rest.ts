@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable, SessionId } from './common';
-import { SkeletonNode } from './skeleton';
+import { NodeColumns } from './tree-codec';
 import { Dialect, LocatedToolCall, ParseIssue } from './vocabulary';
 import { navigateSummaryFields, SummarizerInfo } from './summary';
 
@@ -105,7 +105,7 @@ export const SessionSnapshot = Type.Object({
   dialect: Dialect,
   leafId: Nullable(Type.String()),
   /** Every entry, in file order. */
-  nodes: Type.Array(SkeletonNode),
+  nodes: NodeColumns,
   issues: Type.Array(ParseIssue),
   writerActive: Type.Boolean(),
   /** A legacy file: the first write migrates it (after a backup). */
@@ -185,8 +185,6 @@ export const NavigateResult = Type.Object({
   /** The leaf after the move (after any label entry). */
   newLeafId: Nullable(Type.String()),
   summaryEntry: Type.Optional(JsonObject),
-  /** Skeleton nodes of the entries written (summary, label). */
-  nodes: Type.Array(SkeletonNode),
 });
 export type NavigateResult = Static<typeof NavigateResult>;
 
@@ -209,7 +207,6 @@ export const LabelResult = Type.Object({
   label: Type.Optional(Type.String()),
   labelEntryId: Type.String(),
   leafId: Nullable(Type.String()),
-  node: SkeletonNode,
 });
 export type LabelResult = Static<typeof LabelResult>;
 
@@ -245,6 +242,5 @@ export type MessageRequest = Static<typeof MessageRequest>;
 export const MessageResult = Type.Object({
   entryId: Type.String(),
   leafId: Nullable(Type.String()),
-  node: SkeletonNode,
 });
 export type MessageResult = Static<typeof MessageResult>;
