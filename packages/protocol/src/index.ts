@@ -33,6 +33,8 @@ export {
   BlobParams,
   ArtifactParams,
   SessionSnapshot,
+  SessionSnapshotHead,
+  SNAPSHOT_CONTENT_TYPE,
   EntryDetail,
   ContextQuery,
   ContextMessageText,

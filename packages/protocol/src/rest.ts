@@ -98,14 +98,15 @@ export type ArtifactParams = Static<typeof ArtifactParams>;
 
 // ---------------------------------------------------------------- GET /api/sessions/:id
 
-export const SessionSnapshot = Type.Object({
+/** Everything about an open session but its nodes: the first line of the streamed snapshot. */
+export const SessionSnapshotHead = Type.Object({
   session: SessionListItem,
   header: JsonObject,
   version: Type.Integer(),
   dialect: Dialect,
   leafId: Nullable(Type.String()),
-  /** Every entry, in file order. */
-  nodes: NodeColumns,
+  /** How many nodes the lines after this one hold in all. */
+  nodeCount: Type.Integer({ minimum: 0 }),
   issues: Type.Array(ParseIssue),
   writerActive: Type.Boolean(),
   /** A legacy file: the first write migrates it (after a backup). */
@@ -114,6 +115,22 @@ export const SessionSnapshot = Type.Object({
   pendingBytes: Type.Integer(),
   name: Type.Optional(Type.String()),
 });
+export type SessionSnapshotHead = Static<typeof SessionSnapshotHead>;
+
+/**
+ * GET /api/sessions/:id answers `application/x-ndjson`, so a large tree is drawn while it arrives:
+ * the first line is a `SessionSnapshotHead`, every further line one `NodeColumns` chunk, in file
+ * order, `nodeCount` nodes in all. A snapshot is this, assembled.
+ */
+export const SNAPSHOT_CONTENT_TYPE = 'application/x-ndjson';
+
+export const SessionSnapshot = Type.Composite([
+  Type.Omit(SessionSnapshotHead, ['nodeCount']),
+  Type.Object({
+    /** Every entry, in file order. */
+    nodes: NodeColumns,
+  }),
+]);
 export type SessionSnapshot = Static<typeof SessionSnapshot>;
 
 // ---------------------------------------------------------------- GET /api/sessions/:id/entries/:entryId
