@@ -169,7 +169,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const summarizers = new SummarizerRegistry(options.summarizers ?? [], options.defaultSummarizerId);
   const runner = new SummaryRunner(publish);
   const preferredSummarizerId = () => state.getSettings().branchSummary.summarizerId;
-  const navigator = new Navigator({ store, extensions, summarizers, runner, preferredSummarizerId, publish });
+  const navigator = new Navigator({ store, extensions, summarizers, runner, preferredSummarizerId });
   const summaries = new SummaryService({ store, summarizers, runner, preferredSummarizerId });
   const sessionStore = store;
   extensions.bind({
@@ -196,20 +196,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       hub,
       subscribe: async (sessionId) => {
         const session = await sessionStore.open(sessionId);
-        const notices: ServerEvent[] = [];
-        if (session.pendingNotice) {
-          notices.push({
-            type: 'leaf_notice',
-            sessionId,
-            leafId: session.pendingNotice.leafId,
-            previousLeafId: session.pendingNotice.previousLeafId,
-            reason: 'stored-leaf-missing',
-            message: session.pendingNotice.message,
-          });
-          session.pendingNotice = undefined;
-        }
-        if (session.writerActive) notices.push({ type: 'writer_active', sessionId, active: true });
-        return { leafId: session.sm.getLeafId(), notices };
+        const greeting = session.takeGreeting();
+        return { leafId: session.sm.getLeafId(), notices: greeting ? [greeting] : [] };
       },
       abortSummary: (sessionId) => runner.abort(sessionId),
       clientClosed: (clientId) => runner.abortClient(clientId),

@@ -8,7 +8,7 @@ import type {
   MessageResult,
   ServerEvent,
   SessionListItem,
-  SessionSnapshot,
+  SessionSnapshotHead,
 } from '@canopy/protocol';
 import {
   buildSessionContext,
@@ -32,10 +32,8 @@ import {
 } from '../store/omp-files';
 import { fileErrorToAppError, OpenSession, REAL_CLOCK, type Clock } from '../store/open-session';
 import { SessionIndex, type IndexedSession, type Root } from '../store/session-index';
+import { sessionListChanged } from '../store/session-events';
 import type { StateStore } from '../store/state';
-
-/** A snapshot without its nodes. */
-export type SnapshotHead = Omit<SessionSnapshot, 'nodes'>;
 
 export interface SessionStoreOptions {
   roots: Root[];
@@ -110,7 +108,7 @@ export class SessionStore {
       this.debounce = undefined;
       void this.index.scan().then(
         (changed) => {
-          if (changed) this.options.publish({ type: 'sessions_changed' });
+          if (changed) this.options.publish(sessionListChanged(this.list()));
         },
         (error: unknown) => this.options.log?.(`rescan failed: ${(error as Error).message}`),
       );
@@ -118,15 +116,7 @@ export class SessionStore {
   }
 
   list(): SessionListItem[] {
-    const items: SessionListItem[] = [];
-    for (const session of this.index.all()) {
-      const item = this.index.toListItem(session, this.isWriterActive(session.id));
-      // The index counts the lines it could not parse; an open session also knows the issues only
-      // the whole tree shows (duplicate ids, orphans, cycles). The list must say what the session says.
-      const open = this.openedNow.get(session.id);
-      if (open) item.issueCount = open.sm.issues.length;
-      items.push(item);
-    }
+    const items = this.index.all().map((session) => this.listItem(session.id)!);
     items.sort((a, b) => b.mtime - a.mtime);
     return items;
   }
@@ -176,7 +166,7 @@ export class SessionStore {
         quietWindowMs: this.options.quietWindowMs ?? QUIET_WINDOW_MS,
         clock: this.options.clock ?? REAL_CLOCK,
         write: this.options.write,
-        onGrow: () => this.scheduleScan(),
+        onChange: () => void this.publishRow(id),
         log: this.options.log,
       });
       await session.open();
@@ -221,24 +211,43 @@ export class SessionStore {
     this.idleTimers.set(id, timer);
   }
 
+  /** Publishes the list row of one session, re-read from its file. */
+  private async publishRow(id: string): Promise<void> {
+    const indexed = this.index.get(id);
+    if (!indexed) return;
+    await this.index.refreshFile(indexed.file);
+    const item = this.listItem(id);
+    if (item) this.options.publish(sessionListChanged([item]));
+  }
+
+  /** One row of the list. */
+  private listItem(id: string): SessionListItem | undefined {
+    const indexed = this.index.get(id);
+    if (!indexed) return undefined;
+    const item = this.index.toListItem(indexed, this.isWriterActive(id));
+    // The index counts the lines it could not parse; an open session also knows the issues only
+    // the whole tree shows (duplicate ids, orphans, cycles). The list must say what the session says.
+    const open = this.openedNow.get(id);
+    if (open) item.issueCount = open.sm.issues.length;
+    return item;
+  }
+
   // ------------------------------------------------------------------ reads
 
-  /** The session snapshot, its nodes as cached JSON (the route sends them without re-serializing). */
-  async snapshotParts(id: string): Promise<{ head: SnapshotHead; nodesJson: string }> {
+  /** The snapshot's head and its node chunks (JSON lines, cached by the session's tree model). */
+  async snapshotParts(id: string): Promise<{ head: SessionSnapshotHead; chunks: string[] }> {
     const session = await this.open(id);
     await session.refresh();
     const sm = session.sm;
-    const indexed = this.index.get(id);
-    const header = (sm.getHeader() ?? {}) as unknown as Record<string, unknown>;
-    const listItem = indexed ? this.index.toListItem(indexed, session.writerActive) : undefined;
+    const listItem = this.listItem(id);
     if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
-    listItem.issueCount = sm.issues.length;
-    const head: SnapshotHead = {
+    const head: SessionSnapshotHead = {
       session: listItem,
-      header,
+      header: (sm.getHeader() ?? {}) as unknown as Record<string, unknown>,
       version: sm.version ?? 1,
       dialect: sm.dialect,
       leafId: sm.getLeafId(),
+      nodeCount: session.tree.all.length,
       issues: [...sm.issues],
       writerActive: session.writerActive,
       needsMigration: sm.needsRewrite,
@@ -246,12 +255,7 @@ export class SessionStore {
     };
     const name = sm.getSessionName();
     if (name) head.name = name;
-    return { head, nodesJson: session.allNodesJson() };
-  }
-
-  async snapshot(id: string): Promise<SessionSnapshot> {
-    const { head, nodesJson } = await this.snapshotParts(id);
-    return { ...head, nodes: JSON.parse(nodesJson) as SessionSnapshot['nodes'] };
+    return { head, chunks: session.snapshotChunks() };
   }
 
   async entryDetail(id: string, entryId: string): Promise<EntryDetail> {
@@ -334,14 +338,7 @@ export class SessionStore {
         throw new AppError('ENTRY_NOT_FOUND', `No entry ${entryId} in this session.`);
       return sm.appendLabelChange(entryId, trimmed);
     }, true);
-    const sm = session.sm;
-    const entry = sm.getEntry(labelEntryId) as SessionEntry;
-    const result: LabelResult = {
-      targetId: entryId,
-      labelEntryId,
-      leafId: sm.getLeafId(),
-      node: session.skeleton([entry])[0]!,
-    };
+    const result: LabelResult = { targetId: entryId, labelEntryId, leafId: session.sm.getLeafId() };
     if (trimmed !== undefined) result.label = trimmed;
     return result;
   }
@@ -352,8 +349,7 @@ export class SessionStore {
       (sm) => sm.appendMessage({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() }),
       true,
     );
-    const entry = session.sm.getEntry(entryId) as SessionEntry;
-    return { entryId, leafId: session.sm.getLeafId(), node: session.skeleton([entry])[0]! };
+    return { entryId, leafId: session.sm.getLeafId() };
   }
 
   /**
@@ -441,8 +437,9 @@ export class SessionStore {
     }
     const indexed = real ? this.index.getByFile(real) : undefined;
     if (!indexed) throw new AppError('WRITE_FAILED', 'The new session file could not be indexed.');
-    this.options.publish({ type: 'sessions_changed' });
-    return this.index.toListItem(indexed, false);
+    const item = this.index.toListItem(indexed, false);
+    this.options.publish(sessionListChanged([item]));
+    return item;
   }
 }
 

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import os from 'node:os';
 import {
   API_ROUTES,
@@ -10,13 +11,13 @@ import {
   type LabelRequest,
   type MessageRequest,
   type NavigateRequest,
-  SessionSnapshot,
+  SessionSnapshotHead,
+  SNAPSHOT_CONTENT_TYPE,
   type SessionParams,
   type SelectionSummaryRequest,
   type SettingsPatch,
   type SummaryPreviewRequest,
 } from '@canopy/protocol';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
@@ -25,8 +26,11 @@ import type { SessionStore } from '../plugins/session-store';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
 
-/** The snapshot's schema without `nodes`, which the route splices in as cached JSON. */
-const SNAPSHOT_HEAD = Type.Omit(SessionSnapshot, ['nodes']);
+/** The snapshot's NDJSON lines: the head, then one line per chunk of nodes. */
+function* snapshotLines(headJson: string, chunks: readonly string[]): Generator<string> {
+  yield `${headJson}\n`;
+  for (const chunk of chunks) yield `${chunk}\n`;
+}
 
 export interface ApiDeps {
   store: SessionStore;
@@ -68,14 +72,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: SessionParams }>({
     ...r.getSession,
     handler: async (request, reply) => {
-      const { head, nodesJson } = await store.snapshotParts(request.params.id);
-      // The nodes are tens of megabytes on a large session: the route's schema serializer took
-      // most of a second over them on every open. They come pre-serialized from the session's
-      // cache (exactly the schema's keys), and only the small rest goes through the schema.
-      const headJson = reply.compileSerializationSchema(SNAPSHOT_HEAD)(head);
+      const { head, chunks } = await store.snapshotParts(request.params.id);
+      // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each cached
+      // by the session's tree model, so the browser draws the first rows while the rest arrives and
+      // a repeat open serializes nothing.
+      const headJson = reply.compileSerializationSchema(SessionSnapshotHead)(head);
       return reply
-        .type('application/json; charset=utf-8')
-        .send(`${headJson.slice(0, -1)},"nodes":${nodesJson}}`);
+        .type(SNAPSHOT_CONTENT_TYPE)
+        .send(Readable.from(snapshotLines(headJson, chunks), { objectMode: false }));
     },
   });
 
