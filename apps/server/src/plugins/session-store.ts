@@ -31,7 +31,7 @@ import {
   type BlobContent,
 } from '../store/omp-files';
 import { fileErrorToAppError, OpenSession, REAL_CLOCK, type Clock } from '../store/open-session';
-import { SessionIndex, type IndexedSession, type Root } from '../store/session-index';
+import { SessionIndex, type IndexedSession, type ListDelta, type Root } from '../store/session-index';
 import { sessionListChanged } from '../store/session-events';
 import type { StateStore } from '../store/state';
 
@@ -68,7 +68,9 @@ export class SessionStore {
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
   private watchers: Watcher[] = [];
   private rescanTimer: NodeJS.Timeout | undefined;
-  private debounce: NodeJS.Timeout | undefined;
+  private scanTimer: NodeJS.Timeout | undefined;
+  private pathTimer: NodeJS.Timeout | undefined;
+  private readonly changedPaths = new Set<string>();
   private closed = false;
 
   constructor(private readonly options: SessionStoreOptions) {
@@ -82,7 +84,9 @@ export class SessionStore {
   async start(): Promise<void> {
     await this.index.scan();
     for (const root of this.options.roots) {
-      this.watchers.push(watchPath(root.path, true, () => this.scheduleScan()));
+      this.watchers.push(
+        watchPath(root.path, true, (changed) => (changed ? this.queuePath(changed) : this.scheduleScan())),
+      );
     }
     this.rescanTimer = setInterval(() => this.scheduleScan(), this.options.rescanMs ?? 5000);
     this.rescanTimer.unref();
@@ -92,7 +96,8 @@ export class SessionStore {
     this.closed = true;
     for (const watcher of this.watchers) watcher.close();
     if (this.rescanTimer) clearInterval(this.rescanTimer);
-    if (this.debounce) clearTimeout(this.debounce);
+    if (this.scanTimer) clearTimeout(this.scanTimer);
+    if (this.pathTimer) clearTimeout(this.pathTimer);
     for (const timer of this.idleTimers.values()) clearTimeout(timer);
     for (const pending of this.opened.values()) {
       const session = await pending.catch(() => undefined);
@@ -101,18 +106,40 @@ export class SessionStore {
     this.opened.clear();
   }
 
-  /** A watch event or the periodic timer: rescan soon, coalescing bursts. */
+  /**
+   * A watch event that names no path, or the periodic timer (the fallback for watch events a file
+   * system does not deliver): rescan every root soon, coalescing bursts. Open files are not read.
+   */
   scheduleScan(): void {
-    if (this.closed || this.debounce) return;
-    this.debounce = setTimeout(() => {
-      this.debounce = undefined;
+    if (this.closed || this.scanTimer) return;
+    this.scanTimer = setTimeout(() => {
+      this.scanTimer = undefined;
       void this.index.scan().then(
-        (changed) => {
-          if (changed) this.options.publish(sessionListChanged(this.list()));
-        },
+        (delta) => this.publishRows(delta),
         (error: unknown) => this.options.log?.(`rescan failed: ${(error as Error).message}`),
       );
     }, 50);
+  }
+
+  /** A watch event for one path: only that path is looked at, soon, coalescing bursts. */
+  private queuePath(changed: string): void {
+    if (this.closed) return;
+    this.changedPaths.add(changed);
+    if (this.pathTimer) return;
+    this.pathTimer = setTimeout(() => {
+      this.pathTimer = undefined;
+      const paths = [...this.changedPaths];
+      this.changedPaths.clear();
+      void (async () => {
+        for (const changedPath of paths) this.publishRows(await this.index.refreshPath(changedPath));
+      })().catch((error: unknown) => this.options.log?.(`refresh failed: ${(error as Error).message}`));
+    }, 50);
+  }
+
+  private publishRows(delta: ListDelta): void {
+    if (delta.upserted.size === 0 && delta.removed.size === 0) return;
+    const upserted = [...delta.upserted].flatMap((id) => this.listItem(id) ?? []);
+    this.options.publish(sessionListChanged(upserted, [...delta.removed]));
   }
 
   list(): SessionListItem[] {
@@ -131,7 +158,7 @@ export class SessionStore {
   private async resolve(id: string): Promise<IndexedSession> {
     let indexed = this.index.get(id);
     if (!indexed) {
-      await this.index.scan();
+      this.publishRows(await this.index.scan());
       indexed = this.index.get(id);
     }
     if (!indexed) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
@@ -166,11 +193,12 @@ export class SessionStore {
         quietWindowMs: this.options.quietWindowMs ?? QUIET_WINDOW_MS,
         clock: this.options.clock ?? REAL_CLOCK,
         write: this.options.write,
-        onChange: () => void this.publishRow(id),
+        onChange: () => this.publishOpenRow(session),
         log: this.options.log,
       });
       await session.open();
       this.openedNow.set(id, session);
+      this.index.adopt(id, session.listRow());
       return session;
     })();
     this.opened.set(id, pending);
@@ -206,17 +234,17 @@ export class SessionStore {
       this.opened.delete(id);
       this.openedNow.delete(id);
       session?.close();
+      this.index.release(id);
     }, this.options.idleCloseMs ?? 60_000);
     timer.unref();
     this.idleTimers.set(id, timer);
   }
 
-  /** Publishes the list row of one session, re-read from its file. */
-  private async publishRow(id: string): Promise<void> {
-    const indexed = this.index.get(id);
-    if (!indexed) return;
-    await this.index.refreshFile(indexed.file);
-    const item = this.listItem(id);
+  /** An open session changed: its own state becomes its list row, which is published. */
+  private publishOpenRow(session: OpenSession): void {
+    if (this.openedNow.get(session.id) !== session) return;
+    this.index.adopt(session.id, session.listRow());
+    const item = this.listItem(session.id);
     if (item) this.options.publish(sessionListChanged([item]));
   }
 

@@ -27,6 +27,7 @@ import {
 import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
+import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './session-index';
 import { TreeModel } from './tree-model';
 import type { StateStore } from './state';
 
@@ -159,6 +160,8 @@ export class OpenSession {
   private titleLine: Buffer | undefined;
   /** Every entry's node, kept in step with `sm` by every change. */
   readonly tree: TreeModel;
+  /** The list row's entry facts, counted as entries arrive (the index does not read an open file). */
+  private rowFacts: RowFacts = emptyRowFacts();
   private queue: Promise<unknown> = Promise.resolve();
   private watcher: Watcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -279,7 +282,8 @@ export class OpenSession {
     this.hash.reset(bytes);
     this.titleLine = sm.getTitleSlot() ? firstLine(bytes) : undefined;
     this.tree.clear();
-    this.tree.sync(sm);
+    this.rowFacts = emptyRowFacts();
+    countEntries(this.rowFacts, this.tree.sync(sm).entries);
     this.restoreLeaf(initial ? undefined : previousLeaf);
   }
 
@@ -468,6 +472,7 @@ export class OpenSession {
       const previousId = this.sm.getLeafId();
       if (this.followLeaf(entries)) change.leaf = { id: this.sm.getLeafId(), previousId };
       change.delta = this.tree.sync(this.sm);
+      countEntries(this.rowFacts, change.delta.entries);
       this.persistLeaf();
     }
     this.publishChange('external', change);
@@ -596,7 +601,9 @@ export class OpenSession {
           throw fileErrorToAppError(error);
         }
         // Entries a failing mutation appended before it threw are in the file: they are sent too.
-        this.publishChange('canopy', { delta: this.tree.sync(this.sm) });
+        const delta = this.tree.sync(this.sm);
+        countEntries(this.rowFacts, delta.entries);
+        this.publishChange('canopy', { delta });
         if (error instanceof AppError) throw error;
         if (error instanceof SessionWriteError) {
           throw error.reason === 'incomplete-last-line'
@@ -622,6 +629,7 @@ export class OpenSession {
         return result;
       }
       const delta = this.tree.sync(this.sm);
+      countEntries(this.rowFacts, delta.entries);
       const leafId = this.sm.getLeafId();
       const detail = leafDetail?.(result);
       const change: SessionChange = { delta };
@@ -706,6 +714,24 @@ export class OpenSession {
         : {}),
       ...(this.writerActive ? { writerActive: true } : {}),
     });
+  }
+
+  /** The session's list row facts, from what it has read and written (never a second read). */
+  listRow(): OpenRow {
+    const header = this.sm.getHeader() as unknown as Record<string, unknown> | null;
+    return {
+      facts: { ...this.rowFacts },
+      ...(header ? { header } : {}),
+      ...(this.sm.getTitleSlot() ? { titleSlot: this.sm.getTitleSlot() } : {}),
+      identity: {
+        size: isArchive(this.file) ? this.diskSize : this.fileState.size,
+        mtimeMs: this.fileState.mtimeMs,
+        ctimeMs: this.fileState.ctimeMs,
+        ino: this.fileState.ino,
+        dev: this.fileState.dev,
+      },
+      issueCount: this.sm.issues.length,
+    };
   }
 
   /** Every node as snapshot chunks (see TreeModel.chunks). */

@@ -60,7 +60,7 @@ describe('TreeModel', () => {
     let text = `${HEADER}\n${jsonl(first)}`;
     const sm = SessionManager.fromJsonl(text);
     const model = new TreeModel(HOME);
-    expect(model.sync(sm)).toEqual({ added: freshNodes(text), changed: [] });
+    expect(model.sync(sm)).toEqual({ entries: sm.getEntries(), added: freshNodes(text), changed: [] });
     expect(chunkedNodes(model)).toEqual(freshNodes(text));
     const u2Node = model.all[4];
     expect(model.all[3]!.text).toBe('[bash]');
@@ -103,10 +103,10 @@ describe('TreeModel', () => {
     const fourth = [entry('message', 'u9', 'l4', { message: userMsg('late target') })];
     sm.ingest(jsonl(fourth));
     text += jsonl(fourth);
-    expect(model.sync(sm)).toEqual({ added: freshNodes(text).slice(-1), changed: [] });
+    expect(model.sync(sm)).toEqual({ entries: fourth, added: freshNodes(text).slice(-1), changed: [] });
     expect(chunkedNodes(model)).toEqual(freshNodes(text));
     expect(model.all.at(-1)).toMatchObject({ id: 'u9', label: 'early', text: 'user: late target' });
-    expect(model.sync(sm)).toEqual({ added: [], changed: [] });
+    expect(model.sync(sm)).toEqual({ entries: [], added: [], changed: [] });
   });
 
   it('a different manager for the session (a reload) is built from scratch, even with as many entries', () => {

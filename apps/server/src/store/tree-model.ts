@@ -70,6 +70,8 @@ function toolResultCallId(entry: SessionEntry): string | undefined {
 
 /** What one change did to the nodes: appended ones, and earlier ones whose row is now different. */
 export interface TreeDelta {
+  /** The entries appended, in file order (their nodes are `added`). */
+  entries: SessionEntry[];
   added: TreeNode[];
   changed: TreeNode[];
 }
@@ -128,7 +130,7 @@ export class TreeModel {
       this.sm = sm;
     }
     const from = this.nodes.length;
-    if (entries.length === from) return { added: [], changed: [] };
+    if (entries.length === from) return { entries: [], added: [], changed: [] };
     const appended = entries.slice(from);
     const labelOf = (id: string) => sm.getLabel(id);
     const callsBefore = this.toolCalls.size;
@@ -177,7 +179,7 @@ export class TreeModel {
         changed.push(nodes[i]!);
       }
     }
-    return { added, changed };
+    return { entries: appended, added, changed };
   }
 
   /** Every node as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each, in file order. */
