@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToken, isWellFormedToken } from '../src/plugins/security';
+import { createToken, isWellFormedToken } from '../src/http/security';
 import { readOrCreateSecretSync } from '../src/store/files';
 import { sessionIdOf as sessionIdOfPath } from '../src/store/ids';
 import { AUTH, getSnapshot, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';

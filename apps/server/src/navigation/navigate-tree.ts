@@ -2,7 +2,7 @@ import type { NavigateResult, ProvidedSummary } from '@canopy/protocol';
 import { collectEntriesForBranchSummary, planNavigation, type SessionEntry } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
-import type { SessionStore } from '../plugins/session-store';
+import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry } from '../summarizer';
 import { narrowToSelection, summaryInput } from './summary-input';
 import type { SummaryRunner } from './summary-runner';

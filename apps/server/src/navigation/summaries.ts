@@ -6,7 +6,7 @@ import type {
 } from '@canopy/protocol';
 import { collectEntriesForBranchSummary, type SessionEntry } from '@canopy/session-core';
 import { AppError } from '../errors';
-import type { SessionStore } from '../plugins/session-store';
+import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry, SummaryResult } from '../summarizer';
 import { narrowToSelection, orderSelection, summaryInput, type SummaryInput } from './summary-input';
 import type { SummaryContext, SummaryRunner } from './summary-runner';

@@ -22,7 +22,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
 import type { SummaryService } from '../navigation/summaries';
-import type { SessionStore } from '../plugins/session-store';
+import type { SessionReads } from '../store/session-reads';
+import type { SessionStore } from '../store/session-store';
+import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
 
@@ -34,6 +36,8 @@ function* snapshotLines(headJson: string, chunks: readonly string[]): Generator<
 
 export interface ApiDeps {
   store: SessionStore;
+  reads: SessionReads;
+  writes: SessionWrites;
   state: StateStore;
   navigator: Navigator;
   summaries: SummaryService;
@@ -52,7 +56,7 @@ function droppedSignal(reply: FastifyReply): AbortSignal {
 
 /** Every REST route of the protocol's route table, each with its schemas. */
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  const { store, state, navigator, summaries, summarizers } = deps;
+  const { store, reads, writes, state, navigator, summaries, summarizers } = deps;
   const r = API_ROUTES;
 
   app.route({
@@ -72,7 +76,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: SessionParams }>({
     ...r.getSession,
     handler: async (request, reply) => {
-      const { head, chunks } = await store.snapshotParts(request.params.id);
+      const { head, chunks } = await reads.snapshotParts(request.params.id);
       // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each cached
       // by the session's tree model, so the browser draws the first rows while the rest arrives and
       // a repeat open serializes nothing.
@@ -85,12 +89,12 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.route<{ Params: EntryParams }>({
     ...r.getEntry,
-    handler: async (request) => store.entryDetail(request.params.id, request.params.entryId),
+    handler: async (request) => reads.entryDetail(request.params.id, request.params.entryId),
   });
 
   app.route<{ Params: SessionParams; Querystring: ContextQuery }>({
     ...r.getContext,
-    handler: async (request) => store.context(request.params.id, request.query.at),
+    handler: async (request) => reads.context(request.params.id, request.query.at),
   });
 
   app.route<{ Params: SessionParams; Body: NavigateRequest }>({
@@ -124,29 +128,30 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.route<{ Params: EntryParams; Body: LabelRequest }>({
     ...r.setLabel,
-    handler: async (request) => store.setLabel(request.params.id, request.params.entryId, request.body.label),
+    handler: async (request) =>
+      writes.setLabel(request.params.id, request.params.entryId, request.body.label),
   });
 
   app.route<{ Params: EntryParams }>({
     ...r.clearLabel,
-    handler: async (request) => store.setLabel(request.params.id, request.params.entryId, undefined),
+    handler: async (request) => writes.setLabel(request.params.id, request.params.entryId, undefined),
   });
 
   app.route<{ Params: SessionParams; Body: BranchRequest }>({
     ...r.branch,
-    handler: async (request) => store.branch(request.params.id, request.body.entryId),
+    handler: async (request) => writes.branch(request.params.id, request.body.entryId),
   });
 
   app.route<{ Params: SessionParams }>({
     ...r.fork,
-    handler: async (request) => store.fork(request.params.id),
+    handler: async (request) => writes.fork(request.params.id),
   });
 
   app.route<{ Params: SessionParams; Body: MessageRequest }>({
     ...r.appendMessage,
     handler: async (request) => {
       if (request.body.text.trim() === '') throw new AppError('BAD_REQUEST', 'The message is empty.');
-      return store.appendMessage(request.params.id, request.body.text);
+      return writes.appendMessage(request.params.id, request.body.text);
     },
   });
 
@@ -155,7 +160,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: BlobParams }>({
     ...r.getBlob,
     handler: async (request, reply) => {
-      const blob = await store.blob(request.params.id, request.params.hash);
+      const blob = await reads.blob(request.params.id, request.params.hash);
       return reply
         .header('content-type', blob.contentType)
         .header('x-content-type-options', 'nosniff')
@@ -168,7 +173,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: ArtifactParams }>({
     ...r.getArtifact,
     handler: async (request, reply) => {
-      const artifact = await store.artifact(request.params.id, request.params.artifactId);
+      const artifact = await reads.artifact(request.params.id, request.params.artifactId);
       return reply
         .header('content-type', 'text/plain; charset=utf-8')
         .header('x-content-type-options', 'nosniff')
