@@ -1,5 +1,9 @@
-import type { FileSafetyError } from './confined';
+// The client errors of refused file operations and failed SessionManager writes, and the report of
+// the lines a migration rewrite left out.
+
+import { SessionWriteError, type IssueKind, type ParseIssue } from '@canopy/session-core';
 import { AppError } from '../errors';
+import type { FileSafetyError } from './confined';
 
 /** The client error for a refused or failed file operation. */
 export function fileErrorToAppError(error: FileSafetyError): AppError {
@@ -43,4 +47,50 @@ export function fileErrorToAppError(error: FileSafetyError): AppError {
 
 function capitalized(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The client error for a SessionManager operation that threw (file refusals are mapped before). */
+export function mutationError(error: unknown): unknown {
+  if (error instanceof AppError) return error;
+  if (error instanceof SessionWriteError) {
+    return error.reason === 'incomplete-last-line'
+      ? new AppError(
+          'FILE_MID_WRITE',
+          'The last line of the session file is cut off; nothing was written. Try again in a moment.',
+        )
+      : new AppError(
+          'SESSION_INVALID',
+          'The file has no valid session header, so Canopy does not write to it.',
+        );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/not found/i.test(message)) return new AppError('ENTRY_NOT_FOUND', message);
+  return error;
+}
+
+/** Issues whose line is not an entry, so a migrated file (entries only) leaves the line out. */
+const DROPPED_KINDS: ReadonlySet<IssueKind> = new Set<IssueKind>([
+  'invalid-json',
+  'not-object',
+  'invalid-header',
+  'extra-header',
+  'invalid-entry',
+  'missing-id',
+  'duplicate-id',
+  'truncated-line',
+]);
+
+/** The lines a migration rewrite leaves out of the file, in order. */
+export function droppedLinesOf(issues: readonly ParseIssue[]): number[] {
+  const lines = issues.filter((issue) => DROPPED_KINDS.has(issue.kind)).map((issue) => issue.line);
+  return [...new Set(lines)].sort((a, b) => a - b);
+}
+
+/** Says which lines a migration left out and where they are kept. */
+export function droppedLinesMessage(lines: readonly number[], backup: string): string {
+  return `The session was migrated to the current format; ${lines.length} unusable line${
+    lines.length === 1 ? '' : 's'
+  } (line ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', …' : ''}) ${
+    lines.length === 1 ? 'was' : 'were'
+  } left out of the file and ${lines.length === 1 ? 'is' : 'are'} kept in the backup ${backup}.`;
 }

@@ -1,13 +1,11 @@
+// One class of ~500 lines, on purpose: reads (the tail poll) and writes (mutate) of one session file
+// share one promise queue, one SessionManager and one FileTail, and every change ends in one
+// published event; splitting the class would put that shared state behind accessors on both sides.
+// What could stand alone has moved out: file-tail.ts (the file's bytes), leaf-position.ts (the
+// stored leaf), tree-model.ts (the nodes), session-events.ts (the events), file-errors.ts (errors).
+
 import type { LeafChange, ServerEvent } from '@canopy/protocol';
-import {
-  SessionManager,
-  SessionWriteError,
-  type IssueKind,
-  type SessionEntry,
-  type SessionHeader,
-  type SessionStorage,
-  type SessionStorageProvider,
-} from '@canopy/session-core';
+import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
 import {
   appendConfinedSync,
@@ -21,26 +19,16 @@ import {
   type FileState,
   type WriteOnce,
 } from './confined';
-import { fileErrorToAppError } from './file-errors';
+import { droppedLinesMessage, droppedLinesOf, fileErrorToAppError, mutationError } from './file-errors';
 import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
+import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
 import { watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './session-index';
-import { TreeModel } from './tree-model';
+import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
 
-/** Issues whose line is not an entry, so a migrated file (entries only) leaves the line out. */
-const DROPPED_KINDS: ReadonlySet<IssueKind> = new Set<IssueKind>([
-  'invalid-json',
-  'not-object',
-  'invalid-header',
-  'extra-header',
-  'invalid-entry',
-  'missing-id',
-  'duplicate-id',
-  'truncated-line',
-]);
 /** Another writer counts as active for this long after its last append. */
 export const WRITER_ACTIVE_MS = 3000;
 
@@ -78,12 +66,6 @@ export const REAL_CLOCK: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
-
-export interface LeafNotice {
-  previousLeafId: string | null;
-  leafId: string | null;
-  message: string;
-}
 
 /**
  * One session file open on the server: its SessionManager, tailed by byte offset, and the only
@@ -225,76 +207,15 @@ export class OpenSession {
     this.tail.reset(bytes, state, sm.getTitleSlot() !== undefined);
     this.tree.clear();
     this.rowFacts = emptyRowFacts();
-    countEntries(this.rowFacts, this.tree.sync(sm).entries);
-    this.restoreLeaf(initial ? undefined : previousLeaf);
-  }
-
-  /** Applies the stored (or, after a reload, the previous) leaf; falls back to the last line. */
-  private restoreLeaf(previousLeaf: string | null | undefined): void {
-    const entries = this.sm.getEntries();
-    const stored = this.options.state.getLeaf(this.id);
-    const headerId = this.headerId();
-    const wanted = previousLeaf !== undefined ? previousLeaf : stored?.leafId;
-    const sameFile = previousLeaf !== undefined || (stored !== undefined && stored.headerId === headerId);
-    if (wanted === undefined || (!sameFile && stored !== undefined)) {
-      if (stored && !sameFile) {
-        this.pendingNotice = {
-          previousLeafId: stored.leafId,
-          leafId: this.sm.getLeafId(),
-          message: 'The session file was replaced by another session; the leaf is back at its last entry.',
-        };
-      }
-      this.persistLeaf();
-      return;
-    }
-    if (wanted === null) {
-      this.sm.resetLeaf();
-    } else if (this.sm.getEntry(wanted)) {
-      this.sm.branch(wanted);
-    } else {
-      this.pendingNotice = {
-        previousLeafId: wanted,
-        leafId: this.sm.getLeafId(),
-        message:
-          'The file changed so that the saved position no longer exists; the leaf is back at the last entry.',
-      };
-      this.persistLeaf();
-      return;
-    }
-    // Entries appended since the stored leaf was saved: the leaf follows a writer that continued from it.
-    if (previousLeaf === undefined && stored && stored.entryCount < entries.length) {
-      this.followLeaf(entries.slice(stored.entryCount));
-    }
+    this.syncTree();
+    const notice = restoreLeaf(sm, this.options.state.getLeaf(this.id), initial ? undefined : previousLeaf);
+    if (notice) this.pendingNotice = notice;
     this.persistLeaf();
   }
 
-  private headerId(): string {
-    const header = this.sm.getHeader() as SessionHeader | undefined | null;
-    return typeof header?.id === 'string' ? header.id : '';
-  }
-
   private persistLeaf(): void {
-    if (!this.sm) return;
-    this.options.state.setLeaf(this.id, {
-      leafId: this.sm.getLeafId(),
-      size: this.tail.offset,
-      ino: this.tail.fileState.ino,
-      dev: this.tail.fileState.dev,
-      entryCount: this.sm.getEntries().length,
-      headerId: this.headerId(),
-    });
-  }
-
-  /** The leaf moves onto appended entries whose parent is the leaf (the writer continued from there). */
-  private followLeaf(entries: readonly SessionEntry[]): boolean {
-    let leaf = this.sm.getLeafId();
-    const start = leaf;
-    for (const entry of entries) {
-      if (entry.parentId === leaf) leaf = entry.id;
-    }
-    if (leaf === start || leaf === null) return false;
-    this.sm.branch(leaf);
-    return true;
+    if (this.sm)
+      this.options.state.setLeaf(this.id, leafRecord(this.sm, this.tail.offset, this.tail.fileState));
   }
 
   // ------------------------------------------------------------------ tailing
@@ -335,13 +256,19 @@ export class OpenSession {
     if (this.markExternalWriter()) change.writerActive = true;
     if (entries.length > 0) {
       const previousId = this.sm.getLeafId();
-      if (this.followLeaf(entries)) change.leaf = { id: this.sm.getLeafId(), previousId };
-      change.delta = this.tree.sync(this.sm);
-      countEntries(this.rowFacts, change.delta.entries);
+      if (followLeaf(this.sm, entries)) change.leaf = { id: this.sm.getLeafId(), previousId };
+      change.delta = this.syncTree();
       this.persistLeaf();
     }
     this.publishChange('external', change);
     if (entries.length > 0) this.options.onChange?.();
+  }
+
+  /** Brings the tree model (and the list row's counts) up to date with the manager. */
+  private syncTree(): TreeDelta {
+    const delta = this.tree.sync(this.sm);
+    countEntries(this.rowFacts, delta.entries);
+    return delta;
   }
 
   private publishChange(source: ChangeSource, change: SessionChange): void {
@@ -466,24 +393,8 @@ export class OpenSession {
           throw fileErrorToAppError(error);
         }
         // Entries a failing mutation appended before it threw are in the file: they are sent too.
-        const delta = this.tree.sync(this.sm);
-        countEntries(this.rowFacts, delta.entries);
-        this.publishChange('canopy', { delta });
-        if (error instanceof AppError) throw error;
-        if (error instanceof SessionWriteError) {
-          throw error.reason === 'incomplete-last-line'
-            ? new AppError(
-                'FILE_MID_WRITE',
-                'The last line of the session file is cut off; nothing was written. Try again in a moment.',
-              )
-            : new AppError(
-                'SESSION_INVALID',
-                'The file has no valid session header, so Canopy does not write to it.',
-              );
-        }
-        const message = error instanceof Error ? error.message : String(error);
-        if (/not found/i.test(message)) throw new AppError('ENTRY_NOT_FOUND', message);
-        throw error;
+        this.publishChange('canopy', { delta: this.syncTree() });
+        throw mutationError(error);
       }
       this.reportMigration();
       if (this.landedAfterOthers) {
@@ -493,8 +404,7 @@ export class OpenSession {
         this.persistLeaf();
         return result;
       }
-      const delta = this.tree.sync(this.sm);
-      countEntries(this.rowFacts, delta.entries);
+      const delta = this.syncTree();
       const leafId = this.sm.getLeafId();
       const detail = leafDetail?.(result);
       const change: SessionChange = { delta };
@@ -535,10 +445,7 @@ export class OpenSession {
     const backup = backupExactSync(this.file, this.sm.version ?? 1, bytes, state.mode, this.options.confined);
     const encoded = Buffer.from(text, 'utf8');
     const replaced = replaceConfinedSync(this.file, encoded, state, this.options.confined);
-    const dropped = [
-      ...new Set(this.sm.issues.filter((issue) => DROPPED_KINDS.has(issue.kind)).map((issue) => issue.line)),
-    ].sort((a, b) => a - b);
-    this.migration = { backup, droppedLines: dropped };
+    this.migration = { backup, droppedLines: droppedLinesOf(this.sm.issues) };
     this.tail.rewritten(encoded, replaced);
   }
 
@@ -547,12 +454,7 @@ export class OpenSession {
     const migration = this.migration;
     this.migration = undefined;
     if (!migration || migration.droppedLines.length === 0) return;
-    const lines = migration.droppedLines;
-    const message = `The session was migrated to the current format; ${lines.length} unusable line${
-      lines.length === 1 ? '' : 's'
-    } (line ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', …' : ''}) ${
-      lines.length === 1 ? 'was' : 'were'
-    } left out of the file and ${lines.length === 1 ? 'is' : 'are'} kept in the backup ${migration.backup}.`;
+    const message = droppedLinesMessage(migration.droppedLines, migration.backup);
     this.options.log?.(`${this.file}: ${message}`);
     this.options.publish({ type: 'error', code: 'LINES_DROPPED', sessionId: this.id, message });
   }
