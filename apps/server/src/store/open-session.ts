@@ -25,7 +25,7 @@ import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-pos
 import { watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
-import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './session-index';
+import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
 
