@@ -11,7 +11,8 @@ export {
   JsonObject,
   Nullable,
 } from './common';
-export { UsageNumbers, SkeletonFlags, SkeletonNode } from './skeleton';
+export { UsageNumbers, NodeColumns, encodeNodes, decodeNodes } from './tree-codec';
+export type { TreeNode } from './tree-codec';
 export { FilterMode, Dialect, ParseIssue, LocatedToolCall } from './vocabulary';
 export type { SameType, Assert } from './vocabulary';
 export {
@@ -32,6 +33,8 @@ export {
   BlobParams,
   ArtifactParams,
   SessionSnapshot,
+  SessionSnapshotHead,
+  SNAPSHOT_CONTENT_TYPE,
   EntryDetail,
   ContextQuery,
   ContextMessageText,
@@ -49,20 +52,17 @@ export {
 } from './rest';
 export {
   HelloEvent,
-  SessionTreeEvent,
   ENTRY_SOURCES,
-  EntriesAppendedEvent,
-  LabelChangedEvent,
+  LEAF_NOTICE_REASONS,
+  LeafChange,
+  SessionChangedEvent,
   RELOAD_REASONS,
   SessionReloadedEvent,
-  SessionsChangedEvent,
+  SessionListChangedEvent,
   SUMMARY_PHASES,
   SUMMARY_STEPS,
   SUMMARY_KINDS,
   SummaryProgressEvent,
-  WriterActiveEvent,
-  LEAF_NOTICE_REASONS,
-  LeafNoticeEvent,
   ErrorEvent,
   PongEvent,
   SubscribedEvent,

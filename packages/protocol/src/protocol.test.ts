@@ -5,6 +5,7 @@ import {
   clientMessageValidator,
   createValidator,
   DEFAULT_SETTINGS,
+  encodeNodes,
   ERROR_CODES,
   ErrorBody,
   serverEventValidator,
@@ -38,31 +39,51 @@ describe('client message validator', () => {
 });
 
 describe('server event validator', () => {
-  it('accepts a session_tree event with and without a summary entry', () => {
+  it('accepts a session_changed event that only moves the leaf, with and without a summary entry', () => {
     expect(
-      serverEventValidator.check({ type: 'session_tree', sessionId: 's1', newLeafId: 'a', oldLeafId: null }),
+      serverEventValidator.check({
+        type: 'session_changed',
+        sessionId: 's1',
+        source: 'canopy',
+        leaf: { id: 'a', previousId: null },
+      }),
     ).toBe(true);
     expect(
       serverEventValidator.check({
-        type: 'session_tree',
+        type: 'session_changed',
         sessionId: 's1',
-        newLeafId: 'b',
-        oldLeafId: 'a',
-        summaryEntry: { type: 'branch_summary', id: 'b' },
-        fromExtension: true,
+        source: 'canopy',
+        leaf: {
+          id: 'b',
+          previousId: 'a',
+          summaryEntry: { type: 'branch_summary', id: 'b' },
+          fromExtension: true,
+        },
       }),
     ).toBe(true);
   });
 
-  it('rejects an entries_appended event without nodes', () => {
+  it('accepts appended nodes in the codec form and rejects them as an array of objects', () => {
+    const added = encodeNodes([
+      { id: 'a', parentId: null, type: 'message', timestamp: 't', text: 'x', search: 'x', flags: 0 },
+    ]);
+    expect(
+      serverEventValidator.check({ type: 'session_changed', sessionId: 's1', source: 'external', added }),
+    ).toBe(true);
     expect(
       serverEventValidator.check({
-        type: 'entries_appended',
+        type: 'session_changed',
         sessionId: 's1',
-        leafId: null,
         source: 'external',
+        added: [{ id: 'a', parentId: null }],
       }),
     ).toBe(false);
+  });
+
+  it('rejects a session_changed event without its source', () => {
+    expect(serverEventValidator.check({ type: 'session_changed', sessionId: 's1', writerActive: true })).toBe(
+      false,
+    );
   });
 });
 

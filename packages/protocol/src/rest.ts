@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable, SessionId } from './common';
-import { SkeletonNode } from './skeleton';
+import { NodeColumns } from './tree-codec';
 import { Dialect, LocatedToolCall, ParseIssue } from './vocabulary';
 import { navigateSummaryFields, SummarizerInfo } from './summary';
 
@@ -98,14 +98,15 @@ export type ArtifactParams = Static<typeof ArtifactParams>;
 
 // ---------------------------------------------------------------- GET /api/sessions/:id
 
-export const SessionSnapshot = Type.Object({
+/** Everything about an open session but its nodes: the first line of the streamed snapshot. */
+export const SessionSnapshotHead = Type.Object({
   session: SessionListItem,
   header: JsonObject,
   version: Type.Integer(),
   dialect: Dialect,
   leafId: Nullable(Type.String()),
-  /** Every entry, in file order. */
-  nodes: Type.Array(SkeletonNode),
+  /** How many nodes the lines after this one hold in all. */
+  nodeCount: Type.Integer({ minimum: 0 }),
   issues: Type.Array(ParseIssue),
   writerActive: Type.Boolean(),
   /** A legacy file: the first write migrates it (after a backup). */
@@ -114,6 +115,22 @@ export const SessionSnapshot = Type.Object({
   pendingBytes: Type.Integer(),
   name: Type.Optional(Type.String()),
 });
+export type SessionSnapshotHead = Static<typeof SessionSnapshotHead>;
+
+/**
+ * GET /api/sessions/:id answers `application/x-ndjson`, so a large tree is drawn while it arrives:
+ * the first line is a `SessionSnapshotHead`, every further line one `NodeColumns` chunk, in file
+ * order, `nodeCount` nodes in all. A snapshot is this, assembled.
+ */
+export const SNAPSHOT_CONTENT_TYPE = 'application/x-ndjson';
+
+export const SessionSnapshot = Type.Composite([
+  Type.Omit(SessionSnapshotHead, ['nodeCount']),
+  Type.Object({
+    /** Every entry, in file order. */
+    nodes: NodeColumns,
+  }),
+]);
 export type SessionSnapshot = Static<typeof SessionSnapshot>;
 
 // ---------------------------------------------------------------- GET /api/sessions/:id/entries/:entryId
@@ -185,8 +202,6 @@ export const NavigateResult = Type.Object({
   /** The leaf after the move (after any label entry). */
   newLeafId: Nullable(Type.String()),
   summaryEntry: Type.Optional(JsonObject),
-  /** Skeleton nodes of the entries written (summary, label). */
-  nodes: Type.Array(SkeletonNode),
 });
 export type NavigateResult = Static<typeof NavigateResult>;
 
@@ -209,7 +224,6 @@ export const LabelResult = Type.Object({
   label: Type.Optional(Type.String()),
   labelEntryId: Type.String(),
   leafId: Nullable(Type.String()),
-  node: SkeletonNode,
 });
 export type LabelResult = Static<typeof LabelResult>;
 
@@ -245,6 +259,5 @@ export type MessageRequest = Static<typeof MessageRequest>;
 export const MessageResult = Type.Object({
   entryId: Type.String(),
   leafId: Nullable(Type.String()),
-  node: SkeletonNode,
 });
 export type MessageResult = Static<typeof MessageResult>;

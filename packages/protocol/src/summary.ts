@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable } from './common';
-import { SkeletonNode } from './skeleton';
 
 // Summaries are written in two steps so the browser can show (and let the user edit) a summary
 // before anything reaches the file: POST …/summary/preview generates the text and writes nothing;
@@ -104,7 +103,6 @@ export const SelectionSummaryResult = Type.Object({
   oldLeafId: Nullable(Type.String()),
   newLeafId: Nullable(Type.String()),
   summaryEntry: Type.Optional(JsonObject),
-  nodes: Type.Array(SkeletonNode),
 });
 export type SelectionSummaryResult = Static<typeof SelectionSummaryResult>;
 

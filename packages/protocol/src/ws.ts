@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ErrorCode, JsonObject, Nullable, SessionId } from './common';
-import { SkeletonNode } from './skeleton';
+import { SessionListItem } from './rest';
+import { NodeColumns } from './tree-codec';
 
 // ---------------------------------------------------------------- server → browser
 
@@ -11,35 +12,44 @@ export const HelloEvent = Type.Object({
   clientId: Type.Optional(Type.String()),
 });
 
-/** The leaf moved (a navigation here, from another tab, or from an extension). */
-export const SessionTreeEvent = Type.Object({
-  type: Type.Literal('session_tree'),
-  sessionId: SessionId,
-  newLeafId: Nullable(Type.String()),
-  oldLeafId: Nullable(Type.String()),
-  summaryEntry: Type.Optional(JsonObject),
-  fromExtension: Type.Optional(Type.Boolean()),
-});
-
 export const ENTRY_SOURCES = ['external', 'canopy'] as const;
 
-/** New entries: tailed from another writer, or written by Canopy itself. */
-export const EntriesAppendedEvent = Type.Object({
-  type: Type.Literal('entries_appended'),
-  sessionId: SessionId,
-  nodes: Type.Array(SkeletonNode),
-  /** The leaf after these entries (it follows an external writer continuing from the leaf). */
-  leafId: Nullable(Type.String()),
-  source: Type.Union(ENTRY_SOURCES.map((source) => Type.Literal(source))),
+export const LEAF_NOTICE_REASONS = ['stored-leaf-missing', 'file-changed'] as const;
+
+/** Where the leaf is after a change, and why it went there when that needs telling. */
+export const LeafChange = Type.Object({
+  id: Nullable(Type.String()),
+  previousId: Nullable(Type.String()),
+  /** The branch summary written by a navigation that summarised the abandoned path. */
+  summaryEntry: Type.Optional(JsonObject),
+  /** The navigation came from an extension. */
+  fromExtension: Type.Optional(Type.Boolean()),
+  /** The leaf could not stay where it was stored; shown to the user. */
+  notice: Type.Optional(
+    Type.Object({
+      reason: Type.Union(LEAF_NOTICE_REASONS.map((reason) => Type.Literal(reason))),
+      message: Type.String(),
+    }),
+  ),
 });
 
-export const LabelChangedEvent = Type.Object({
-  type: Type.Literal('label_changed'),
+/**
+ * Everything one change did to an open session, in one message: the nodes it appended, the nodes
+ * whose row it changed (a label set or cleared, a tool result whose call arrived after it), where
+ * the leaf went, and whether another process is writing. Absent fields did not change. Canopy's own
+ * writes arrive through this event too, exactly once; REST replies carry ids, never nodes.
+ */
+export const SessionChangedEvent = Type.Object({
+  type: Type.Literal('session_changed'),
   sessionId: SessionId,
-  targetId: Type.String(),
-  /** Absent when cleared. */
-  label: Type.Optional(Type.String()),
-  labelEntryId: Type.String(),
+  source: Type.Union(ENTRY_SOURCES.map((source) => Type.Literal(source))),
+  /** New nodes, in file order. */
+  added: Type.Optional(NodeColumns),
+  /** Nodes sent before, replaced whole. */
+  changed: Type.Optional(NodeColumns),
+  leaf: Type.Optional(LeafChange),
+  /** Another process started (true) or stopped (false) appending to the file. */
+  writerActive: Type.Optional(Type.Boolean()),
 });
 
 export const RELOAD_REASONS = ['truncated', 'replaced', 'rewritten', 'migrated'] as const;
@@ -52,9 +62,14 @@ export const SessionReloadedEvent = Type.Object({
   reason: Type.Union(RELOAD_REASONS.map((reason) => Type.Literal(reason))),
 });
 
-/** The session list changed (a file added, removed, or grown); refetch GET /api/sessions. */
-export const SessionsChangedEvent = Type.Object({
-  type: Type.Literal('sessions_changed'),
+/**
+ * Rows of the session list that changed (from an open session's own state, or a file under the
+ * roots that appeared, grew or went away) — the browser patches its list, it never refetches it.
+ */
+export const SessionListChangedEvent = Type.Object({
+  type: Type.Literal('session_list_changed'),
+  upserted: Type.Array(SessionListItem),
+  removed: Type.Array(SessionId),
 });
 
 export const SUMMARY_PHASES = ['started', 'progress', 'done', 'aborted', 'failed'] as const;
@@ -78,25 +93,6 @@ export const SummaryProgressEvent = Type.Object({
   text: Type.Optional(Type.String()),
 });
 
-/** Another process is (or stopped) appending to the file. */
-export const WriterActiveEvent = Type.Object({
-  type: Type.Literal('writer_active'),
-  sessionId: SessionId,
-  active: Type.Boolean(),
-});
-
-export const LEAF_NOTICE_REASONS = ['stored-leaf-missing', 'file-changed'] as const;
-
-/** The stored leaf could not be kept; the leaf fell back to the last line. */
-export const LeafNoticeEvent = Type.Object({
-  type: Type.Literal('leaf_notice'),
-  sessionId: SessionId,
-  leafId: Nullable(Type.String()),
-  previousLeafId: Nullable(Type.String()),
-  reason: Type.Union(LEAF_NOTICE_REASONS.map((reason) => Type.Literal(reason))),
-  message: Type.String(),
-});
-
 export const ErrorEvent = Type.Object({
   type: Type.Literal('error'),
   code: ErrorCode,
@@ -118,14 +114,10 @@ export const SubscribedEvent = Type.Object({
 
 export const ServerEvent = Type.Union([
   HelloEvent,
-  SessionTreeEvent,
-  EntriesAppendedEvent,
-  LabelChangedEvent,
+  SessionChangedEvent,
   SessionReloadedEvent,
-  SessionsChangedEvent,
+  SessionListChangedEvent,
   SummaryProgressEvent,
-  WriterActiveEvent,
-  LeafNoticeEvent,
   ErrorEvent,
   PongEvent,
   SubscribedEvent,
@@ -135,14 +127,11 @@ export type ServerEventType = ServerEvent['type'];
 export type ServerEventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 
 export type HelloEvent = Static<typeof HelloEvent>;
-export type SessionTreeEvent = Static<typeof SessionTreeEvent>;
-export type EntriesAppendedEvent = Static<typeof EntriesAppendedEvent>;
-export type LabelChangedEvent = Static<typeof LabelChangedEvent>;
+export type LeafChange = Static<typeof LeafChange>;
+export type SessionChangedEvent = Static<typeof SessionChangedEvent>;
 export type SessionReloadedEvent = Static<typeof SessionReloadedEvent>;
-export type SessionsChangedEvent = Static<typeof SessionsChangedEvent>;
+export type SessionListChangedEvent = Static<typeof SessionListChangedEvent>;
 export type SummaryProgressEvent = Static<typeof SummaryProgressEvent>;
-export type WriterActiveEvent = Static<typeof WriterActiveEvent>;
-export type LeafNoticeEvent = Static<typeof LeafNoticeEvent>;
 export type ErrorEvent = Static<typeof ErrorEvent>;
 export type PongEvent = Static<typeof PongEvent>;
 export type SubscribedEvent = Static<typeof SubscribedEvent>;

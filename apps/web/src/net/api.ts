@@ -19,21 +19,13 @@ import {
   type SummaryPreviewRequest,
   type AbortSummaryResponse,
   type SessionListResponse,
-  type SessionSnapshot,
   type Settings,
   type SettingsPatch,
 } from '@canopy/protocol';
+import { ApiError, errorOf } from './errors';
+import { readSnapshot } from './snapshot';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+export { ApiError } from './errors';
 
 type Route = { method: string; url: string };
 
@@ -56,23 +48,13 @@ async function call<T>(
     throw new ApiError(0, 'NETWORK', `Cannot reach the Canopy server (${(cause as Error).message})`);
   }
   const text = await response.text();
-  let json: unknown = undefined;
-  if (text) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
+  if (!response.ok) throw await errorOf(response, text);
+  if (!text) return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new ApiError(response.status, 'BAD_RESPONSE', `The server answered ${route.url} with invalid JSON`);
   }
-  if (!response.ok) {
-    const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
-    throw new ApiError(
-      response.status,
-      error?.code ?? `HTTP_${response.status}`,
-      error?.message ?? response.statusText,
-    );
-  }
-  return json as T;
 }
 
 /** [oh-my-pi] An artifact's text and how much of it the server sent. */
@@ -92,19 +74,7 @@ async function getArtifact(id: string, artifactId: string): Promise<ArtifactText
     throw new ApiError(0, 'NETWORK', `Cannot reach the Canopy server (${(cause as Error).message})`);
   }
   const text = await response.text();
-  if (!response.ok) {
-    let error: { code?: string; message?: string } | undefined;
-    try {
-      error = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
-    } catch {
-      error = undefined;
-    }
-    throw new ApiError(
-      response.status,
-      error?.code ?? `HTTP_${response.status}`,
-      error?.message ?? response.statusText,
-    );
-  }
+  if (!response.ok) throw await errorOf(response, text);
   return {
     text,
     name: response.headers.get('x-canopy-artifact-name') ?? `${artifactId}.log`,
@@ -116,7 +86,8 @@ async function getArtifact(id: string, artifactId: string): Promise<ArtifactText
 export const api = {
   info: () => call<InfoResponse>(API_ROUTES.info),
   listSessions: () => call<SessionListResponse>(API_ROUTES.listSessions),
-  getSession: (id: string) => call<SessionSnapshot>(API_ROUTES.getSession, { id }),
+  /** The session's snapshot, part by part as it streams in. */
+  getSession: readSnapshot,
   getEntry: (id: string, entryId: string) => call<EntryDetail>(API_ROUTES.getEntry, { id, entryId }),
   getContext: (id: string, at: string | null) =>
     call<ContextResponse>(
