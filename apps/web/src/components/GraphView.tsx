@@ -19,9 +19,10 @@ import {
   type Transform,
 } from '../layout/viewport';
 import { entryKind, KIND_COLOR_VAR, type EntryKind } from '../lib/entryKind';
-import { graphLayoutFor, graphRows, type VisibleRows } from '../store/derived';
+import type { VisibleRows } from '../store/derived';
 import { selectedIdOf } from '../store/appStore';
-import { useApp, useAppStore } from '../store/context';
+import { useApp, useAppStore, useDerived } from '../store/context';
+import { leafIdOf } from '../store/selectors';
 import { MAP_BORDER, MAP_MARGIN, Minimap } from './Minimap';
 import { nodeInSelection } from '../layout/selectionRect';
 import { useGraphRectSelect } from './useGraphRectSelect';
@@ -110,7 +111,7 @@ function factsOf(
 
 export function GraphView() {
   const store = useAppStore();
-  const leafId = useApp((s) => s.leafId);
+  const leafId = useApp(leafIdOf);
   const query = useApp((s) => s.selector?.query ?? '');
   const searchRows = useApp((s) => s.selector?.indexById);
   const selectedId = useApp((s) => selectedIdOf(s));
@@ -127,8 +128,9 @@ export function GraphView() {
   // Everything the layout reads comes from that one (deferred) selector state, so a render never
   // mixes the rows of one session or tree version with the tree of another.
   const tree = selector?.tree ?? null;
-  const rows = graphRows(selector, tree, selector?.treeVersion ?? 0, selector?.leafId ?? null);
-  const layout = graphLayoutFor(tree, rows, expandedRuns);
+  const derived = useDerived();
+  const rows = derived.graphRows(selector);
+  const layout = derived.graphLayoutFor(tree, rows, expandedRuns);
 
   const containerRef = useRef<HTMLDivElement>(null);
   const canvasRef = useRef<HTMLCanvasElement>(null);
@@ -616,7 +618,7 @@ export function GraphView() {
             type="button"
             data-testid="graph.collapse-runs"
             title="Compress the expanded runs again"
-            onClick={() => store.setState({ expandedRuns: new Set() })}
+            onClick={() => store.getState().collapseAllRuns()}
           >
             Collapse runs
           </button>

@@ -1,92 +1,27 @@
-import type { NavigateResult, SessionSnapshot, SkeletonNode } from '@canopy/protocol';
-import { describe, expect, it, vi } from 'vitest';
+import {
+  encodeNodes,
+  type NavigateResult,
+  type ServerEvent,
+  type SessionChangedEvent,
+} from '@canopy/protocol';
+import type { StoreApi } from 'zustand/vanilla';
 import type { Api } from '../net/api';
-import { JUMPED_TO_USER_MESSAGE, createAppStore, selectedIdOf } from './appStore';
+import { describe, expect, it, vi } from 'vitest';
+import { JUMPED_TO_USER_MESSAGE, createAppStore, type AppStore } from './appStore';
+import { leafIdOf, selectedIdOf, treeOf } from './selectors';
+import { fakeApi, listItem, node, sampleNodes, snapshotParts, streamOf } from './testing';
 
-function node(
-  id: string,
-  parentId: string | null,
-  type: string,
-  role: string | undefined,
-  text: string,
-  extra: Partial<SkeletonNode> = {},
-): SkeletonNode {
-  return {
-    id,
-    parentId,
-    type,
-    ...(role ? { role } : {}),
-    timestamp: `2026-01-01T00:00:${String(Number.parseInt(id.replace(/\D/g, '') || '0', 10) % 60).padStart(2, '0')}.000Z`,
-    text,
-    search: `${role ?? type} ${text}`.toLowerCase(),
-    flags: {},
-    ...extra,
-  };
+/** What the server broadcasts after one of Canopy's own writes. */
+function ownWrite(fields: Partial<SessionChangedEvent>): SessionChangedEvent {
+  return { type: 'session_changed', sessionId: 's1', source: 'canopy', ...fields };
 }
 
-// u1 → a2 → { u3 → a4 (leaf) , u5 → a6 → m7 (model_change) }
-const nodes: SkeletonNode[] = [
-  node('u1', null, 'message', 'user', 'user: start'),
-  node('a2', 'u1', 'message', 'assistant', 'assistant: plan', {
-    usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: 0.01 },
-  }),
-  node('u3', 'a2', 'message', 'user', 'user: approach a'),
-  node('a4', 'u3', 'message', 'assistant', 'assistant: result a'),
-  node('u5', 'a2', 'message', 'user', 'user: approach b'),
-  node('a6', 'u5', 'message', 'assistant', 'assistant: result b'),
-  node('m7', 'a6', 'model_change', undefined, '[model: x]'),
-];
-
-function snapshot(leafId: string | null): SessionSnapshot {
-  return {
-    session: {
-      id: 's1',
-      headerId: 'h1',
-      root: 'demo',
-      path: 's1.jsonl',
-      firstMessage: 'start',
-      cwd: '/tmp',
-      entryCount: nodes.length,
-      messageCount: 6,
-      size: 1,
-      mtime: 0,
-      created: '2026-01-01T00:00:00.000Z',
-      version: 3,
-      parentId: null,
-      issueCount: 0,
-      writerActive: false,
-    },
-    header: { type: 'session', id: 'h1' },
-    version: 3,
-    dialect: 'pi',
-    leafId,
-    nodes,
-    issues: [],
-    writerActive: false,
-    needsMigration: false,
-    pendingBytes: 0,
-  };
+/** Delivers `event` to the store the way the socket does, after the REST reply is in. */
+function deliverLater(store: () => StoreApi<AppStore>, event: ServerEvent) {
+  queueMicrotask(() => store().getState().handleEvent(event));
 }
 
-function fakeApi(overrides: Partial<Api> = {}): Api {
-  const reject = () => Promise.reject(new Error('not used'));
-  return {
-    info: reject,
-    listSessions: () => Promise.resolve({ sessions: [] }),
-    getSession: () => Promise.resolve(snapshot('a4')),
-    getEntry: reject,
-    getContext: reject,
-    navigate: reject,
-    setLabel: reject,
-    clearLabel: reject,
-    branch: reject,
-    fork: reject,
-    appendMessage: reject,
-    getSettings: reject,
-    putSettings: reject,
-    ...overrides,
-  } as Api;
-}
+const leafOf = (store: StoreApi<AppStore>) => leafIdOf(store.getState());
 
 function rowsOf(store: ReturnType<typeof createAppStore>) {
   return (store.getState().selector?.rows ?? []).map((r) => r.id);
@@ -97,7 +32,7 @@ describe('app store', () => {
   it('opens a session at its leaf, or at the deep-linked entry when it exists', async () => {
     const store = createAppStore({ api: fakeApi(), storage: null });
     await store.getState().openSession('s1');
-    expect(store.getState().leafId).toBe('a4');
+    expect(leafOf(store)).toBe('a4');
     expect(selected(store)).toBe('a4');
     await store.getState().openSession('s1', 'u5');
     expect(selected(store)).toBe('u5');
@@ -158,21 +93,23 @@ describe('app store', () => {
     expect(store.getState().toasts.map((t) => t.text)).toEqual(['Already at this point']);
   });
 
-  it('applies a navigation: new leaf and composer prefilled with the editor text', async () => {
+  it('applies a navigation once its session_changed arrives: new leaf, composer prefilled with the editor text', async () => {
     const result: NavigateResult = {
       alreadyAtTarget: false,
       cancelled: false,
       editorText: 'approach b',
       oldLeafId: 'a4',
       newLeafId: 'a2',
-      nodes: [],
     };
-    const navigate = vi.fn(() => Promise.resolve(result));
+    const navigate = vi.fn(() => {
+      deliverLater(() => store, ownWrite({ leaf: { id: 'a2', previousId: 'a4' } }));
+      return Promise.resolve(result);
+    });
     const store = createAppStore({ api: fakeApi({ navigate }), storage: null });
     await store.getState().openSession('s1');
     await store.getState().jump('u5');
     expect(navigate).toHaveBeenCalledWith('s1', { targetId: 'u5' });
-    expect(store.getState().leafId).toBe('a2');
+    expect(leafOf(store)).toBe('a2');
     expect(store.getState().composerText).toBe('approach b');
     // It says what happened and asks the composer to take the focus.
     expect(store.getState().toasts.map((t) => t.text)).toEqual([JUMPED_TO_USER_MESSAGE]);
@@ -202,80 +139,206 @@ describe('app store', () => {
     expect(store.getState().branchConfirmId).toBeNull();
   });
 
-  it('keeps the selection on the jump target when the session_tree broadcast of that jump arrives', async () => {
+  it('selects the jump target once the leaf move arrives, and a later move by Canopy leaves the selection alone', async () => {
     const result: NavigateResult = {
       alreadyAtTarget: false,
       cancelled: false,
       oldLeafId: 'a4',
       newLeafId: 'a6',
-      nodes: [],
     };
     const store = createAppStore({
-      api: fakeApi({ navigate: () => Promise.resolve(result) }),
+      api: fakeApi({
+        navigate: () => {
+          // The broadcast may come before the reply as well.
+          store.getState().handleEvent(ownWrite({ leaf: { id: 'a6', previousId: 'a4' } }));
+          return Promise.resolve(result);
+        },
+      }),
       storage: null,
     });
     await store.getState().openSession('s1');
     await store.getState().jump('a6');
-    store.getState().handleEvent({ type: 'session_tree', sessionId: 's1', newLeafId: 'a6', oldLeafId: 'a4' });
-    expect(store.getState().leafId).toBe('a6');
+    expect(leafOf(store)).toBe('a6');
     expect(selected(store)).toBe('a6');
     store.getState().select('u1');
-    store.getState().handleEvent({ type: 'session_tree', sessionId: 's1', newLeafId: 'a6', oldLeafId: 'a4' });
+    store.getState().handleEvent(ownWrite({ leaf: { id: 'a4', previousId: 'a6' } }));
+    expect(leafOf(store)).toBe('a4');
     expect(selected(store)).toBe('u1');
   });
 
+  it('waits for a navigation’s summary to arrive, then selects it', async () => {
+    const summary = node('b9', 'a2', 'branch_summary', undefined, '[branch summary] tried b');
+    const result: NavigateResult = {
+      alreadyAtTarget: false,
+      cancelled: false,
+      oldLeafId: 'a6',
+      newLeafId: 'b9',
+      summaryEntry: { type: 'branch_summary', id: 'b9' },
+    };
+    const store = createAppStore({
+      api: fakeApi({
+        navigate: () => {
+          deliverLater(
+            () => store,
+            ownWrite({ added: encodeNodes([summary]), leaf: { id: 'b9', previousId: 'a4' } }),
+          );
+          return Promise.resolve(result);
+        },
+      }),
+      storage: null,
+    });
+    await store.getState().openSession('s1');
+    await store.getState().jump('u3', {});
+    expect(treeOf(store.getState())?.get('b9')).toEqual(summary);
+    expect(selected(store)).toBe('b9');
+    expect(store.getState().toasts.map((t) => t.text)).toEqual(['Navigated with a branch summary']);
+    expect(store.getState().busy).toBeNull();
+  });
+
+  it('selects a sent message once it arrives through session_changed, applying it once', async () => {
+    const sent = node('u8', 'a4', 'message', 'user', 'user: more');
+    const appendMessage = vi.fn(() => {
+      deliverLater(
+        () => store,
+        ownWrite({ added: encodeNodes([sent]), leaf: { id: 'u8', previousId: 'a4' } }),
+      );
+      return Promise.resolve({ entryId: 'u8', leafId: 'u8' });
+    });
+    const store = createAppStore({ api: fakeApi({ appendMessage }), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().setComposerText('more');
+    await store.getState().sendComposer();
+    expect(appendMessage).toHaveBeenCalledWith('s1', 'more');
+    expect(selected(store)).toBe('u8');
+    expect(store.getState().composerText).toBe('');
+    expect(
+      treeOf(store.getState())
+        ?.allEntries()
+        .filter((e) => e.id === 'u8'),
+    ).toHaveLength(1);
+  });
+
+  it('stops waiting for its own write when the session is closed before the write arrives', async () => {
+    const store = createAppStore({
+      api: fakeApi({ appendMessage: () => Promise.resolve({ entryId: 'u8', leafId: 'u8' }) }),
+      storage: null,
+    });
+    await store.getState().openSession('s1');
+    store.getState().setComposerText('more');
+    const sending = store.getState().sendComposer();
+    await vi.waitFor(() => expect(store.getState().composerText).toBe(''));
+    store.getState().closeSession();
+    await sending;
+    expect(store.getState().busy).toBeNull();
+    expect(store.getState().toasts).toEqual([]);
+  });
+
   it('clears a label when it is saved empty, and sets it when saved with text', async () => {
-    const labelNode = (id: string) => node(id, 'a4', 'label', undefined, '[label: x]');
-    const setLabel = vi.fn((_s: string, entryId: string, label: string) =>
-      Promise.resolve({ targetId: entryId, label, labelEntryId: 'l1', leafId: 'l1', node: labelNode('l1') }),
-    );
-    const clearLabel = vi.fn((_s: string, entryId: string) =>
-      Promise.resolve({ targetId: entryId, labelEntryId: 'l2', leafId: 'l2', node: labelNode('l2') }),
-    );
+    const labelled = (label: string | undefined) => {
+      const entry = { ...sampleNodes().find((n) => n.id === 'u3')! };
+      return label === undefined ? entry : { ...entry, label };
+    };
+    const labelEvent = (id: string, label: string | undefined) =>
+      ownWrite({
+        added: encodeNodes([node(id, 'a4', 'label', undefined, `[label: ${label ?? ''}]`)]),
+        changed: encodeNodes([labelled(label)]),
+        leaf: { id, previousId: 'a4' },
+      });
+    const setLabel = vi.fn((_s: string, entryId: string, label: string) => {
+      deliverLater(() => store, labelEvent('l1', label));
+      return Promise.resolve({ targetId: entryId, label, labelEntryId: 'l1', leafId: 'l1' });
+    });
+    const clearLabel = vi.fn((_s: string, entryId: string) => {
+      deliverLater(() => store, labelEvent('l2', undefined));
+      return Promise.resolve({ targetId: entryId, labelEntryId: 'l2', leafId: 'l2' });
+    });
     const store = createAppStore({ api: fakeApi({ setLabel, clearLabel }), storage: null });
     await store.getState().openSession('s1');
     await store.getState().saveLabel('u3', '  milestone  ');
     expect(setLabel).toHaveBeenCalledWith('s1', 'u3', 'milestone');
-    expect(store.getState().tree?.get('u3')?.label).toBe('milestone');
-    expect(store.getState().leafId).toBe('l1');
+    expect(treeOf(store.getState())?.get('u3')?.label).toBe('milestone');
+    expect(leafOf(store)).toBe('l1');
+    expect(store.getState().toasts.map((t) => t.text)).toEqual(['Label set: milestone']);
     await store.getState().saveLabel('u3', '   ');
     expect(clearLabel).toHaveBeenCalledWith('s1', 'u3');
-    expect(store.getState().tree?.get('u3')?.label).toBeUndefined();
+    expect(treeOf(store.getState())?.get('u3')?.label).toBeUndefined();
   });
 
-  it('applies live events: appended entries, a moved leaf and a label change', async () => {
+  it('applies live events: appended entries, a leaf notice shown as a toast, another session ignored', async () => {
     const store = createAppStore({ api: fakeApi(), storage: null });
     await store.getState().openSession('s1');
     store.getState().handleEvent({
-      type: 'entries_appended',
+      type: 'session_changed',
       sessionId: 's1',
-      nodes: [node('u8', 'a4', 'message', 'user', 'user: more')],
-      leafId: 'u8',
       source: 'external',
+      added: encodeNodes([node('u8', 'a4', 'message', 'user', 'user: more')]),
+      leaf: { id: 'u8', previousId: 'a4' },
     });
-    expect(store.getState().tree?.has('u8')).toBe(true);
-    expect(store.getState().leafId).toBe('u8');
-    expect(rowsOf(store)).toContain('u8');
-    store.getState().handleEvent({ type: 'session_tree', sessionId: 's1', newLeafId: 'a6', oldLeafId: 'u8' });
-    expect(store.getState().leafId).toBe('a6');
+    expect(treeOf(store.getState())?.has('u8')).toBe(true);
+    expect(leafOf(store)).toBe('u8');
+    expect(selected(store)).toBe('u8');
     store.getState().handleEvent({
-      type: 'label_changed',
+      type: 'session_changed',
       sessionId: 's1',
-      targetId: 'u3',
-      label: 'milestone',
-      labelEntryId: 'l9',
+      source: 'external',
+      leaf: { id: 'a6', previousId: 'u8', notice: { reason: 'file-changed', message: 'Leaf moved to a6' } },
     });
-    expect(store.getState().tree?.get('u3')?.label).toBe('milestone');
-    store.getState().setFilter('labeled-only');
-    expect(rowsOf(store)).toEqual(['u3']);
+    expect(leafOf(store)).toBe('a6');
+    expect(store.getState().toasts.map((t) => t.text)).toEqual(['Leaf moved to a6']);
     store.getState().handleEvent({
-      type: 'entries_appended',
+      type: 'session_changed',
       sessionId: 'other',
-      nodes: [node('x', null, 'message', 'user', 'x')],
-      leafId: 'x',
       source: 'external',
+      added: encodeNodes([node('x', null, 'message', 'user', 'x')]),
     });
-    expect(store.getState().tree?.has('x')).toBe(false);
+    expect(treeOf(store.getState())?.has('x')).toBe(false);
+  });
+
+  it('fetches a new snapshot when the server says the file was rewritten, keeping the selection', async () => {
+    const getSession = vi.fn(() => streamOf(snapshotParts(sampleNodes(), 'a4')));
+    const store = createAppStore({ api: fakeApi({ getSession }), storage: null });
+    await store.getState().openSession('s1');
+    store.getState().select('u5');
+    store.getState().handleEvent({ type: 'session_reloaded', sessionId: 's1', reason: 'rewritten' });
+    await vi.waitFor(() => expect(getSession).toHaveBeenCalledTimes(2));
+    await vi.waitFor(() => expect(store.getState().snapshot).toBeNull());
+    expect(selected(store)).toBe('u5');
+    expect(store.getState().toasts.map((t) => t.text)).toEqual(['The session file was rewritten; reloaded']);
+  });
+
+  it('a newer open cancels the load of an older one', async () => {
+    const signals: AbortSignal[] = [];
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const getSession = (id: string, signal?: AbortSignal) => {
+      signals.push(signal!);
+      const parts = snapshotParts(sampleNodes(), 'a4', 3, { session: listItem(id) });
+      return (async function* () {
+        yield parts[0]!;
+        if (id === 'slow') await gate;
+        yield* parts.slice(1);
+      })();
+    };
+    const store = createAppStore({ api: fakeApi({ getSession }), storage: null });
+    const slow = store.getState().openSession('slow');
+    await vi.waitFor(() => expect(store.getState().session?.id).toBe('slow'));
+    await store.getState().openSession('s2');
+    release?.();
+    await slow;
+    expect(signals[0]!.aborted).toBe(true);
+    expect(store.getState().session?.id).toBe('s2');
+    expect(treeOf(store.getState())?.size).toBe(7);
+  });
+
+  it('patches the session list from session_list_changed without fetching it', async () => {
+    const listSessions = vi.fn(() => Promise.resolve({ sessions: [listItem('s1'), listItem('s2')] }));
+    const store = createAppStore({ api: fakeApi({ listSessions }), storage: null });
+    await store.getState().loadSessions();
+    store
+      .getState()
+      .handleEvent({ type: 'session_list_changed', upserted: [listItem('s3')], removed: ['s1'] });
+    expect(store.getState().sessions.map((s) => s.id)).toEqual(['s2', 's3']);
+    expect(listSessions).toHaveBeenCalledTimes(1);
   });
 
   it('closes the session on Escape once the search is empty', async () => {
@@ -360,10 +423,10 @@ describe('pane preferences', () => {
   });
 
   it('takes the open session’s name from the reloaded list (an oh-my-pi rename rewrites its title line)', async () => {
-    const renamed = { ...snapshot('a4').session, name: 'Renamed in oh-my-pi' };
+    const renamed = listItem('s1', { name: 'Renamed in oh-my-pi' });
     const store = createAppStore({
       api: fakeApi({
-        getSession: () => Promise.resolve({ ...snapshot('a4'), name: 'First title' }),
+        getSession: () => streamOf(snapshotParts(sampleNodes(), 'a4', 3, { name: 'First title' })),
         listSessions: () => Promise.resolve({ sessions: [renamed] }),
       }),
       storage: null,
@@ -383,15 +446,10 @@ describe('summaries in the store', () => {
   };
 
   it('a jump with summaries on opens the choice instead of navigating; No summary then navigates', async () => {
-    const navigate = vi.fn((): Promise<NavigateResult> =>
-      Promise.resolve({
-        alreadyAtTarget: false,
-        cancelled: false,
-        oldLeafId: 'a4',
-        newLeafId: 'a6',
-        nodes: [],
-      }),
-    );
+    const navigate = vi.fn((): Promise<NavigateResult> => {
+      deliverLater(() => store, ownWrite({ leaf: { id: 'a6', previousId: 'a4' } }));
+      return Promise.resolve({ alreadyAtTarget: false, cancelled: false, oldLeafId: 'a4', newLeafId: 'a6' });
+    });
     const store = createAppStore({ api: fakeApi({ navigate }), storage: null });
     store.setState({ settings: enabled });
     await store.getState().openSession('s1');
@@ -405,7 +463,7 @@ describe('summaries in the store', () => {
     await store.getState().chooseNoSummary();
     expect(navigate).toHaveBeenCalledWith('s1', { targetId: 'a6' });
     expect(store.getState().summaryDialog).toBeNull();
-    expect(store.getState().leafId).toBe('a6');
+    expect(leafOf(store)).toBe('a6');
   });
 
   it('Esc steps back: prompt → choice → closed, and while generating it aborts on the server', async () => {
@@ -443,13 +501,13 @@ describe('summaries in the store', () => {
     await generating;
     expect(abortSummary).toHaveBeenCalledWith('s1');
     expect(store.getState().summaryDialog).toBeNull();
-    expect(store.getState().leafId).toBe('a4');
+    expect(leafOf(store)).toBe('a4');
   });
 
   it('Shift-click ranges follow the outline order from the anchor; Ctrl-click toggles', async () => {
     const store = createAppStore({ api: fakeApi(), storage: null });
     await store.getState().openSession('s1');
-    store.setState({ selectionAnchor: 'u3' });
+    store.getState().setSelectionAnchor('u3');
     store.getState().selectRangeTo('u5');
     // The active branch (u3 → a4) is listed first at the fork, then u5.
     expect([...store.getState().multiSelection]).toEqual(['u3', 'a4', 'u5']);

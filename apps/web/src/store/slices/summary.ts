@@ -3,15 +3,9 @@
 // A summary is always generated first as a preview that writes nothing; the user may edit it, and
 // only "Write summary" sends it to the server (navigate with `summary`, or summarize-selection).
 
-import type {
-  NavigateRequest,
-  ServerEvent,
-  SkeletonNode,
-  SummaryPreview,
-  SummaryPreviewRequest,
-} from '@canopy/protocol';
-import type { Api } from '../net/api';
-import { ApiError } from '../net/api';
+import type { NavigateRequest, ServerEvent, SummaryPreview, SummaryPreviewRequest } from '@canopy/protocol';
+import type { Api } from '../../net/api';
+import { ApiError, messageOf as message } from '../../net/errors';
 
 export type SummaryStep = 'choice' | 'prompt' | 'generating' | 'preview';
 
@@ -77,6 +71,8 @@ export interface SummaryActions {
   /** Adds the outline rows from the anchor to `id` (shift-click). */
   selectRangeTo(id: string): void;
   clearMultiSelection(): void;
+  /** Where the next shift-click range starts (a plain click on an outline row). */
+  setSelectionAnchor(id: string | null): void;
   openSettings(open: boolean): void;
   /** hello and summary_progress events. */
   handleSummaryEvent(event: ServerEvent): void;
@@ -86,13 +82,12 @@ export interface SummaryActions {
 export interface SummaryHost {
   api: Api;
   sessionId(): string | null;
-  leafId(): string | null;
   /** Outline row ids in display order (for shift-click ranges). */
   rowIds(): readonly string[];
   defaultSummarizerId(): string | null;
   jump(id: string, options: Omit<NavigateRequest, 'targetId'>): Promise<void>;
-  appendNodes(nodes: readonly SkeletonNode[]): void;
-  setLeaf(leafId: string | null): void;
+  /** Resolves once the entry is in the tree (true), or false if the session went away first. */
+  whenEntry(id: string): Promise<boolean>;
   select(id: string): void;
   toast(text: string, kind?: 'info' | 'error'): void;
 }
@@ -100,10 +95,6 @@ export interface SummaryHost {
 type SetState<T> = (partial: Partial<T>) => void;
 
 const EMPTY: ReadonlySet<string> = new Set();
-
-function message(error: unknown): string {
-  return error instanceof ApiError || error instanceof Error ? error.message : String(error);
-}
 
 export function initialSummaryState(): SummaryState {
   return {
@@ -247,9 +238,9 @@ export function createSummaryActions<S extends SummaryState & SummaryActions>(
       try {
         const result = await host.api.summarizeSelection(sessionId, { entryIds: current.entryIds, summary });
         set({ summaryDialog: null, multiSelection: EMPTY, selectionAnchor: null });
-        host.appendNodes(result.nodes);
-        host.setLeaf(result.newLeafId);
+        // The summary reaches the tree through session_changed, like every write.
         const id = (result.summaryEntry as Record<string, unknown> | undefined)?.id;
+        if (typeof id === 'string' && !(await host.whenEntry(id))) return;
         if (typeof id === 'string') host.select(id);
         host.toast('Summary of the selection written under the leaf');
       } catch (error) {
@@ -301,6 +292,10 @@ export function createSummaryActions<S extends SummaryState & SummaryActions>(
 
     clearMultiSelection() {
       set({ multiSelection: EMPTY, selectionAnchor: null });
+    },
+
+    setSelectionAnchor(id) {
+      set({ selectionAnchor: id });
     },
 
     openSettings(open) {
