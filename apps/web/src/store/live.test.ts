@@ -40,6 +40,7 @@ describe('applyServerEvent: the streamed snapshot', () => {
     expect(state.snapshot?.remaining).toBe(7);
     state = applyServerEvent(state, inputs[1]!).state;
     expect(state.selector?.tree.size).toBe(3);
+    expect(rowIds(state)).toEqual(['u1', 'a2', 'u3']);
     expect(state.snapshot?.remaining).toBe(4);
     state = applyServerEvent(state, inputs[2]!).state;
     expect(selectedIdOf(state)).toBe('u5');

@@ -42,6 +42,8 @@ export interface SessionHead {
 export interface SnapshotProgress {
   /** Nodes still to come. */
   remaining: number;
+  /** The tree's size when its rows were last computed. */
+  rowsAtSize: number;
   /** The entry to select once it has arrived (a deep link into a large tree). */
   wantedId: string | null;
   /** Changes that arrived meanwhile: applied in order after the last chunk, so file order holds. */
@@ -156,7 +158,12 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
     session: headOf(head),
     selector,
     writerActive: head.writerActive,
-    snapshot: { remaining: head.nodeCount, wantedId: input.selectedId ?? head.leafId, queued: [] },
+    snapshot: {
+      remaining: head.nodeCount,
+      rowsAtSize: 0,
+      wantedId: input.selectedId ?? head.leafId,
+      queued: [],
+    },
   };
   return head.nodeCount === 0 ? finishSnapshot(next) : result(next, { reveal: true });
 }
@@ -164,22 +171,30 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
 function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied {
   const { selector, snapshot } = state;
   if (!selector || !snapshot) return result(state);
-  selector.tree.append(nodes);
-  let nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
-  // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.
+  const tree = selector.tree;
+  tree.append(nodes);
+  const remaining = Math.max(0, snapshot.remaining - nodes.length);
   const wanted = snapshot.wantedId;
-  if (wanted !== null && selector.tree.has(wanted))
-    nextSelector = treeSelectorReducer(nextSelector, { type: 'selectId', id: wanted });
+  const wantedArrived = wanted !== null && tree.has(wanted);
+  // Rows are recomputed for the first chunk (the first screen), whenever the tree has doubled since
+  // and at the end: O(n) in all however small the chunks, where every chunk would be O(n²). Until
+  // then the selector's rows stay those of its (older) `treeVersion`, consistent in themselves.
+  const recompute = snapshot.rowsAtSize === 0 || tree.size >= 2 * snapshot.rowsAtSize || wantedArrived;
+  let nextSelector = selector;
+  if (recompute || remaining === 0) nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.
+  if (wantedArrived) nextSelector = treeSelectorReducer(nextSelector, { type: 'selectId', id: wanted });
   const next: LiveState = {
     ...state,
     selector: nextSelector,
     snapshot: {
       ...snapshot,
-      remaining: Math.max(0, snapshot.remaining - nodes.length),
-      wantedId: wanted !== null && selector.tree.has(wanted) ? null : wanted,
+      remaining,
+      rowsAtSize: nextSelector === selector ? snapshot.rowsAtSize : tree.size,
+      wantedId: wantedArrived ? null : wanted,
     },
   };
-  return next.snapshot!.remaining === 0 ? finishSnapshot(next) : result(next, { reveal: true });
+  return remaining === 0 ? finishSnapshot(next) : result(next, { reveal: nextSelector !== selector });
 }
 
 /** The last chunk is in: the changes that waited for it follow, in the order they came. */
