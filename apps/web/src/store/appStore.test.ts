@@ -1,32 +1,18 @@
-import {
-  encodeNodes,
-  type NavigateResult,
-  type ServerEvent,
-  type SessionChangedEvent,
-} from '@canopy/protocol';
-import type { StoreApi } from 'zustand/vanilla';
-import type { Api } from '../net/api';
+import { encodeNodes } from '@canopy/protocol';
 import { describe, expect, it, vi } from 'vitest';
-import { JUMPED_TO_USER_MESSAGE, createAppStore, type AppStore } from './appStore';
-import { leafIdOf, selectedIdOf, treeOf } from './selectors';
-import { fakeApi, listItem, node, sampleNodes, snapshotParts, streamOf } from './testing';
-
-/** What the server broadcasts after one of Canopy's own writes. */
-function ownWrite(fields: Partial<SessionChangedEvent>): SessionChangedEvent {
-  return { type: 'session_changed', sessionId: 's1', source: 'canopy', ...fields };
-}
-
-/** Delivers `event` to the store the way the socket does, after the REST reply is in. */
-function deliverLater(store: () => StoreApi<AppStore>, event: ServerEvent) {
-  queueMicrotask(() => store().getState().handleEvent(event));
-}
-
-const leafOf = (store: StoreApi<AppStore>) => leafIdOf(store.getState());
-
-function rowsOf(store: ReturnType<typeof createAppStore>) {
-  return (store.getState().selector?.rows ?? []).map((r) => r.id);
-}
-const selected = (store: ReturnType<typeof createAppStore>) => selectedIdOf(store.getState());
+import { createAppStore } from './appStore';
+import { treeOf } from './selectors';
+import {
+  fakeApi,
+  leafOf,
+  listItem,
+  node,
+  rowsOf,
+  sampleNodes,
+  selected,
+  snapshotParts,
+  streamOf,
+} from './testing';
 
 describe('app store', () => {
   it('opens a session at its leaf, or at the deep-linked entry when it exists', async () => {
@@ -84,38 +70,6 @@ describe('app store', () => {
     expect(selected(store)).toBe('u1');
   });
 
-  it('says "Already at this point" and does not call navigate when jumping to the leaf', async () => {
-    const navigate = vi.fn();
-    const store = createAppStore({ api: fakeApi({ navigate }), storage: null });
-    await store.getState().openSession('s1');
-    await store.getState().jump('a4');
-    expect(navigate).not.toHaveBeenCalled();
-    expect(store.getState().toasts.map((t) => t.text)).toEqual(['Already at this point']);
-  });
-
-  it('applies a navigation once its session_changed arrives: new leaf, composer prefilled with the editor text', async () => {
-    const result: NavigateResult = {
-      alreadyAtTarget: false,
-      cancelled: false,
-      editorText: 'approach b',
-      oldLeafId: 'a4',
-      newLeafId: 'a2',
-    };
-    const navigate = vi.fn(() => {
-      deliverLater(() => store, ownWrite({ leaf: { id: 'a2', previousId: 'a4' } }));
-      return Promise.resolve(result);
-    });
-    const store = createAppStore({ api: fakeApi({ navigate }), storage: null });
-    await store.getState().openSession('s1');
-    await store.getState().jump('u5');
-    expect(navigate).toHaveBeenCalledWith('s1', { targetId: 'u5' });
-    expect(leafOf(store)).toBe('a2');
-    expect(store.getState().composerText).toBe('approach b');
-    // It says what happened and asks the composer to take the focus.
-    expect(store.getState().toasts.map((t) => t.text)).toEqual([JUMPED_TO_USER_MESSAGE]);
-    expect(store.getState().composerFocusTick).toBe(1);
-  });
-
   it('shows one toast at a time: a newer one replaces the older', () => {
     const store = createAppStore({ api: fakeApi(), storage: null });
     store.getState().toast('first');
@@ -137,131 +91,6 @@ describe('app store', () => {
     expect(store.getState().session?.id).toBe('s1');
     store.getState().requestBranch('not-an-entry');
     expect(store.getState().branchConfirmId).toBeNull();
-  });
-
-  it('selects the jump target once the leaf move arrives, and a later move by Canopy leaves the selection alone', async () => {
-    const result: NavigateResult = {
-      alreadyAtTarget: false,
-      cancelled: false,
-      oldLeafId: 'a4',
-      newLeafId: 'a6',
-    };
-    const store = createAppStore({
-      api: fakeApi({
-        navigate: () => {
-          // The broadcast may come before the reply as well.
-          store.getState().handleEvent(ownWrite({ leaf: { id: 'a6', previousId: 'a4' } }));
-          return Promise.resolve(result);
-        },
-      }),
-      storage: null,
-    });
-    await store.getState().openSession('s1');
-    await store.getState().jump('a6');
-    expect(leafOf(store)).toBe('a6');
-    expect(selected(store)).toBe('a6');
-    store.getState().select('u1');
-    store.getState().handleEvent(ownWrite({ leaf: { id: 'a4', previousId: 'a6' } }));
-    expect(leafOf(store)).toBe('a4');
-    expect(selected(store)).toBe('u1');
-  });
-
-  it('waits for a navigation’s summary to arrive, then selects it', async () => {
-    const summary = node('b9', 'a2', 'branch_summary', undefined, '[branch summary] tried b');
-    const result: NavigateResult = {
-      alreadyAtTarget: false,
-      cancelled: false,
-      oldLeafId: 'a6',
-      newLeafId: 'b9',
-      summaryEntry: { type: 'branch_summary', id: 'b9' },
-    };
-    const store = createAppStore({
-      api: fakeApi({
-        navigate: () => {
-          deliverLater(
-            () => store,
-            ownWrite({ added: encodeNodes([summary]), leaf: { id: 'b9', previousId: 'a4' } }),
-          );
-          return Promise.resolve(result);
-        },
-      }),
-      storage: null,
-    });
-    await store.getState().openSession('s1');
-    await store.getState().jump('u3', {});
-    expect(treeOf(store.getState())?.get('b9')).toEqual(summary);
-    expect(selected(store)).toBe('b9');
-    expect(store.getState().toasts.map((t) => t.text)).toEqual(['Navigated with a branch summary']);
-    expect(store.getState().busy).toBeNull();
-  });
-
-  it('selects a sent message once it arrives through session_changed, applying it once', async () => {
-    const sent = node('u8', 'a4', 'message', 'user', 'user: more');
-    const appendMessage = vi.fn(() => {
-      deliverLater(
-        () => store,
-        ownWrite({ added: encodeNodes([sent]), leaf: { id: 'u8', previousId: 'a4' } }),
-      );
-      return Promise.resolve({ entryId: 'u8', leafId: 'u8' });
-    });
-    const store = createAppStore({ api: fakeApi({ appendMessage }), storage: null });
-    await store.getState().openSession('s1');
-    store.getState().setComposerText('more');
-    await store.getState().sendComposer();
-    expect(appendMessage).toHaveBeenCalledWith('s1', 'more');
-    expect(selected(store)).toBe('u8');
-    expect(store.getState().composerText).toBe('');
-    expect(
-      treeOf(store.getState())
-        ?.allEntries()
-        .filter((e) => e.id === 'u8'),
-    ).toHaveLength(1);
-  });
-
-  it('stops waiting for its own write when the session is closed before the write arrives', async () => {
-    const store = createAppStore({
-      api: fakeApi({ appendMessage: () => Promise.resolve({ entryId: 'u8', leafId: 'u8' }) }),
-      storage: null,
-    });
-    await store.getState().openSession('s1');
-    store.getState().setComposerText('more');
-    const sending = store.getState().sendComposer();
-    await vi.waitFor(() => expect(store.getState().composerText).toBe(''));
-    store.getState().closeSession();
-    await sending;
-    expect(store.getState().busy).toBeNull();
-    expect(store.getState().toasts).toEqual([]);
-  });
-
-  it('clears a label when it is saved empty, and sets it when saved with text', async () => {
-    const labelled = (label: string | undefined) => {
-      const entry = { ...sampleNodes().find((n) => n.id === 'u3')! };
-      return label === undefined ? entry : { ...entry, label };
-    };
-    const labelEvent = (id: string, label: string | undefined) =>
-      ownWrite({
-        added: encodeNodes([node(id, 'a4', 'label', undefined, `[label: ${label ?? ''}]`)]),
-        changed: encodeNodes([labelled(label)]),
-        leaf: { id, previousId: 'a4' },
-      });
-    const setLabel = vi.fn((_s: string, entryId: string, label: string) => {
-      deliverLater(() => store, labelEvent('l1', label));
-      return Promise.resolve({ targetId: entryId, label, labelEntryId: 'l1', leafId: 'l1' });
-    });
-    const clearLabel = vi.fn((_s: string, entryId: string) => {
-      deliverLater(() => store, labelEvent('l2', undefined));
-      return Promise.resolve({ targetId: entryId, labelEntryId: 'l2', leafId: 'l2' });
-    });
-    const store = createAppStore({ api: fakeApi({ setLabel, clearLabel }), storage: null });
-    await store.getState().openSession('s1');
-    await store.getState().saveLabel('u3', '  milestone  ');
-    expect(setLabel).toHaveBeenCalledWith('s1', 'u3', 'milestone');
-    expect(treeOf(store.getState())?.get('u3')?.label).toBe('milestone');
-    expect(leafOf(store)).toBe('l1');
-    expect(store.getState().toasts.map((t) => t.text)).toEqual(['Label set: milestone']);
-    await store.getState().saveLabel('u3', '   ');
-    expect(clearLabel).toHaveBeenCalledWith('s1', 'u3');
-    expect(treeOf(store.getState())?.get('u3')?.label).toBeUndefined();
   });
 
   it('applies live events: appended entries, a leaf notice shown as a toast, another session ignored', async () => {
@@ -359,68 +188,6 @@ describe('app store', () => {
     expect(rowsOf(store)).toEqual(['u5']);
     expect(selected(store)).toBe('u5');
   });
-});
-
-describe('pane preferences', () => {
-  function memoryStorage(initial: Record<string, string> = {}) {
-    const data = new Map(Object.entries(initial));
-    return {
-      getItem: (key: string) => data.get(key) ?? null,
-      setItem: (key: string, value: string) => void data.set(key, value),
-      data,
-    };
-  }
-
-  it('folds the session list away once a session opens and shows it again when the session closes', async () => {
-    const store = createAppStore({ api: fakeApi(), storage: null });
-    expect(store.getState().sidebarOpen).toBe(true);
-    await store.getState().openSession('s1');
-    expect(store.getState().sidebarOpen).toBe(false);
-    store.getState().toggleSidebar();
-    expect(store.getState().sidebarOpen).toBe(true);
-    await store.getState().openSession('s1');
-    expect(store.getState().sidebarOpen).toBe(false);
-    store.getState().closeSession();
-    expect(store.getState().sidebarOpen).toBe(true);
-  });
-
-  it('keeps a pinned session list open across opens and reloads, and unpins it when it is hidden', async () => {
-    const storage = memoryStorage();
-    const store = createAppStore({ api: fakeApi(), storage });
-    store.getState().setSidebarPinned(true);
-    await store.getState().openSession('s1');
-    expect(store.getState().sidebarOpen).toBe(true);
-
-    const reloaded = createAppStore({ api: fakeApi(), storage });
-    expect(reloaded.getState().sidebarPinned).toBe(true);
-    await reloaded.getState().openSession('s1');
-    expect(reloaded.getState().sidebarOpen).toBe(true);
-    reloaded.getState().toggleSidebar();
-    expect(reloaded.getState().sidebarOpen).toBe(false);
-    expect(reloaded.getState().sidebarPinned).toBe(false);
-    expect(JSON.parse(storage.data.get('canopy.prefs')!).sidebarPinned).toBe(false);
-  });
-
-  it('remembers the split and the detail width, clamped to their bounds', () => {
-    const storage = memoryStorage();
-    const store = createAppStore({ api: fakeApi(), storage });
-    store.getState().setSplitRatio(0.62);
-    store.getState().setDetailWidth(5000);
-    const reloaded = createAppStore({ api: fakeApi(), storage });
-    expect(reloaded.getState().splitRatio).toBe(0.62);
-    expect(reloaded.getState().detailWidth).toBe(900);
-  });
-
-  it('ignores stored preferences of the wrong shape', () => {
-    const storage = memoryStorage({
-      'canopy.prefs': JSON.stringify({ theme: 'neon', view: 'split', splitRatio: 'wide', detailWidth: 50 }),
-    });
-    const store = createAppStore({ api: fakeApi(), storage });
-    expect(store.getState().view).toBe('split');
-    expect(['light', 'dark']).toContain(store.getState().theme);
-    expect(store.getState().splitRatio).toBe(0.55);
-    expect(store.getState().detailWidth).toBe(280);
-  });
 
   it('takes the open session’s name from the reloaded list (an oh-my-pi rename rewrites its title line)', async () => {
     const renamed = listItem('s1', { name: 'Renamed in oh-my-pi' });
@@ -435,101 +202,5 @@ describe('pane preferences', () => {
     expect(store.getState().session?.name).toBe('First title');
     await store.getState().loadSessions();
     expect(store.getState().session?.name).toBe('Renamed in oh-my-pi');
-  });
-});
-
-describe('summaries in the store', () => {
-  const enabled = {
-    branchSummary: { enabled: true },
-    doubleEscapeAction: 'tree' as const,
-    defaultFilter: 'default' as const,
-  };
-
-  it('a jump with summaries on opens the choice instead of navigating; No summary then navigates', async () => {
-    const navigate = vi.fn((): Promise<NavigateResult> => {
-      deliverLater(() => store, ownWrite({ leaf: { id: 'a6', previousId: 'a4' } }));
-      return Promise.resolve({ alreadyAtTarget: false, cancelled: false, oldLeafId: 'a4', newLeafId: 'a6' });
-    });
-    const store = createAppStore({ api: fakeApi({ navigate }), storage: null });
-    store.setState({ settings: enabled });
-    await store.getState().openSession('s1');
-    await store.getState().jump('a6');
-    expect(store.getState().summaryDialog).toMatchObject({
-      kind: 'navigate',
-      targetId: 'a6',
-      step: 'choice',
-    });
-    expect(navigate).not.toHaveBeenCalled();
-    await store.getState().chooseNoSummary();
-    expect(navigate).toHaveBeenCalledWith('s1', { targetId: 'a6' });
-    expect(store.getState().summaryDialog).toBeNull();
-    expect(leafOf(store)).toBe('a6');
-  });
-
-  it('Esc steps back: prompt → choice → closed, and while generating it aborts on the server', async () => {
-    let finish: (() => void) | undefined;
-    const abortSummary = vi.fn(() => {
-      finish?.();
-      return Promise.resolve({ aborted: true });
-    });
-    const previewSummary = vi.fn(
-      () =>
-        new Promise<Awaited<ReturnType<Api['previewSummary']>>>((resolve) => {
-          finish = () =>
-            resolve({
-              aborted: true,
-              nothingToSummarize: false,
-              summary: '',
-              details: {},
-              summarizerId: 'offline',
-              entryCount: 2,
-              selectedCount: 2,
-              tokenEstimate: 3,
-            });
-        }),
-    );
-    const store = createAppStore({ api: fakeApi({ abortSummary, previewSummary }), storage: null });
-    store.setState({ settings: enabled });
-    await store.getState().openSession('s1');
-    await store.getState().jump('a6');
-    store.getState().chooseCustomPrompt();
-    store.getState().summaryEscape();
-    expect(store.getState().summaryDialog?.step).toBe('choice');
-    const generating = store.getState().generateSummary(false);
-    expect(store.getState().summaryDialog?.step).toBe('generating');
-    store.getState().summaryEscape();
-    await generating;
-    expect(abortSummary).toHaveBeenCalledWith('s1');
-    expect(store.getState().summaryDialog).toBeNull();
-    expect(leafOf(store)).toBe('a4');
-  });
-
-  it('Shift-click ranges follow the outline order from the anchor; Ctrl-click toggles', async () => {
-    const store = createAppStore({ api: fakeApi(), storage: null });
-    await store.getState().openSession('s1');
-    store.getState().setSelectionAnchor('u3');
-    store.getState().selectRangeTo('u5');
-    // The active branch (u3 → a4) is listed first at the fork, then u5.
-    expect([...store.getState().multiSelection]).toEqual(['u3', 'a4', 'u5']);
-    store.getState().setMultiSelection(['a4'], 'toggle');
-    expect([...store.getState().multiSelection]).toEqual(['u3', 'u5']);
-    store.getState().clearMultiSelection();
-    expect(store.getState().multiSelection.size).toBe(0);
-  });
-
-  it('a settings change shows at once and is undone when the server refuses it', async () => {
-    let refuse: ((error: Error) => void) | undefined;
-    const putSettings = vi.fn(
-      () =>
-        new Promise<never>((_resolve, reject) => {
-          refuse = reject;
-        }),
-    );
-    const store = createAppStore({ api: fakeApi({ putSettings }), storage: null });
-    const pending = store.getState().updateSettings({ branchSummary: { enabled: true } });
-    expect(store.getState().settings.branchSummary.enabled).toBe(true);
-    refuse?.(new Error('disk full'));
-    await pending;
-    expect(store.getState().settings.branchSummary.enabled).toBe(false);
   });
 });

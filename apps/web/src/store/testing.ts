@@ -1,9 +1,19 @@
 // Test data for the store's tests: a small forked session as the server sends it (head and nodes),
-// and a fake API whose snapshot streams those parts. Only tests import this module.
+// a fake API whose snapshot streams those parts, and the server's side of Canopy's own writes.
+// Only tests import this module.
 
-import type { SessionListItem, SessionSnapshotHead, TreeNode } from '@canopy/protocol';
+import type {
+  ServerEvent,
+  SessionChangedEvent,
+  SessionListItem,
+  SessionSnapshotHead,
+  TreeNode,
+} from '@canopy/protocol';
+import type { StoreApi } from 'zustand/vanilla';
 import type { Api } from '../net/api';
 import type { SnapshotPart } from '../net/snapshot';
+import type { AppStore } from './appStore';
+import { leafIdOf, selectedIdOf } from './selectors';
 
 export function node(
   id: string,
@@ -116,3 +126,17 @@ export function fakeApi(overrides: Partial<Api> = {}): Api {
     ...overrides,
   } as Api;
 }
+
+/** What the server broadcasts after one of Canopy's own writes. */
+export function ownWrite(fields: Partial<SessionChangedEvent>): SessionChangedEvent {
+  return { type: 'session_changed', sessionId: 's1', source: 'canopy', ...fields };
+}
+
+/** Delivers `event` to the store the way the socket does, after the REST reply is in. */
+export function deliverLater(store: () => StoreApi<AppStore>, event: ServerEvent): void {
+  queueMicrotask(() => store().getState().handleEvent(event));
+}
+
+export const leafOf = (store: StoreApi<AppStore>) => leafIdOf(store.getState());
+export const selected = (store: StoreApi<AppStore>) => selectedIdOf(store.getState());
+export const rowsOf = (store: StoreApi<AppStore>) => (store.getState().selector?.rows ?? []).map((r) => r.id);
