@@ -1,6 +1,6 @@
 // The app's zustand store, composed from one slice per concern (store/slices/): connection,
-// sessions, the open tree, selection/filter/search, dialogs, writes, toasts, entry details,
-// preferences and summaries. A factory, so tests and the app each make their own instance;
+// sessions, the open tree, selection/filter/search, the multi-entry selection, dialogs, writes,
+// toasts, entry details, preferences and summaries. A factory, so tests and the app each make their own instance;
 // components reach it through StoreProvider / useApp with atomic selectors and change it through
 // its actions only.
 
@@ -10,6 +10,7 @@ import { selectedIdOf } from './selectors';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
+import { createMultiSelectionSlice, type MultiSelectionSlice } from './slices/multiSelection';
 import type { StoreDeps, StoreKit } from './slices/kit';
 import { createPreferencesSlice, type PreferencesSlice } from './slices/preferences';
 import { createSelectionSlice, type SelectionSlice } from './slices/selection';
@@ -40,6 +41,7 @@ export type AppStore = ConnectionSlice &
   ToastSlice &
   DetailSlice &
   PreferencesSlice &
+  MultiSelectionSlice &
   SummaryState &
   SummaryActions;
 
@@ -68,7 +70,6 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
     const summary = createSummaryActions<AppStore>(set, get, {
       api,
       sessionId: () => get().session?.id ?? null,
-      rowIds: () => get().selector?.rows.map((row) => row.id) ?? [],
       defaultSummarizerId: () => {
         const offered = get().info?.summarizers ?? [];
         const chosen = get().settings.branchSummary.summarizerId;
@@ -91,6 +92,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createToastSlice(kit),
       ...createDetailSlice(kit),
       ...createPreferencesSlice(kit),
+      ...createMultiSelectionSlice(kit),
       ...initialSummaryState(),
       ...summary,
     };

@@ -1,5 +1,5 @@
-// The small editors over the tree: the label editor, the branch picker and its confirmation, and
-// the composer's text. Writing what they hold is in writes.ts.
+// The small editors over the tree: the label editor, the branch picker and its confirmation, the
+// composer's text, and whether the settings dialog is open. Writing what they hold is in writes.ts.
 
 import { selectedIdOf, treeOf } from '../selectors';
 import type { StoreKit } from './kit';
@@ -12,6 +12,7 @@ export interface DialogsSlice {
   composerText: string;
   /** Bumped to bring the composer into view with focus (a jump put a message's text in it). */
   composerFocusTick: number;
+  settingsOpen: boolean;
   startLabelEdit(id?: string): void;
   cancelLabelEdit(): void;
   openBranchPicker(open: boolean): void;
@@ -19,6 +20,7 @@ export interface DialogsSlice {
   requestBranch(entryId: string): void;
   cancelBranch(): void;
   setComposerText(text: string): void;
+  openSettings(open: boolean): void;
 }
 
 export function createDialogsSlice({ set, get }: StoreKit): DialogsSlice {
@@ -28,6 +30,7 @@ export function createDialogsSlice({ set, get }: StoreKit): DialogsSlice {
     branchConfirmId: null,
     composerText: '',
     composerFocusTick: 0,
+    settingsOpen: false,
 
     startLabelEdit(id) {
       const target = id ?? selectedIdOf(get());
@@ -55,6 +58,10 @@ export function createDialogsSlice({ set, get }: StoreKit): DialogsSlice {
 
     setComposerText(text) {
       set({ composerText: text });
+    },
+
+    openSettings(open) {
+      set({ settingsOpen: open });
     },
   };
 }

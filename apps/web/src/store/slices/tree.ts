@@ -14,7 +14,6 @@ import {
   type SnapshotProgress,
 } from '../live';
 import { filterModeOf, selectedIdOf } from '../selectors';
-import { initialSummaryState } from './summary';
 import type { StoreKit } from './kit';
 
 export interface TreeSlice {
@@ -157,8 +156,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
       loading = null;
       const state = get();
       set({
-        ...initialSummaryState(),
-        clientId: state.clientId,
+        summaryDialog: null,
+        multiSelection: new Set(),
+        selectionAnchor: null,
+        settingsOpen: false,
         idleFilterMode: filterModeOf(state),
         session: null,
         selector: null,
