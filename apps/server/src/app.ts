@@ -7,15 +7,17 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { ExtensionHost, loadExtensions } from './extensions/host';
 import type { CanopyExtension } from './extensions/types';
 import { Navigator } from './navigation/navigate-tree';
-import { installErrorHandler } from './plugins/error-handler';
-import { installSecurity, redactToken } from './plugins/security';
-import { SessionStore } from './plugins/session-store';
+import { installErrorHandler } from './http/error-handler';
+import { installSecurity, redactToken } from './http/security';
+import { SessionStore } from './store/session-store';
 import type { WriteOnce } from './store/confined';
 import type { Clock } from './store/open-session';
-import { registerApiRoutes } from './routes/api';
-import { registerStatic } from './routes/static';
+import { registerApiRoutes } from './http/api-routes';
+import { registerStatic } from './http/static-routes';
 import { ensurePrivateDirSync, isDirectory } from './store/files';
 import { resolveRoots } from './store/session-index';
+import { SessionReads } from './store/session-reads';
+import { SessionWrites } from './store/session-writes';
 import { StateStore } from './store/state';
 import { SummaryService } from './navigation/summaries';
 import { SummaryRunner } from './navigation/summary-runner';
@@ -90,6 +92,8 @@ export interface AppOptions {
   pollMs?: number;
   rescanMs?: number;
   midWriteWaitMs?: number;
+  /** Open sessions nobody follows are closed after this long (default 60 s). */
+  idleCloseMs?: number;
   heartbeatMs?: number;
   /** A write waits until the session file has not grown for this long (default QUIET_WINDOW_MS). */
   quietWindowMs?: number;
@@ -109,6 +113,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     canopy: {
       store: SessionStore;
+      reads: SessionReads;
+      writes: SessionWrites;
       state: StateStore;
       navigator: Navigator;
       summaries: SummaryService;
@@ -149,7 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
     (_extension, message) => hub.publish({ type: 'error', code: 'EXTENSION_ERROR', message }),
   );
-  const hub = new EventHub((sessionId, count) => store.subscriberCount(sessionId, count));
+  const hub = new EventHub();
   const publish = (event: ServerEvent) => hub.publish(event);
 
   const store: SessionStore = new SessionStore({
@@ -157,10 +163,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     state,
     home,
     publish,
-    extensions,
+    hasSubscribers: (sessionId) => hub.subscriberCount(sessionId) > 0,
     pollMs: options.pollMs,
     rescanMs: options.rescanMs,
     midWriteWaitMs: options.midWriteWaitMs,
+    idleCloseMs: options.idleCloseMs,
     quietWindowMs: options.quietWindowMs,
     clock: options.clock,
     write: options.appendWrite,
@@ -169,13 +176,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const summarizers = new SummarizerRegistry(options.summarizers ?? [], options.defaultSummarizerId);
   const runner = new SummaryRunner(publish);
   const preferredSummarizerId = () => state.getSettings().branchSummary.summarizerId;
-  const navigator = new Navigator({ store, extensions, summarizers, runner, preferredSummarizerId, publish });
+  const navigator = new Navigator({ store, extensions, summarizers, runner, preferredSummarizerId });
   const summaries = new SummaryService({ store, summarizers, runner, preferredSummarizerId });
+  const reads = new SessionReads(store);
+  const writes = new SessionWrites({ store, extensions, publish });
   const sessionStore = store;
   extensions.bind({
     navigateTree: (sessionId, targetId, navigateOptions) =>
       navigator.navigate(sessionId, targetId, navigateOptions),
-    branch: (sessionId, entryId) => sessionStore.branch(sessionId, entryId),
+    branch: (sessionId, entryId) => writes.branch(sessionId, entryId),
   });
   await loadExtensions(
     extensions,
@@ -187,7 +196,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
   );
 
-  app.decorate('canopy', { store, state, navigator, summaries, hub, extensions, publish });
+  app.decorate('canopy', { store, reads, writes, state, navigator, summaries, hub, extensions, publish });
 
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4 } });
   registerWsRoute(
@@ -196,20 +205,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       hub,
       subscribe: async (sessionId) => {
         const session = await sessionStore.open(sessionId);
-        const notices: ServerEvent[] = [];
-        if (session.pendingNotice) {
-          notices.push({
-            type: 'leaf_notice',
-            sessionId,
-            leafId: session.pendingNotice.leafId,
-            previousLeafId: session.pendingNotice.previousLeafId,
-            reason: 'stored-leaf-missing',
-            message: session.pendingNotice.message,
-          });
-          session.pendingNotice = undefined;
-        }
-        if (session.writerActive) notices.push({ type: 'writer_active', sessionId, active: true });
-        return { leafId: session.sm.getLeafId(), notices };
+        const greeting = session.takeGreeting();
+        return { leafId: session.sm.getLeafId(), notices: greeting ? [greeting] : [] };
       },
       abortSummary: (sessionId) => runner.abort(sessionId),
       clientClosed: (clientId) => runner.abortClient(clientId),
@@ -218,7 +215,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.wsLimits,
     options.heartbeatScheduler,
   );
-  registerApiRoutes(app, { store, state, navigator, summaries, summarizers, home });
+  registerApiRoutes(app, { store, reads, writes, state, navigator, summaries, summarizers, home });
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 

@@ -18,7 +18,7 @@ import {
   USAGE,
   type ConfigFile,
 } from './config';
-import { createToken, isWellFormedToken } from './plugins/security';
+import { createToken, isWellFormedToken } from './http/security';
 import { writeDemoSessions } from './store/demo';
 import {
   ensureDirSync,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/store/open-session';
 import type { WriteOnce } from '../src/store/confined';
-import { AUTH } from './helpers';
+import { AUTH, getSnapshot } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
 interface ErrorBody {
@@ -67,11 +67,7 @@ function message(env: OwnEnv, id: string, text: string) {
 }
 
 async function snapshot(env: OwnEnv, id: string) {
-  return (await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })).json() as {
-    leafId: string | null;
-    nodes: Array<{ id: string }>;
-    issues: Array<{ line: number; kind: string }>;
-  };
+  return getSnapshot(env.app, id);
 }
 
 function everyLineIsJson(text: string): boolean {
@@ -281,12 +277,7 @@ describe('entries without a string type', () => {
     const numeric = JSON.stringify({ type: 7, id: 'numeric1', parentId: 'untyped1', timestamp: 't' });
     env = await setupOwn({ 'a.jsonl': `${session.text}${untyped}\n${numeric}\n` });
     const id = await idOf(env, 'a.jsonl');
-    const snap = (
-      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
-    ).json() as {
-      nodes: Array<{ id: string; parentId: string | null; type: string }>;
-      issues: Array<{ line: number; kind: string }>;
-    };
+    const snap = await snapshot(env, id);
     expect(snap.nodes.slice(-2)).toMatchObject([
       { id: 'untyped1', parentId: session.ids.at(-1), type: 'untyped' },
       { id: 'numeric1', parentId: 'untyped1', type: 'untyped' },

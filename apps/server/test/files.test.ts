@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createToken, isWellFormedToken } from '../src/plugins/security';
+import { createToken, isWellFormedToken } from '../src/http/security';
 import { readOrCreateSecretSync } from '../src/store/files';
 import { sessionIdOf as sessionIdOfPath } from '../src/store/ids';
-import { AUTH, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
+import { AUTH, getSnapshot, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
 
@@ -46,13 +46,7 @@ function appendInPieces(file: string, pieces: string[], delayMs: number): Promis
 }
 
 async function snapshot(env: TestEnv, id: string) {
-  const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-  return response.json() as {
-    leafId: string | null;
-    nodes: Array<{ id: string }>;
-    pendingBytes: number;
-    writerActive: boolean;
-  };
+  return getSnapshot(env.app, id);
 }
 
 describe('session files', () => {
@@ -212,12 +206,20 @@ describe('session files', () => {
     const events: Array<Record<string, unknown>> = [];
     ws.on('message', (data) => events.push(JSON.parse(String(data)) as Record<string, unknown>));
     ws.send(JSON.stringify({ type: 'subscribe', sessionId: id }));
-    const notice = await waitFor(() => events.find((event) => event.type === 'leaf_notice'));
-    expect(notice).toMatchObject({
+    const notice = await waitFor(() => events.find((event) => event.type === 'session_changed'));
+    expect(notice).toEqual({
+      type: 'session_changed',
       sessionId: id,
-      previousLeafId: SEED_IDS.bResult,
-      leafId: SEED_IDS.milestoneLabel,
-      reason: 'stored-leaf-missing',
+      source: 'external',
+      leaf: {
+        id: SEED_IDS.milestoneLabel,
+        previousId: SEED_IDS.bResult,
+        notice: {
+          reason: 'stored-leaf-missing',
+          message:
+            'The file changed so that the saved position no longer exists; the leaf is back at the last entry.',
+        },
+      },
     });
     ws.terminate();
   });

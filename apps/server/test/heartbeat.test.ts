@@ -101,10 +101,10 @@ describe('WebSocket heartbeat', () => {
       payload: { label: 'still here' },
     });
     expect(label.statusCode).toBe(200);
-    expect(await waitFor(() => liveEvents.find((event) => event.type === 'label_changed'))).toMatchObject({
+    expect(await waitFor(() => liveEvents.find((event) => event.type === 'session_changed'))).toMatchObject({
       sessionId: seed,
-      targetId: SEED_IDS.milestoneLabel,
-      label: 'still here',
+      source: 'canopy',
+      changed: { id: [SEED_IDS.milestoneLabel], labels: [[0, 'still here']] },
     });
     live.terminate();
   });

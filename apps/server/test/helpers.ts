@@ -2,6 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureFixtures, fixtureIds } from '@canopy/fixtures';
+import {
+  decodeNodes,
+  SNAPSHOT_CONTENT_TYPE,
+  type NodeColumns,
+  type SessionSnapshotHead,
+  type TreeNode,
+} from '@canopy/protocol';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../src/app';
 
@@ -98,4 +105,29 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A snapshot as the route streams it, assembled: the head's fields and every node, decoded. */
+export type AssembledSnapshot = Omit<SessionSnapshotHead, 'nodeCount'> & { nodes: TreeNode[] };
+
+/**
+ * Reads an NDJSON snapshot body (a head line, then NodeColumns chunks) into one object, checking
+ * that the chunks hold exactly the `nodeCount` the head announced.
+ */
+export function assembleSnapshot(body: string): AssembledSnapshot {
+  const lines = body.split('\n');
+  if (lines.pop() !== '') throw new Error('snapshot: the body does not end with a newline');
+  const { nodeCount, ...head } = JSON.parse(lines[0]!) as SessionSnapshotHead;
+  const nodes = lines.slice(1).flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns));
+  if (nodes.length !== nodeCount) throw new Error(`snapshot: ${nodes.length} nodes for ${nodeCount}`);
+  return { ...head, nodes };
+}
+
+/** GET /api/sessions/:id, assembled; throws with the body when it is refused. */
+export async function getSnapshot(app: FastifyInstance, id: string): Promise<AssembledSnapshot> {
+  const response = await app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
+  if (response.statusCode !== 200) throw new Error(`snapshot ${response.statusCode}: ${response.body}`);
+  if (!response.headers['content-type']?.toString().startsWith(SNAPSHOT_CONTENT_TYPE))
+    throw new Error(`snapshot content type ${String(response.headers['content-type'])}`);
+  return assembleSnapshot(response.body);
 }

@@ -3,7 +3,7 @@ import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { outlineOfSession, printOutlines } from '../src/outline';
 import { READ_CHUNK_BYTES, readChunks } from '../src/store/files';
-import { AUTH, sessionIdOf, setup, type TestEnv } from './helpers';
+import { getSnapshot, sessionIdOf, setup, type TestEnv } from './helpers';
 
 // A session file can be larger than the longest string the runtime holds (about 512 MB), so the
 // server must never decode a whole file at once. These tests use files a few read pieces long and
@@ -78,15 +78,12 @@ describe('a session file larger than one read piece', () => {
     await env.restart(); // index the new file
     const id = await sessionIdOf(env.app, 'big.jsonl');
 
-    const opened = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-    expect(opened.statusCode).toBe(200);
     const expectedFirst = SessionManager.fromJsonl(first).getEntries();
-    const firstNodes = (opened.json() as { nodes: Array<{ id: string }> }).nodes;
+    const firstNodes = (await getSnapshot(env.app, id)).nodes;
     expect(firstNodes.map((node) => node.id)).toEqual(expectedFirst.map((entry) => entry.id));
 
     fs.appendFileSync(env.file('big.jsonl'), more);
-    const grown = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-    const body = grown.json() as { nodes: Array<{ id: string }>; leafId: string };
+    const body = await getSnapshot(env.app, id);
     const expected = SessionManager.fromJsonl(first + more).getEntries();
     expect(body.nodes.map((node) => node.id)).toEqual(expected.map((entry) => entry.id));
     expect(body.leafId).toBe(expected.at(-1)?.id);

@@ -30,13 +30,12 @@ describe('navigateTree', () => {
     env = await setup([SEED]);
     const before = fs.readFileSync(env.file(SEED), 'utf8');
     const response = await navigate({ targetId: SEED_IDS.tryB });
-    expect(response.json()).toMatchObject({
+    expect(response.json()).toEqual({
       alreadyAtTarget: false,
       cancelled: false,
       oldLeafId: SEED_IDS.milestoneLabel,
       newLeafId: SEED_IDS.plan,
       editorText: 'Try approach B',
-      nodes: [],
     });
     expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(before);
   });

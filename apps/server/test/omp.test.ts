@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { agentSessionDirs } from '../src/config';
 import { printOutlines } from '../src/outline';
 import { OmpSessionBuilder, titleSlotLine } from '../../../packages/session-core/test/omp-builder';
-import { AUTH, setup, waitFor, type TestEnv } from './helpers';
+import { AUTH, getSnapshot, setup, waitFor, type TestEnv } from './helpers';
 
 // A 1×1 PNG.
 const PNG = Buffer.from(
@@ -147,13 +147,8 @@ describe('listing oh-my-pi sessions', () => {
       kind: 'subagent',
     });
     expect(byPath.get('main/__advisor-1.jsonl')).toMatchObject({ parentId: main.id, kind: 'advisor' });
-    const scout = await e.app.inject({
-      method: 'GET',
-      url: `/api/sessions/${byPath.get('main/Scout.jsonl')!.id}`,
-      headers: AUTH,
-    });
-    expect(scout.statusCode).toBe(200);
-    expect((scout.json() as { name: string }).name).toBe('scout');
+    const scout = await getSnapshot(e.app, byPath.get('main/Scout.jsonl')!.id);
+    expect(scout.name).toBe('scout');
   });
 
   it('an archived .jsonl.gz is listed, opens, and refuses writes with READ_ONLY', async () => {
@@ -167,9 +162,7 @@ describe('listing oh-my-pi sessions', () => {
     expect(items[0]!.name).toBe('Archived');
     expect(items[0]!.readOnly).toMatch(/archived/i);
     const id = items[0]!.id;
-    const snapshot = await e.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-    expect(snapshot.statusCode).toBe(200);
-    expect((snapshot.json() as { nodes: unknown[] }).nodes).toHaveLength(1);
+    expect((await getSnapshot(e.app, id)).nodes).toHaveLength(1);
     const label = await e.app.inject({
       method: 'PUT',
       url: `/api/sessions/${id}/labels/${user}`,
@@ -189,8 +182,7 @@ describe('listing oh-my-pi sessions', () => {
     const text = b.text().replace('"version":3', '"version":4');
     fs.writeFileSync(path.join(sessions, 'v4.jsonl'), text);
     const id = await idOf(e, 'v4.jsonl');
-    const snapshot = await e.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-    const body = snapshot.json() as { session: ListItem; issues: unknown[] };
+    const body = await getSnapshot(e.app, id);
     expect(body.session.readOnly).toMatch(/version 4/);
     expect(body.issues).toEqual([]);
     const message = await e.app.inject({
@@ -362,11 +354,7 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     const file = path.join(sessions, 'live.jsonl');
     fs.writeFileSync(file, b.text());
     const id = await idOf(e, 'live.jsonl');
-    const snapshot = async () =>
-      (await e.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })).json() as {
-        name?: string;
-        nodes: Array<{ id: string }>;
-      };
+    const snapshot = async () => await getSnapshot(e.app, id);
     expect((await snapshot()).name).toBe('Before');
 
     // oh-my-pi: overwrite the first 256 bytes, then append the audit entry.
@@ -406,9 +394,7 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     fs.utimesSync(file, later, later);
     expect(fs.statSync(file).size).toBe(size);
     const name = await waitFor(async () => {
-      const s = (await e.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })).json() as {
-        name?: string;
-      };
+      const s = await getSnapshot(e.app, id);
       return s.name === 'Two' ? s.name : undefined;
     });
     expect(name).toBe('Two');
@@ -422,11 +408,7 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     const file = path.join(sessions, 'side.jsonl');
     fs.writeFileSync(file, b.text());
     const id = await idOf(e, 'side.jsonl');
-    const leaf = async () =>
-      (await e.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })).json() as {
-        leafId: string;
-        nodes: unknown[];
-      };
+    const leaf = async () => await getSnapshot(e.app, id);
     expect((await leaf()).leafId).toBe(user);
     const answer = b.assistant('hi');
     const stale = b.modelUsage(user, 'title');
@@ -455,11 +437,7 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     const file = path.join(sessions, 'rw.jsonl');
     fs.writeFileSync(file, b.text());
     const id = await idOf(e, 'rw.jsonl');
-    const nodes = async () =>
-      (await e.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })).json() as {
-        nodes: Array<{ id: string }>;
-        leafId: string;
-      };
+    const nodes = async () => await getSnapshot(e.app, id);
     expect((await nodes()).nodes.map((node) => node.id)).toEqual([user, dropped]);
     // oh-my-pi's atomic rewrite: the whole file staged beside it, then renamed over it.
     const staged = path.join(sessions, '.rw.jsonl.1234.tmp');

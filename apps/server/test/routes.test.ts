@@ -1,9 +1,19 @@
 import fs from 'node:fs';
-import { createValidator, SessionSnapshot } from '@canopy/protocol';
+import { createValidator, NodeColumns, SessionSnapshotHead, SNAPSHOT_CONTENT_TYPE } from '@canopy/protocol';
 import { SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildSkeletonNodes } from '../src/store/skeleton';
-import { AUTH, HOST, SEED_IDS, sessionIdOf, setup, type TestEnv, TOKEN } from './helpers';
+import { treeNodesOf } from '../src/store/tree-model';
+import {
+  assembleSnapshot,
+  AUTH,
+  getSnapshot,
+  HOST,
+  SEED_IDS,
+  sessionIdOf,
+  setup,
+  type TestEnv,
+  TOKEN,
+} from './helpers';
 
 describe('REST routes over fixture copies', () => {
   let env: TestEnv;
@@ -46,8 +56,7 @@ describe('REST routes over fixture copies', () => {
     // Before opening, the list counts the lines it could not parse; the tree adds duplicates,
     // orphans and cycles.
     const beforeOpen = await listed();
-    const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-    const snapshot = response.json() as { issues: unknown[]; session: { issueCount: number } };
+    const snapshot = await getSnapshot(env.app, id);
     expect(snapshot.issues.length).toBeGreaterThan(beforeOpen);
     expect(snapshot.session.issueCount).toBe(snapshot.issues.length);
     expect(await listed()).toBe(snapshot.issues.length);
@@ -55,32 +64,31 @@ describe('REST routes over fixture copies', () => {
 
   it('a snapshot carries the leaf, every entry as a skeleton node, and labels', async () => {
     const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-    const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-    expect(response.statusCode).toBe(200);
-    const snapshot = response.json() as {
-      leafId: string;
-      nodes: Array<{ id: string; label?: string; text: string }>;
-      version: number;
-    };
+    const snapshot = await getSnapshot(env.app, id);
     expect(snapshot.leafId).toBe(SEED_IDS.milestoneLabel);
     expect(snapshot.nodes).toHaveLength(8);
     expect(snapshot.nodes.filter((node) => node.label === 'milestone')).toHaveLength(1);
     expect(snapshot.version).toBe(3);
   });
 
-  it('every snapshot matches the protocol schema, and after a label write its cached nodes equal a fresh build of the file', async () => {
-    const validator = createValidator(SessionSnapshot);
+  it('every snapshot streams a head and node chunks matching the protocol schemas, and after a label write its assembled nodes equal a fresh build of the file', async () => {
+    const headValidator = createValidator(SessionSnapshotHead);
+    const chunkValidator = createValidator(NodeColumns);
     const freshNodes = (name: string) => {
       const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(name)));
-      return buildSkeletonNodes(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), env.dir);
+      return treeNodesOf(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), env.dir);
     };
     const get = async (id: string) => {
       const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
       expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-      const body = response.json() as unknown;
-      expect(validator.firstError(body)).toBeUndefined();
-      return body as SessionSnapshot;
+      expect(response.headers['content-type']).toBe(SNAPSHOT_CONTENT_TYPE);
+      const [head, ...chunks] = response.body
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
+      expect(headValidator.firstError(head)).toBeUndefined();
+      for (const chunk of chunks) expect(chunkValidator.firstError(chunk)).toBeUndefined();
+      return assembleSnapshot(response.body);
     };
     for (const name of ['seed-example.jsonl', 'all-entry-types.jsonl', 'malformed.jsonl', 'empty.jsonl']) {
       const snapshot = await get(await sessionIdOf(env.app, name));
@@ -188,9 +196,7 @@ describe('REST routes over fixture copies', () => {
 
   it('a summarize request with entries to summarise and no summariser is NO_SUMMARIZER and changes nothing', async () => {
     const id = await sessionIdOf(env.app, 'seed-example.jsonl');
-    const snapshot = (
-      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
-    ).json() as { nodes: Array<{ id: string; parentId: string | null }> };
+    const snapshot = await getSnapshot(env.app, id);
     const root = snapshot.nodes.find((node) => node.parentId === null)!;
     const before = fs.readFileSync(env.file('seed-example.jsonl'));
     const response = await env.app.inject({
@@ -202,9 +208,7 @@ describe('REST routes over fixture copies', () => {
     expect(response.statusCode).toBe(409);
     expect((response.json() as { error: { code: string } }).error.code).toBe('NO_SUMMARIZER');
     expect(fs.readFileSync(env.file('seed-example.jsonl')).equals(before)).toBe(true);
-    const after = (
-      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
-    ).json() as { leafId: string };
+    const after = await getSnapshot(env.app, id);
     expect(after.leafId).toBe(SEED_IDS.milestoneLabel);
   });
 

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tokenCookieName } from '../src/plugins/security';
+import { tokenCookieName } from '../src/http/security';
 import { AUTH, HOST, PORT, TOKEN } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 

@@ -8,7 +8,7 @@ import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppOptions } from '../src/app';
 import type { Summarizer, SummarizeOptions } from '../src/summarizer';
-import { AUTH, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
+import { AUTH, getSnapshot, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
 
 type Json = Record<string, unknown>;
 const FILE = 'branches.jsonl';
@@ -243,9 +243,7 @@ describe('summaries', () => {
     );
     expect(read()).toBe(before);
     ws.terminate();
-    const snapshot = (
-      await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH })
-    ).json() as Json;
+    const snapshot = await getSnapshot(env.app, id);
     expect(snapshot.leafId).toBe(ids.didB);
   });
 
@@ -484,7 +482,6 @@ describe('summaries', () => {
       aborted: true,
       oldLeafId: ids.didB,
       newLeafId: ids.didB,
-      nodes: [],
     });
     expect(read()).toBe(before);
   });

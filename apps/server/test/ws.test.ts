@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
+import { decodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/protocol';
+import { SessionManager, ToolCallIndex } from '@canopy/session-core';
+import { treeNodesOf } from '../src/store/tree-model';
 import { AUTH, HOST, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
@@ -73,53 +76,94 @@ describe('WebSocket /ws', () => {
     ws.terminate();
   });
 
-  it('subscribers get entries_appended, label_changed and session_tree; unsubscribed sockets do not', async () => {
-    const id = await sessionIdOf(env.app, SEED);
-    const subscribed = await env.app.injectWS('/ws', { headers: AUTH });
-    const other = await env.app.injectWS('/ws', { headers: AUTH });
-    const events = collect(subscribed);
-    const otherEvents = collect(other);
-    subscribed.send(JSON.stringify({ type: 'subscribe', sessionId: id }));
-    expect(await waitFor(() => events.find((event) => event.type === 'subscribed'))).toEqual({
-      type: 'subscribed',
-      sessionId: id,
-      leafId: SEED_IDS.milestoneLabel,
-    });
+  /** A subscribed socket whose session events (not pongs, not list rows) are collected from now on. */
+  async function subscribedSocket(id: string) {
+    const ws = await env.app.injectWS('/ws', { headers: AUTH });
+    const events = collect(ws);
+    ws.send(JSON.stringify({ type: 'subscribe', sessionId: id }));
+    await waitFor(() => events.find((event) => event.type === 'subscribed'));
+    const sessionEvents = () =>
+      events.filter(
+        (event) => !['hello', 'subscribed', 'pong', 'session_list_changed'].includes(String(event.type)),
+      ) as unknown as SessionChangedEvent[];
+    return { ws, events, sessionEvents };
+  }
 
-    await env.app.inject({
+  /** The nodes of the session file as a fresh open builds them, by id. */
+  function freshNodes(): Map<string, TreeNode> {
+    const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(SEED)));
+    const nodes = treeNodesOf(
+      sm.getEntries(),
+      (entryId) => sm.getLabel(entryId),
+      new ToolCallIndex(),
+      env.dir,
+    );
+    return new Map(nodes.map((node) => [node.id, node]));
+  }
+
+  it('a label written by Canopy is one session_changed (the label entry added, the target row changed, the leaf on the label entry); the reply carries ids only', async () => {
+    const id = await sessionIdOf(env.app, SEED);
+    const { ws, events, sessionEvents } = await subscribedSocket(id);
+    const response = await env.app.inject({
       method: 'PUT',
       url: `/api/sessions/${id}/labels/${SEED_IDS.bResult}`,
       headers: AUTH,
       payload: { label: 'B' },
     });
-    const appended = await waitFor(() => events.find((event) => event.type === 'entries_appended'));
-    expect(appended).toMatchObject({
-      sessionId: id,
-      source: 'canopy',
-      nodes: [expect.objectContaining({ type: 'label' })],
-    });
-    expect(await waitFor(() => events.find((event) => event.type === 'label_changed'))).toMatchObject({
-      sessionId: id,
+    const reply = response.json() as { labelEntryId: string };
+    expect(reply).toEqual({
       targetId: SEED_IDS.bResult,
       label: 'B',
+      labelEntryId: expect.any(String),
+      leafId: reply.labelEntryId,
     });
+    await syncWith(ws, events, 'after-label');
+    const fresh = freshNodes();
+    expect(sessionEvents()).toHaveLength(1);
+    const [event] = sessionEvents();
+    expect(Object.keys(event!).sort()).toEqual(['added', 'changed', 'leaf', 'sessionId', 'source', 'type']);
+    expect(event).toMatchObject({
+      type: 'session_changed',
+      sessionId: id,
+      source: 'canopy',
+      leaf: { id: reply.labelEntryId, previousId: SEED_IDS.milestoneLabel },
+    });
+    expect(decodeNodes(event!.added!)).toEqual([fresh.get(reply.labelEntryId)]);
+    expect(decodeNodes(event!.changed!)).toEqual([fresh.get(SEED_IDS.bResult)]);
+    expect(fresh.get(SEED_IDS.bResult)?.label).toBe('B');
+    ws.terminate();
+  });
 
-    await env.app.inject({
+  it('a navigation is one session_changed with only the leaf; unsubscribed and other sockets get nothing', async () => {
+    const id = await sessionIdOf(env.app, SEED);
+    const { ws, events, sessionEvents } = await subscribedSocket(id);
+    const other = await env.app.injectWS('/ws', { headers: AUTH });
+    const otherEvents = collect(other);
+    const response = await env.app.inject({
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
       headers: AUTH,
       payload: { targetId: SEED_IDS.bResult },
     });
-    const tree = await waitFor(() => events.find((event) => event.type === 'session_tree'));
-    expect(tree).toMatchObject({ sessionId: id, newLeafId: SEED_IDS.bResult });
+    expect(response.json()).toEqual({
+      alreadyAtTarget: false,
+      cancelled: false,
+      oldLeafId: SEED_IDS.milestoneLabel,
+      newLeafId: SEED_IDS.bResult,
+    });
+    await syncWith(ws, events, 'after-navigate');
+    expect(sessionEvents()).toEqual([
+      {
+        type: 'session_changed',
+        sessionId: id,
+        source: 'canopy',
+        leaf: { id: SEED_IDS.bResult, previousId: SEED_IDS.milestoneLabel },
+      },
+    ]);
 
-    subscribed.send(JSON.stringify({ type: 'unsubscribe', sessionId: id }));
+    ws.send(JSON.stringify({ type: 'unsubscribe', sessionId: id }));
     // Messages are handled in order: once the pong is back, the unsubscribe has been applied.
-    subscribed.send(JSON.stringify({ type: 'ping', id: 'sync' }));
-    await waitFor(() => events.find((event) => event.type === 'pong'));
-    const sessionEvents = () =>
-      events.filter((event) => event.type !== 'sessions_changed' && event.type !== 'pong');
-    const count = sessionEvents().length;
+    await syncWith(ws, events, 'after-unsubscribe');
     await env.app.inject({
       method: 'POST',
       url: `/api/sessions/${id}/navigate`,
@@ -128,24 +172,19 @@ describe('WebSocket /ws', () => {
     });
     // Whatever the navigation sent went out before the answers to these pings: once both are back,
     // nothing more can arrive from it.
-    await syncWith(subscribed, events, 'after-navigate');
-    await syncWith(other, otherEvents, 'after-navigate');
-    expect(sessionEvents().length).toBe(count);
+    await syncWith(ws, events, 'after-second-navigate');
+    await syncWith(other, otherEvents, 'after-second-navigate');
+    expect(sessionEvents()).toHaveLength(1);
     expect(
-      otherEvents.filter(
-        (event) => event.type !== 'hello' && event.type !== 'sessions_changed' && event.type !== 'pong',
-      ),
+      otherEvents.filter((event) => !['hello', 'pong', 'session_list_changed'].includes(String(event.type))),
     ).toEqual([]);
-    subscribed.terminate();
+    ws.terminate();
     other.terminate();
   });
 
-  it('an external append reaches subscribers as entries_appended and writer_active', async () => {
+  it('an external append is one session_changed (node added, leaf followed, writer active); the writer going quiet is its own', async () => {
     const id = await sessionIdOf(env.app, SEED);
-    const ws = await env.app.injectWS('/ws', { headers: AUTH });
-    const events = collect(ws);
-    ws.send(JSON.stringify({ type: 'subscribe', sessionId: id }));
-    await waitFor(() => events.find((event) => event.type === 'subscribed'));
+    const { ws, sessionEvents } = await subscribedSocket(id);
     const line = JSON.stringify({
       type: 'custom',
       id: 'c0000001',
@@ -154,17 +193,67 @@ describe('WebSocket /ws', () => {
       customType: 'x',
     });
     fs.appendFileSync(env.file(SEED), `${line}\n`);
-    const appended = await waitFor(() => events.find((event) => event.type === 'entries_appended'));
-    expect(appended).toMatchObject({
-      source: 'external',
-      leafId: 'c0000001',
-      nodes: [expect.objectContaining({ id: 'c0000001', text: '[custom: x]' })],
-    });
-    expect(await waitFor(() => events.find((event) => event.type === 'writer_active'))).toEqual({
-      type: 'writer_active',
+    const [appended] = await waitFor(() => (sessionEvents().length > 0 ? sessionEvents() : undefined));
+    expect({ ...appended, added: decodeNodes(appended!.added!) }).toEqual({
+      type: 'session_changed',
       sessionId: id,
-      active: true,
+      source: 'external',
+      added: [freshNodes().get('c0000001')],
+      leaf: { id: 'c0000001', previousId: SEED_IDS.milestoneLabel },
+      writerActive: true,
     });
+    expect(decodeNodes(appended!.added!)[0]).toMatchObject({ text: '[custom: x]' });
+    const quiet = await waitFor(() => sessionEvents()[1]);
+    expect(quiet).toEqual({
+      type: 'session_changed',
+      sessionId: id,
+      source: 'external',
+      writerActive: false,
+    });
+    ws.terminate();
+  });
+
+  it('a tool result appended before its call is re-sent in `changed` when the call arrives', async () => {
+    const id = await sessionIdOf(env.app, SEED);
+    const { ws, sessionEvents } = await subscribedSocket(id);
+    const at = new Date().toISOString();
+    const result = {
+      type: 'message',
+      id: 'r0000001',
+      parentId: SEED_IDS.milestoneLabel,
+      timestamp: at,
+      message: {
+        role: 'toolResult',
+        toolCallId: 'call-late',
+        toolName: 'bash',
+        content: [{ type: 'text', text: 'output' }],
+        isError: false,
+        timestamp: 0,
+      },
+    };
+    fs.appendFileSync(env.file(SEED), `${JSON.stringify(result)}\n`);
+    const [first] = await waitFor(() => (sessionEvents().length > 0 ? sessionEvents() : undefined));
+    expect(decodeNodes(first!.added!)).toEqual([freshNodes().get('r0000001')]);
+    expect(decodeNodes(first!.added!)[0]!.text).toBe('[bash]');
+    const call = {
+      type: 'message',
+      id: 'a0000001',
+      parentId: 'r0000001',
+      timestamp: at,
+      message: {
+        role: 'assistant',
+        content: [{ type: 'toolCall', id: 'call-late', name: 'bash', arguments: { command: 'ls' } }],
+        stopReason: 'toolUse',
+        timestamp: 0,
+      },
+    };
+    fs.appendFileSync(env.file(SEED), `${JSON.stringify(call)}\n`);
+    const second = await waitFor(() => sessionEvents()[1]);
+    const fresh = freshNodes();
+    expect(decodeNodes(second.added!)).toEqual([fresh.get('a0000001')]);
+    expect(decodeNodes(second.changed!)).toEqual([fresh.get('r0000001')]);
+    expect(decodeNodes(second.changed!)[0]!.text).toBe('[bash: ls]');
+    expect(second.leaf).toEqual({ id: 'a0000001', previousId: 'r0000001' });
     ws.terminate();
   });
 

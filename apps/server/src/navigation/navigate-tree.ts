@@ -1,8 +1,8 @@
-import type { NavigateResult, ProvidedSummary, ServerEvent, SkeletonNode } from '@canopy/protocol';
+import type { NavigateResult, ProvidedSummary } from '@canopy/protocol';
 import { collectEntriesForBranchSummary, planNavigation, type SessionEntry } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
-import type { SessionStore } from '../plugins/session-store';
+import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry } from '../summarizer';
 import { narrowToSelection, summaryInput } from './summary-input';
 import type { SummaryRunner } from './summary-runner';
@@ -31,7 +31,6 @@ export interface NavigatorDeps {
   runner: SummaryRunner;
   /** The summariser the user chose in the settings, if any. */
   preferredSummarizerId: () => string | undefined;
-  publish: (event: ServerEvent) => void;
 }
 
 /**
@@ -56,7 +55,7 @@ export class Navigator {
 
     // 1. The current leaf: nothing to do, nothing written, no events.
     if (targetId === oldLeafId) {
-      return { alreadyAtTarget: true, cancelled: false, oldLeafId, newLeafId: oldLeafId, nodes: [] };
+      return { alreadyAtTarget: true, cancelled: false, oldLeafId, newLeafId: oldLeafId };
     }
     // 2. Validate and compute the abandoned path.
     const target = sm.getEntry(targetId);
@@ -98,7 +97,7 @@ export class Navigator {
           },
         });
         if (result.cancel)
-          return { alreadyAtTarget: false, cancelled: true, oldLeafId, newLeafId: oldLeafId, nodes: [] };
+          return { alreadyAtTarget: false, cancelled: true, oldLeafId, newLeafId: oldLeafId };
         if (slot.signal.aborted) return aborted(oldLeafId);
         if (wantsSummary && result.summary) extensionSummary = result.summary;
         if (result.customInstructions !== undefined) customInstructions = result.customInstructions;
@@ -135,46 +134,41 @@ export class Navigator {
       const trimmedLabel = label?.trim() || undefined;
 
       // 6. Apply; a pure leaf move writes nothing, so it does not wait on another writer's cut-off line.
+      //    The session publishes the move (and the entries written) to every subscribed browser.
       const writes = summary !== undefined || trimmedLabel !== undefined;
-      const countBefore = { value: 0 };
-      const summaryId = await session.mutate((manager) => {
-        countBefore.value = manager.getEntries().length;
-        let written: string | undefined;
-        if (summary) {
-          written = manager.branchWithSummary(
-            plan.newLeafId,
-            summary.text,
-            summary.details,
-            summary.fromExtension,
-          );
-          if (trimmedLabel) manager.appendLabelChange(written, trimmedLabel);
-        } else {
-          if (plan.newLeafId === null) manager.resetLeaf();
-          else manager.branch(plan.newLeafId);
-          if (trimmedLabel) manager.appendLabelChange(targetId, trimmedLabel);
-        }
-        return written;
-      }, writes);
-
-      const newLeafId = session.sm.getLeafId();
-      const added = session.sm.getEntries().slice(countBefore.value);
-      const nodes: SkeletonNode[] = added.length > 0 ? session.skeleton(added) : [];
-      const summaryEntry = summaryId ? (session.sm.getEntry(summaryId) as SessionEntry) : undefined;
-
-      // 7. Tell every subscribed browser and the extensions.
-      const event: ServerEvent = {
-        type: 'session_tree',
-        sessionId,
-        newLeafId,
-        oldLeafId,
-        ...(summaryEntry
+      const summaryDetail = (summaryId: string | undefined) =>
+        summaryId
           ? {
-              summaryEntry: summaryEntry as unknown as Record<string, unknown>,
+              summaryEntry: session.sm.getEntry(summaryId) as unknown as Record<string, unknown>,
               fromExtension: summary?.fromExtension ?? false,
             }
-          : {}),
-      };
-      this.deps.publish(event);
+          : {};
+      const summaryId = await session.mutate(
+        (manager) => {
+          let written: string | undefined;
+          if (summary) {
+            written = manager.branchWithSummary(
+              plan.newLeafId,
+              summary.text,
+              summary.details,
+              summary.fromExtension,
+            );
+            if (trimmedLabel) manager.appendLabelChange(written, trimmedLabel);
+          } else {
+            if (plan.newLeafId === null) manager.resetLeaf();
+            else manager.branch(plan.newLeafId);
+            if (trimmedLabel) manager.appendLabelChange(targetId, trimmedLabel);
+          }
+          return written;
+        },
+        writes,
+        summaryDetail,
+      );
+
+      const newLeafId = session.sm.getLeafId();
+      const summaryEntry = summaryId ? (session.sm.getEntry(summaryId) as SessionEntry) : undefined;
+
+      // 7. Tell the extensions.
       await extensions.tree({
         sessionId,
         newLeafId,
@@ -187,7 +181,6 @@ export class Navigator {
         cancelled: false,
         oldLeafId,
         newLeafId,
-        nodes,
       };
       if (plan.editorText !== undefined) result.editorText = plan.editorText;
       if (summaryEntry) result.summaryEntry = summaryEntry as unknown as Record<string, unknown>;
@@ -205,6 +198,5 @@ function aborted(oldLeafId: string | null): NavigateResult {
     aborted: true,
     oldLeafId,
     newLeafId: oldLeafId,
-    nodes: [],
   };
 }

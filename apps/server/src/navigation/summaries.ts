@@ -6,7 +6,7 @@ import type {
 } from '@canopy/protocol';
 import { collectEntriesForBranchSummary, type SessionEntry } from '@canopy/session-core';
 import { AppError } from '../errors';
-import type { SessionStore } from '../plugins/session-store';
+import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry, SummaryResult } from '../summarizer';
 import { narrowToSelection, orderSelection, summaryInput, type SummaryInput } from './summary-input';
 import type { SummaryContext, SummaryRunner } from './summary-runner';
@@ -103,23 +103,20 @@ export class SummaryService {
         { sessionId, targetId: ordered.newestId, kind: 'selection' },
         linked,
       );
-      if (!generated) return { aborted: true, oldLeafId, newLeafId: oldLeafId, nodes: [] };
+      if (!generated) return { aborted: true, oldLeafId, newLeafId: oldLeafId };
       text = generated.summary;
       details = { ...generated.details, selectedEntryIds };
     }
 
-    const countBefore = { value: 0 };
-    const summaryId = await session.mutate((manager) => {
-      countBefore.value = manager.getEntries().length;
-      return manager.appendBranchSummary(ordered.newestId, text, details, false);
-    }, true);
-    const added = session.sm.getEntries().slice(countBefore.value);
+    const summaryId = await session.mutate(
+      (manager) => manager.appendBranchSummary(ordered.newestId, text, details, false),
+      true,
+    );
     return {
       aborted: false,
       oldLeafId,
       newLeafId: session.sm.getLeafId(),
       summaryEntry: session.sm.getEntry(summaryId) as SessionEntry as unknown as Record<string, unknown>,
-      nodes: session.skeleton(added),
     };
   }
 

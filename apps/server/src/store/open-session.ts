@@ -1,8 +1,7 @@
-import type { ServerEvent, SkeletonNode } from '@canopy/protocol';
+import type { LeafChange, ServerEvent } from '@canopy/protocol';
 import {
   SessionManager,
   SessionWriteError,
-  ToolCallIndex,
   type IssueKind,
   type SessionEntry,
   type SessionHeader,
@@ -27,7 +26,9 @@ import {
 } from './confined';
 import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
-import { buildSkeletonNodes, SkeletonCache } from './skeleton';
+import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
+import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './session-index';
+import { TreeModel } from './tree-model';
 import type { StateStore } from './state';
 
 /** Bytes kept from just before our read offset; if they change, the file was rewritten underneath. */
@@ -65,7 +66,8 @@ export interface OpenSessionOptions {
   clock: Clock;
   /** The one write() of an append; a test seam for full disks and racing writers. */
   write?: WriteOnce;
-  onGrow?: () => void;
+  /** The session's list row may have changed (entries, size, name). */
+  onChange?: () => void;
   log?: (message: string) => void;
 }
 
@@ -156,8 +158,10 @@ export class OpenSession {
   private diskSize = 0;
   /** [oh-my-pi] The title line as last read (oh-my-pi rewrites it in place on a rename). */
   private titleLine: Buffer | undefined;
-  private toolCalls = new ToolCallIndex();
-  private readonly skeletonCache: SkeletonCache;
+  /** Every entry's node, kept in step with `sm` by every change. */
+  readonly tree: TreeModel;
+  /** The list row's entry facts, counted as entries arrive (the index does not read an open file). */
+  private rowFacts: RowFacts = emptyRowFacts();
   private queue: Promise<unknown> = Promise.resolve();
   private watcher: Watcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -171,7 +175,7 @@ export class OpenSession {
   constructor(private readonly options: OpenSessionOptions) {
     this.id = options.id;
     this.file = options.file;
-    this.skeletonCache = new SkeletonCache(options.home);
+    this.tree = new TreeModel(options.home);
   }
 
   get writerActive(): boolean {
@@ -205,7 +209,7 @@ export class OpenSession {
     this.watcher?.close();
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.writerTimer) clearTimeout(this.writerTimer);
-    this.skeletonCache.clear();
+    this.tree.clear();
     this.persistLeaf();
   }
 
@@ -277,9 +281,9 @@ export class OpenSession {
     this.fileState = { ...state, size: bytes.length };
     this.hash.reset(bytes);
     this.titleLine = sm.getTitleSlot() ? firstLine(bytes) : undefined;
-    this.toolCalls = new ToolCallIndex();
-    this.toolCalls.addEntries(sm.getEntries());
-    this.skeletonCache.clear();
+    this.tree.clear();
+    this.rowFacts = emptyRowFacts();
+    countEntries(this.rowFacts, this.tree.sync(sm).entries);
     this.restoreLeaf(initial ? undefined : previousLeaf);
   }
 
@@ -452,8 +456,7 @@ export class OpenSession {
       this.window = patched;
     }
     this.sm.replaceTitleSlot(slot as { type: 'title' });
-    this.options.publish({ type: 'sessions_changed' });
-    this.options.onGrow?.();
+    this.options.onChange?.();
     return true;
   }
 
@@ -463,21 +466,22 @@ export class OpenSession {
     this.hash.add(fresh);
     this.lastGrowthAt = this.options.clock.now();
     this.window = lastBytes(this.window, fresh, WINDOW_BYTES);
-    this.markExternalWriter();
-    if (entries.length === 0) return;
-    const oldLeafId = this.sm.getLeafId();
-    const moved = this.followLeaf(entries);
-    this.emitAppended(entries, 'external');
-    if (moved) {
-      this.options.publish({
-        type: 'session_tree',
-        sessionId: this.id,
-        newLeafId: this.sm.getLeafId(),
-        oldLeafId,
-      });
+    const change: SessionChange = {};
+    if (this.markExternalWriter()) change.writerActive = true;
+    if (entries.length > 0) {
+      const previousId = this.sm.getLeafId();
+      if (this.followLeaf(entries)) change.leaf = { id: this.sm.getLeafId(), previousId };
+      change.delta = this.tree.sync(this.sm);
+      countEntries(this.rowFacts, change.delta.entries);
+      this.persistLeaf();
     }
-    this.persistLeaf();
-    this.options.onGrow?.();
+    this.publishChange('external', change);
+    if (entries.length > 0) this.options.onChange?.();
+  }
+
+  private publishChange(source: ChangeSource, change: SessionChange): void {
+    const event = sessionChanged(this.id, source, change);
+    if (event) this.options.publish(event);
   }
 
   private reload(reason: 'replaced' | 'truncated' | 'rewritten', bytes: Buffer, state: FileState): void {
@@ -488,34 +492,35 @@ export class OpenSession {
     this.options.publish({ type: 'session_reloaded', sessionId: this.id, reason });
     const notice = this.pendingNotice as LeafNotice | undefined;
     if (notice || previousLeaf !== this.sm.getLeafId()) {
-      this.options.publish({
-        type: 'leaf_notice',
-        sessionId: this.id,
-        leafId: this.sm.getLeafId(),
-        previousLeafId: previousLeaf,
-        reason: 'file-changed',
-        message: notice?.message ?? 'The file changed underneath; the leaf is back at the last entry.',
+      this.publishChange('external', {
+        leaf: leafNotice(
+          this.sm.getLeafId(),
+          previousLeaf,
+          'file-changed',
+          notice?.message ?? 'The file changed underneath; the leaf is back at the last entry.',
+        ),
       });
       this.pendingNotice = undefined;
     }
-    this.options.onGrow?.();
+    this.options.onChange?.();
   }
 
-  private markExternalWriter(): void {
+  /** Notes another writer's append; true when that makes the writer active (it was quiet). */
+  private markExternalWriter(): boolean {
     this.lastExternalAppend = Date.now();
-    if (!this.writerActiveFlag) {
-      this.writerActiveFlag = true;
-      this.options.publish({ type: 'writer_active', sessionId: this.id, active: true });
-    }
+    const flipped = !this.writerActiveFlag;
+    this.writerActiveFlag = true;
     if (this.writerTimer) clearTimeout(this.writerTimer);
     this.writerTimer = setTimeout(() => {
       this.writerTimer = undefined;
       if (Date.now() - this.lastExternalAppend >= WRITER_ACTIVE_MS - 10 && this.writerActiveFlag) {
         this.writerActiveFlag = false;
-        this.options.publish({ type: 'writer_active', sessionId: this.id, active: false });
+        this.publishChange('external', { writerActive: false });
+        this.options.onChange?.();
       }
     }, WRITER_ACTIVE_MS);
     this.writerTimer.unref();
+    return flipped;
   }
 
   // ------------------------------------------------------------------ writing
@@ -567,16 +572,21 @@ export class OpenSession {
 
   /**
    * Runs `mutate` on the session manager with the file up to date. When `writes` is set, it first
-   * waits for the file to be safe to append to (see waitUntilWritable). New entries are published
-   * as entries_appended (and label_changed for label entries); the leaf is persisted.
+   * waits for the file to be safe to append to (see waitUntilWritable). What it changed (new and
+   * re-rendered nodes, the leaf with `leafDetail` of the result) is published as one
+   * `session_changed`; the leaf is persisted.
    */
-  mutate<T>(mutate: (sm: SessionManager) => T, writes: boolean): Promise<T> {
+  mutate<T>(
+    mutate: (sm: SessionManager) => T,
+    writes: boolean,
+    leafDetail?: (result: T) => Omit<LeafChange, 'id' | 'previousId'>,
+  ): Promise<T> {
     return this.enqueue(async () => {
       const readOnly = writes ? this.readOnly : undefined;
       if (readOnly) throw new AppError('READ_ONLY', `Nothing was written. ${readOnly}`);
       if (writes) await this.waitUntilWritable();
       else await this.poll(true);
-      const countBefore = this.sm.getEntries().length;
+      const leafBefore = this.sm.getLeafId();
       this.landedAfterOthers = false;
       this.migration = undefined;
       let result: T;
@@ -590,6 +600,10 @@ export class OpenSession {
           }
           throw fileErrorToAppError(error);
         }
+        // Entries a failing mutation appended before it threw are in the file: they are sent too.
+        const delta = this.tree.sync(this.sm);
+        countEntries(this.rowFacts, delta.entries);
+        this.publishChange('canopy', { delta });
         if (error instanceof AppError) throw error;
         if (error instanceof SessionWriteError) {
           throw error.reason === 'incomplete-last-line'
@@ -612,13 +626,17 @@ export class OpenSession {
         // the leaf on what we wrote.
         this.resync('rewritten');
         this.persistLeaf();
-        this.options.onGrow?.();
         return result;
       }
-      const added = this.sm.getEntries().slice(countBefore);
-      if (added.length > 0) this.emitAppended(added, 'canopy');
+      const delta = this.tree.sync(this.sm);
+      countEntries(this.rowFacts, delta.entries);
+      const leafId = this.sm.getLeafId();
+      const detail = leafDetail?.(result);
+      const change: SessionChange = { delta };
+      if (leafId !== leafBefore || detail) change.leaf = { id: leafId, previousId: leafBefore, ...detail };
+      this.publishChange('canopy', change);
       this.persistLeaf();
-      if (added.length > 0) this.options.onGrow?.();
+      if (delta.added.length > 0) this.options.onChange?.();
       return result;
     });
   }
@@ -683,41 +701,42 @@ export class OpenSession {
 
   // ------------------------------------------------------------------ views
 
-  /** Nodes of `entries` (appended ones, for events and write results), tool calls from the whole session. */
-  skeleton(entries: readonly SessionEntry[]): SkeletonNode[] {
-    return buildSkeletonNodes(entries, (id) => this.sm.getLabel(id), this.toolCalls, this.options.home);
-  }
-
-  /** Every entry's node in file order, from the cache kept up to date with the manager. */
-  allNodes(): readonly SkeletonNode[] {
-    return this.skeletonCache.nodesOf(this.sm);
-  }
-
-  /** `JSON.stringify(allNodes())`, cached between requests. */
-  allNodesJson(): string {
-    return this.skeletonCache.jsonOf(this.sm);
-  }
-
-  private emitAppended(entries: readonly SessionEntry[], source: 'external' | 'canopy'): void {
-    const nodes = this.skeleton(entries);
-    this.options.publish({
-      type: 'entries_appended',
-      sessionId: this.id,
-      nodes,
-      leafId: this.sm.getLeafId(),
-      source,
+  /**
+   * What a new subscriber is told beyond the snapshot, once: the stored leaf that had to be
+   * dropped on open (the first subscriber only), and that another process is writing.
+   */
+  takeGreeting(): ServerEvent | undefined {
+    const notice = this.pendingNotice;
+    this.pendingNotice = undefined;
+    return sessionChanged(this.id, 'external', {
+      ...(notice
+        ? { leaf: leafNotice(notice.leafId, notice.previousLeafId, 'stored-leaf-missing', notice.message) }
+        : {}),
+      ...(this.writerActive ? { writerActive: true } : {}),
     });
-    for (const entry of entries) {
-      if (entry.type !== 'label' || typeof entry.targetId !== 'string') continue;
-      const label = this.sm.getLabel(entry.targetId);
-      this.options.publish({
-        type: 'label_changed',
-        sessionId: this.id,
-        targetId: entry.targetId,
-        labelEntryId: entry.id,
-        ...(label !== undefined ? { label } : {}),
-      });
-    }
+  }
+
+  /** The session's list row facts, from what it has read and written (never a second read). */
+  listRow(): OpenRow {
+    const header = this.sm.getHeader() as unknown as Record<string, unknown> | null;
+    return {
+      facts: { ...this.rowFacts },
+      ...(header ? { header } : {}),
+      ...(this.sm.getTitleSlot() ? { titleSlot: this.sm.getTitleSlot() } : {}),
+      identity: {
+        size: isArchive(this.file) ? this.diskSize : this.fileState.size,
+        mtimeMs: this.fileState.mtimeMs,
+        ctimeMs: this.fileState.ctimeMs,
+        ino: this.fileState.ino,
+        dev: this.fileState.dev,
+      },
+      issueCount: this.sm.issues.length,
+    };
+  }
+
+  /** Every node as snapshot chunks (see TreeModel.chunks). */
+  snapshotChunks(): string[] {
+    return this.tree.chunks();
   }
 }
 

@@ -28,8 +28,57 @@ export interface Root {
   path: string;
 }
 
+/** The facts of a list row that come from the entries, counted one entry at a time. */
+export interface RowFacts {
+  entryCount: number;
+  messageCount: number;
+  /** The first user message's text, at most 300 characters. */
+  firstMessage: string;
+  /** The name set by the latest session_info (pi); a blank one clears it. */
+  infoName?: string;
+  /** [oh-my-pi] The title of the latest title_change entry. */
+  titleChange?: string;
+}
+
+export function emptyRowFacts(): RowFacts {
+  return { entryCount: 0, messageCount: 0, firstMessage: '' };
+}
+
+/** Counts entries into a row's facts (the index while it reads a file, an open session as it grows). */
+export function countEntries(facts: RowFacts, entries: Iterable<SessionEntry>): void {
+  for (const entry of entries) {
+    facts.entryCount++;
+    if (entry.type === 'message') {
+      facts.messageCount++;
+      if (facts.firstMessage === '') {
+        const text = userMessageText(entry.message);
+        if (text) facts.firstMessage = text.length > 300 ? text.slice(0, 300) : text;
+      }
+    } else if (entry.type === 'session_info') {
+      facts.infoName = sessionInfoName(entry);
+    } else if (entry.type === 'title_change') {
+      facts.titleChange = titleChangeTitle(entry);
+    }
+  }
+}
+
+/** An open session's own state, which stands in for reading its file while it is open. */
+export interface OpenRow {
+  facts: RowFacts;
+  header?: Record<string, unknown>;
+  titleSlot?: TitleSlot;
+  identity: FileIdentity;
+  issueCount: number;
+}
+
+/** Rows a scan or a watch event changed: ids upserted and ids removed. */
+export interface ListDelta {
+  upserted: Set<string>;
+  removed: Set<string>;
+}
+
 /** What the index knows about one file, kept between scans. */
-export interface IndexedSession {
+export interface IndexedSession extends RowFacts {
   id: string;
   file: string;
   root: Root;
@@ -38,18 +87,17 @@ export interface IndexedSession {
   offset: number;
   parser: SessionLineParser;
   header?: Record<string, unknown>;
-  entryCount: number;
-  messageCount: number;
-  /** The name set by the latest session_info (pi); a blank one clears it. */
-  infoName?: string;
   /** [oh-my-pi] The title line before the header, re-read whenever the file changes. */
   titleSlot?: TitleSlot;
   /** [oh-my-pi] Bytes of the title line, its newline included. */
   titleSlotBytes?: number;
-  /** [oh-my-pi] The title of the latest title_change entry. */
-  titleChange?: string;
-  firstMessage: string;
   issueCount: number;
+  /**
+   * The file is open: its row comes from the open session (see {@link SessionIndex.adopt}) and the
+   * index does not read it. After it closes, `offset` and `parser` are behind: the next change is
+   * read from the start.
+   */
+  adopted?: 'open' | 'released';
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -62,7 +110,7 @@ const CHUNK_BYTES = 1 << 20;
 export class SessionIndex {
   private readonly byId = new Map<string, IndexedSession>();
   private readonly byFile = new Map<string, IndexedSession>();
-  private scanning: Promise<boolean> | undefined;
+  private scanning: Promise<ListDelta> | undefined;
   private rescanRequested = false;
 
   /** Warnings (a symlink loop, an unreadable folder) are given once per path. */
@@ -97,21 +145,22 @@ export class SessionIndex {
   }
 
   /**
-   * Rescans every root; concurrent calls share one scan and a call made during a scan triggers one
-   * more afterwards. Resolves to whether anything changed.
+   * Rescans every root (at start, and as the fallback when a watch event names no file); concurrent
+   * calls share one scan and a call made during a scan triggers one more afterwards. Resolves to
+   * the rows that changed.
    */
-  scan(): Promise<boolean> {
+  scan(): Promise<ListDelta> {
     if (this.scanning) {
       this.rescanRequested = true;
       return this.scanning;
     }
-    const run = async (): Promise<boolean> => {
-      let changed = false;
+    const run = async (): Promise<ListDelta> => {
+      const delta = emptyDelta();
       do {
         this.rescanRequested = false;
-        if (await this.scanOnce()) changed = true;
+        await this.scanOnce(delta);
       } while (this.rescanRequested);
-      return changed;
+      return delta;
     };
     this.scanning = run().finally(() => {
       this.scanning = undefined;
@@ -119,34 +168,73 @@ export class SessionIndex {
     return this.scanning;
   }
 
-  /** Re-reads one file now (after our own write, or a watch event for it). */
+  /** Re-reads one file now (a file Canopy created). True when it is listed now. */
   async refreshFile(realFile: string): Promise<boolean> {
     const root = this.rootOf(realFile);
     if (!root) return false;
-    return this.update(realFile, root);
+    await this.update(realFile, root, emptyDelta());
+    return this.byFile.has(realFile);
   }
 
-  private async scanOnce(): Promise<boolean> {
+  /**
+   * A watch event for one path under a root: that file, or the session files in that folder, are
+   * looked at, and listed files at or under the path that are gone are dropped. Nothing else is read.
+   */
+  async refreshPath(changed: string): Promise<ListDelta> {
+    const delta = emptyDelta();
+    const root = this.rootOf(changed);
+    if (!root) return delta;
+    const listed = await listJsonlFiles(changed, (where, message) => this.warnOnce(where, message));
+    // A link from inside a root to a file elsewhere lists the real path outside: never indexed.
+    const present = new Set(listed.filter((file) => isInside(root.path, file)));
+    for (const file of present) await this.update(file, root, delta);
+    const prefix = changed.endsWith(path.sep) ? changed : `${changed}${path.sep}`;
+    for (const [file, session] of this.byFile) {
+      if ((file === changed || file.startsWith(prefix)) && !present.has(file)) this.drop(session, delta);
+    }
+    return delta;
+  }
+
+  /** An open session's state becomes its row; its file is not read while it is open. */
+  adopt(id: string, row: OpenRow): void {
+    const session = this.byId.get(id);
+    if (!session) return;
+    Object.assign(session, emptyRowFacts(), row.facts);
+    session.header = row.header;
+    session.titleSlot = row.titleSlot;
+    session.identity = row.identity;
+    session.issueCount = row.issueCount;
+    session.adopted = 'open';
+  }
+
+  /** The session closed: the index looks at its file again, from the start on its next change. */
+  release(id: string): void {
+    const session = this.byId.get(id);
+    if (session?.adopted === 'open') session.adopted = 'released';
+  }
+
+  private async scanOnce(delta: ListDelta): Promise<void> {
     const seen = new Set<string>();
-    let changed = false;
     for (const root of this.roots) {
       for (const file of await listJsonlFiles(root.path, (where, message) => this.warnOnce(where, message))) {
         if (seen.has(file)) continue; // nested or duplicate roots
         seen.add(file);
-        if (await this.update(file, root)) changed = true;
+        await this.update(file, root, delta);
       }
     }
     for (const [file, session] of this.byFile) {
-      if (!seen.has(file)) {
-        this.byFile.delete(file);
-        this.byId.delete(session.id);
-        changed = true;
-      }
+      if (!seen.has(file)) this.drop(session, delta);
     }
-    return changed;
   }
 
-  private async update(file: string, root: Root): Promise<boolean> {
+  private drop(session: IndexedSession, delta: ListDelta): void {
+    this.byFile.delete(session.file);
+    this.byId.delete(session.id);
+    delta.upserted.delete(session.id);
+    delta.removed.add(session.id);
+  }
+
+  private async update(file: string, root: Root, delta: ListDelta): Promise<void> {
     let identity: FileIdentity | undefined;
     try {
       identity = statConfinedSync(file);
@@ -155,11 +243,11 @@ export class SessionIndex {
     }
     const known = this.byFile.get(file);
     if (!identity) {
-      if (!known) return false;
-      this.byFile.delete(file);
-      this.byId.delete(known.id);
-      return true;
+      if (known) this.drop(known, delta);
+      return;
     }
+    // Open: the session tails the file and keeps the row (adopt); a second parser never reads it.
+    if (known?.adopted === 'open') return;
     if (
       known &&
       known.identity.size === identity.size &&
@@ -167,7 +255,7 @@ export class SessionIndex {
       known.identity.ctimeMs === identity.ctimeMs &&
       known.identity.ino === identity.ino
     ) {
-      return false;
+      return;
     }
     let session = known;
     // An archive is read whole every time it changes (it is compressed, so it cannot be tailed). A
@@ -175,6 +263,7 @@ export class SessionIndex {
     // the file has an oh-my-pi title line, whose same-size rewrites are re-read in place below.
     const grewInPlace =
       known !== undefined &&
+      known.adopted === undefined &&
       !isArchive(file) &&
       known.identity.ino === identity.ino &&
       (identity.size > known.offset ||
@@ -201,12 +290,13 @@ export class SessionIndex {
         await this.readFrom(session, identity.size);
       }
     } catch {
-      return false; // vanished or unreadable mid-read: the next scan retries
+      return; // vanished or unreadable mid-read: the next scan retries
     }
     session.identity = identity;
     this.byFile.set(file, session);
     this.byId.set(session.id, session);
-    return true;
+    delta.upserted.add(session.id);
+    delta.removed.delete(session.id);
   }
 
   private async readArchive(session: IndexedSession): Promise<void> {
@@ -237,7 +327,10 @@ export class SessionIndex {
     }
     if (batch.header) session.header = batch.header.header;
     session.issueCount += batch.issues.length;
-    for (const { entry } of batch.entries) this.countEntry(session, entry);
+    countEntries(
+      session,
+      batch.entries.map(({ entry }) => entry),
+    );
   }
 
   private async readFrom(session: IndexedSession, size: number): Promise<void> {
@@ -252,21 +345,6 @@ export class SessionIndex {
       session.offset += chunk.length;
       const batch = session.parser.push(chunk);
       this.absorb(session, batch, atStart ? chunk : Buffer.alloc(0));
-    }
-  }
-
-  private countEntry(session: IndexedSession, entry: SessionEntry): void {
-    session.entryCount++;
-    if (entry.type === 'message') {
-      session.messageCount++;
-      if (session.firstMessage === '') {
-        const text = userMessageText(entry.message);
-        if (text) session.firstMessage = text.length > 300 ? text.slice(0, 300) : text;
-      }
-    } else if (entry.type === 'session_info') {
-      session.infoName = sessionInfoName(entry);
-    } else if (entry.type === 'title_change') {
-      session.titleChange = titleChangeTitle(entry);
     }
   }
 
@@ -334,6 +412,10 @@ export class SessionIndex {
     }
     return null;
   }
+}
+
+function emptyDelta(): ListDelta {
+  return { upserted: new Set(), removed: new Set() };
 }
 
 function relativeDisplayPath(root: Root, file: string): string {

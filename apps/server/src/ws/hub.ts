@@ -13,17 +13,14 @@ const OPEN = 1;
 
 /**
  * Fan-out of server events to connected browsers. Session-scoped events go to the sockets
- * subscribed to that session; `sessions_changed` goes to everyone.
+ * subscribed to that session; `session_list_changed` goes to everyone. The hub depends on nothing:
+ * the store asks it whether a session is followed (`subscriberCount`).
  */
 export class EventHub {
   private readonly subscriptions = new Map<HubSocket, Set<string>>();
   private readonly subscribers = new Map<string, Set<HubSocket>>();
   /** Queued bytes beyond which a socket is disconnected instead of queued to. */
   private readonly bufferLimits = new WeakMap<HubSocket, number>();
-
-  constructor(
-    private readonly onSubscriberCount: (sessionId: string, count: number) => void = () => undefined,
-  ) {}
 
   add(socket: HubSocket, maxBufferedBytes?: number): void {
     if (!this.subscriptions.has(socket)) this.subscriptions.set(socket, new Set());
@@ -49,7 +46,6 @@ export class EventHub {
       this.subscribers.set(sessionId, set);
     }
     set.add(socket);
-    this.onSubscriberCount(sessionId, set.size);
   }
 
   unsubscribe(socket: HubSocket, sessionId: string): void {
@@ -57,7 +53,6 @@ export class EventHub {
     const set = this.subscribers.get(sessionId);
     if (!set || !set.delete(socket)) return;
     if (set.size === 0) this.subscribers.delete(sessionId);
-    this.onSubscriberCount(sessionId, set.size);
   }
 
   subscriberCount(sessionId: string): number {

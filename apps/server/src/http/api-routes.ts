@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import os from 'node:os';
 import {
   API_ROUTES,
@@ -10,26 +11,33 @@ import {
   type LabelRequest,
   type MessageRequest,
   type NavigateRequest,
-  SessionSnapshot,
+  SessionSnapshotHead,
+  SNAPSHOT_CONTENT_TYPE,
   type SessionParams,
   type SelectionSummaryRequest,
   type SettingsPatch,
   type SummaryPreviewRequest,
 } from '@canopy/protocol';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
 import type { SummaryService } from '../navigation/summaries';
-import type { SessionStore } from '../plugins/session-store';
+import type { SessionReads } from '../store/session-reads';
+import type { SessionStore } from '../store/session-store';
+import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
 
-/** The snapshot's schema without `nodes`, which the route splices in as cached JSON. */
-const SNAPSHOT_HEAD = Type.Omit(SessionSnapshot, ['nodes']);
+/** The snapshot's NDJSON lines: the head, then one line per chunk of nodes. */
+function* snapshotLines(headJson: string, chunks: readonly string[]): Generator<string> {
+  yield `${headJson}\n`;
+  for (const chunk of chunks) yield `${chunk}\n`;
+}
 
 export interface ApiDeps {
   store: SessionStore;
+  reads: SessionReads;
+  writes: SessionWrites;
   state: StateStore;
   navigator: Navigator;
   summaries: SummaryService;
@@ -48,7 +56,7 @@ function droppedSignal(reply: FastifyReply): AbortSignal {
 
 /** Every REST route of the protocol's route table, each with its schemas. */
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  const { store, state, navigator, summaries, summarizers } = deps;
+  const { store, reads, writes, state, navigator, summaries, summarizers } = deps;
   const r = API_ROUTES;
 
   app.route({
@@ -68,25 +76,25 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: SessionParams }>({
     ...r.getSession,
     handler: async (request, reply) => {
-      const { head, nodesJson } = await store.snapshotParts(request.params.id);
-      // The nodes are tens of megabytes on a large session: the route's schema serializer took
-      // most of a second over them on every open. They come pre-serialized from the session's
-      // cache (exactly the schema's keys), and only the small rest goes through the schema.
-      const headJson = reply.compileSerializationSchema(SNAPSHOT_HEAD)(head);
+      const { head, chunks } = await reads.snapshotParts(request.params.id);
+      // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each cached
+      // by the session's tree model, so the browser draws the first rows while the rest arrives and
+      // a repeat open serializes nothing.
+      const headJson = reply.compileSerializationSchema(SessionSnapshotHead)(head);
       return reply
-        .type('application/json; charset=utf-8')
-        .send(`${headJson.slice(0, -1)},"nodes":${nodesJson}}`);
+        .type(SNAPSHOT_CONTENT_TYPE)
+        .send(Readable.from(snapshotLines(headJson, chunks), { objectMode: false }));
     },
   });
 
   app.route<{ Params: EntryParams }>({
     ...r.getEntry,
-    handler: async (request) => store.entryDetail(request.params.id, request.params.entryId),
+    handler: async (request) => reads.entryDetail(request.params.id, request.params.entryId),
   });
 
   app.route<{ Params: SessionParams; Querystring: ContextQuery }>({
     ...r.getContext,
-    handler: async (request) => store.context(request.params.id, request.query.at),
+    handler: async (request) => reads.context(request.params.id, request.query.at),
   });
 
   app.route<{ Params: SessionParams; Body: NavigateRequest }>({
@@ -120,29 +128,30 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.route<{ Params: EntryParams; Body: LabelRequest }>({
     ...r.setLabel,
-    handler: async (request) => store.setLabel(request.params.id, request.params.entryId, request.body.label),
+    handler: async (request) =>
+      writes.setLabel(request.params.id, request.params.entryId, request.body.label),
   });
 
   app.route<{ Params: EntryParams }>({
     ...r.clearLabel,
-    handler: async (request) => store.setLabel(request.params.id, request.params.entryId, undefined),
+    handler: async (request) => writes.setLabel(request.params.id, request.params.entryId, undefined),
   });
 
   app.route<{ Params: SessionParams; Body: BranchRequest }>({
     ...r.branch,
-    handler: async (request) => store.branch(request.params.id, request.body.entryId),
+    handler: async (request) => writes.branch(request.params.id, request.body.entryId),
   });
 
   app.route<{ Params: SessionParams }>({
     ...r.fork,
-    handler: async (request) => store.fork(request.params.id),
+    handler: async (request) => writes.fork(request.params.id),
   });
 
   app.route<{ Params: SessionParams; Body: MessageRequest }>({
     ...r.appendMessage,
     handler: async (request) => {
       if (request.body.text.trim() === '') throw new AppError('BAD_REQUEST', 'The message is empty.');
-      return store.appendMessage(request.params.id, request.body.text);
+      return writes.appendMessage(request.params.id, request.body.text);
     },
   });
 
@@ -151,7 +160,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: BlobParams }>({
     ...r.getBlob,
     handler: async (request, reply) => {
-      const blob = await store.blob(request.params.id, request.params.hash);
+      const blob = await reads.blob(request.params.id, request.params.hash);
       return reply
         .header('content-type', blob.contentType)
         .header('x-content-type-options', 'nosniff')
@@ -164,7 +173,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: ArtifactParams }>({
     ...r.getArtifact,
     handler: async (request, reply) => {
-      const artifact = await store.artifact(request.params.id, request.params.artifactId);
+      const artifact = await reads.artifact(request.params.id, request.params.artifactId);
       return reply
         .header('content-type', 'text/plain; charset=utf-8')
         .header('x-content-type-options', 'nosniff')

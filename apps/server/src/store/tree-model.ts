@@ -1,41 +1,23 @@
-import type { SkeletonNode } from '@canopy/protocol';
-import {
-  ToolCallIndex,
-  toViewEntries,
-  viewFlagsToRecord,
-  type SessionEntry,
-  type SessionManager,
-} from '@canopy/session-core';
+import { encodeNodes, type TreeNode, type UsageNumbers } from '@canopy/protocol';
+import { ToolCallIndex, toViewEntries, type SessionEntry, type SessionManager } from '@canopy/session-core';
+
+/** Nodes per snapshot chunk: small enough that the first screen of rows arrives early. */
+export const CHUNK_NODES = 4096;
 
 /**
- * Skeleton nodes for a batch of entries: labels as `labelOf` resolves them now, tool results
- * looked up in `toolCalls` after the batch's own calls are added to it. Each node has exactly the
- * keys of the protocol's `SkeletonNode`, so `JSON.stringify` writes what the route schema would.
+ * Tree nodes for a batch of entries: labels as `labelOf` resolves them now, tool results looked up
+ * in `toolCalls` after the batch's own calls are added to it.
  */
-export function buildSkeletonNodes(
+export function treeNodesOf(
   entries: readonly SessionEntry[],
   labelOf: (id: string) => string | undefined,
   toolCalls: ToolCallIndex,
   home: string,
-): SkeletonNode[] {
-  const views = toViewEntries(entries, labelOf, { home, toolCalls });
-  const nodes = new Array<SkeletonNode>(views.length);
-  for (let i = 0; i < views.length; i++) {
-    const view = views[i]!;
-    const node: SkeletonNode = {
-      id: view.id,
-      parentId: view.parentId,
-      type: view.type,
-      timestamp: view.timestamp,
-      text: view.text,
-      search: view.search,
-      flags: viewFlagsToRecord(view.flags) as Record<string, boolean>,
-    };
-    if (view.role !== undefined) node.role = view.role;
-    if (view.label !== undefined) node.label = view.label;
+): TreeNode[] {
+  const nodes: TreeNode[] = toViewEntries(entries, labelOf, { home, toolCalls });
+  for (let i = 0; i < nodes.length; i++) {
     const usage = usageOf(entries[i]!);
-    if (usage) node.usage = usage;
-    nodes[i] = node;
+    if (usage) nodes[i]!.usage = usage;
   }
   return nodes;
 }
@@ -61,7 +43,7 @@ function rawUsageOf(entry: SessionEntry): unknown {
 }
 
 /** Token and cost numbers of an entry that used a model (see {@link rawUsageOf}). */
-export function usageOf(entry: SessionEntry): SkeletonNode['usage'] {
+export function usageOf(entry: SessionEntry): UsageNumbers | undefined {
   const raw = rawUsageOf(entry);
   if (!raw || typeof raw !== 'object') return undefined;
   const usage = raw as Record<string, unknown>;
@@ -86,46 +68,45 @@ function toolResultCallId(entry: SessionEntry): string | undefined {
     : undefined;
 }
 
+/** What one change did to the nodes: appended ones, and earlier ones whose row is now different. */
+export interface TreeDelta {
+  /** The entries appended, in file order (their nodes are `added`). */
+  entries: SessionEntry[];
+  added: TreeNode[];
+  changed: TreeNode[];
+}
+
 /**
- * The skeleton of one open session, kept between snapshot requests: building it costs about as
- * much as a quarter of loading the file, and serializing it as much again, on every open of a
- * large session. It follows the manager it was built from by entry count (the entry list only
- * grows), so appends from any code path are picked up on the next read without hooks:
+ * The tree of one open session as the browser holds it: every entry's node in file order, kept in
+ * step with the session's manager. Every change (a tailed append, Canopy's own write) calls
+ * {@link sync}, which renders only the new entries and answers what changed, so the change event
+ * and the next snapshot come from the same nodes:
  *
- * - appended entries are rendered as one batch and their JSON appended to the cached text;
+ * - appended entries are rendered as one batch;
  * - a label entry re-renders its target's node (the label is the only field a later entry changes);
  * - a tool result rendered before any entry held its call (a malformed or reordered file) is
- *   re-rendered when the call arrives, so the cache always equals a fresh build.
+ *   re-rendered when the call arrives, so the model always equals a fresh build of the file.
  *
- * A different manager (the file was reloaded) rebuilds from scratch.
+ * The snapshot is sent in chunks of {@link CHUNK_NODES} nodes; each chunk's JSON is kept until a
+ * node in it changes, so a repeat snapshot of a large session costs no serialization. A different
+ * manager (the file was reloaded) rebuilds from scratch.
  */
-export class SkeletonCache {
+export class TreeModel {
   private sm: SessionManager | undefined;
-  private nodes: SkeletonNode[] = [];
+  private nodes: TreeNode[] = [];
   private toolCalls = new ToolCallIndex();
   /** Position of every entry id in file order (ids in the entry list are unique). */
   private positions = new Map<string, number>();
   /** Tool call id → positions of results rendered without their call. */
   private waitingForCall = new Map<string, number[]>();
-  /** The nodes' JSON without the brackets, or undefined after a re-render. */
-  private body: string | undefined;
+  /** Chunk k's `NodeColumns` JSON, or undefined until (re)built. */
+  private chunkJson: Array<string | undefined> = [];
 
   constructor(private readonly home: string) {}
 
-  /** Every entry's node, in file order, brought up to date with `sm`. */
-  nodesOf(sm: SessionManager): readonly SkeletonNode[] {
-    this.update(sm);
+  /** Every entry's node, in file order, as of the last {@link sync}. */
+  get all(): readonly TreeNode[] {
     return this.nodes;
-  }
-
-  /** `JSON.stringify(nodesOf(sm))`, built once and then extended on appends. */
-  jsonOf(sm: SessionManager): string {
-    this.update(sm);
-    if (this.body === undefined) {
-      const json = JSON.stringify(this.nodes);
-      this.body = json.slice(1, -1);
-    }
-    return `[${this.body}]`;
   }
 
   /** Drops everything (the session was closed or reloaded). */
@@ -135,61 +116,84 @@ export class SkeletonCache {
     this.toolCalls = new ToolCallIndex();
     this.positions = new Map();
     this.waitingForCall = new Map();
-    this.body = undefined;
+    this.chunkJson = [];
   }
 
-  private update(sm: SessionManager): void {
+  /**
+   * Brings the nodes up to date with `sm` and answers what changed since the last call. A new
+   * manager (a load or reload) is built whole; its nodes count as added.
+   */
+  sync(sm: SessionManager): TreeDelta {
     const entries = sm.getEntries();
     if (sm !== this.sm || entries.length < this.nodes.length) {
       this.clear();
       this.sm = sm;
     }
     const from = this.nodes.length;
-    if (entries.length === from) return;
-    const added = entries.slice(from);
+    if (entries.length === from) return { entries: [], added: [], changed: [] };
+    const appended = entries.slice(from);
     const labelOf = (id: string) => sm.getLabel(id);
     const callsBefore = this.toolCalls.size;
-    const fresh = buildSkeletonNodes(added, labelOf, this.toolCalls, this.home);
+    const added = treeNodesOf(appended, labelOf, this.toolCalls, this.home);
 
     const rerender = new Set<number>();
     if (this.toolCalls.size > callsBefore && this.waitingForCall.size > 0) {
       for (const [callId, waiting] of this.waitingForCall) {
         if (this.toolCalls.get(callId) === undefined) continue;
-        for (const position of waiting) rerender.add(position);
+        for (const position of waiting) if (position < from) rerender.add(position);
         this.waitingForCall.delete(callId);
       }
     }
-    for (let i = 0; i < added.length; i++) {
-      const entry = added[i]!;
+    for (let i = 0; i < appended.length; i++) {
+      const entry = appended[i]!;
       const position = from + i;
       this.positions.set(entry.id, position);
-      this.nodes.push(fresh[i]!);
+      this.nodes.push(added[i]!);
       const callId = toolResultCallId(entry);
       if (callId !== undefined && this.toolCalls.get(callId) === undefined) {
         const waiting = this.waitingForCall.get(callId);
         if (waiting) waiting.push(position);
         else this.waitingForCall.set(callId, [position]);
       }
-      if (from > 0 && entry.type === 'label' && typeof entry.targetId === 'string') {
+      if (entry.type === 'label' && typeof entry.targetId === 'string') {
         const target = this.positions.get(entry.targetId);
         if (target !== undefined && target < from) rerender.add(target);
       }
     }
+    // The chunk holding the first appended node was full or is now longer.
+    this.chunkJson.length = Math.floor(from / CHUNK_NODES);
 
+    const changed: TreeNode[] = [];
     if (rerender.size > 0) {
-      const positions = [...rerender];
-      const nodes = buildSkeletonNodes(
+      const positions = [...rerender].sort((a, b) => a - b);
+      const nodes = treeNodesOf(
         positions.map((position) => entries[position]!),
         labelOf,
         this.toolCalls,
         this.home,
       );
-      for (let i = 0; i < positions.length; i++) this.nodes[positions[i]!] = nodes[i]!;
-      this.body = undefined;
-    } else if (this.body !== undefined) {
-      // A rope concatenation: the large cached text is not copied until it is written out.
-      const json = JSON.stringify(fresh);
-      this.body = this.body === '' ? json.slice(1, -1) : `${this.body},${json.slice(1, -1)}`;
+      for (let i = 0; i < positions.length; i++) {
+        const position = positions[i]!;
+        this.nodes[position] = nodes[i]!;
+        this.chunkJson[Math.floor(position / CHUNK_NODES)] = undefined;
+        changed.push(nodes[i]!);
+      }
     }
+    return { entries: appended, added, changed };
+  }
+
+  /** Every node as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each, in file order. */
+  chunks(): string[] {
+    const count = Math.ceil(this.nodes.length / CHUNK_NODES);
+    const chunks = new Array<string>(count);
+    for (let k = 0; k < count; k++) {
+      let json = this.chunkJson[k];
+      if (json === undefined) {
+        json = JSON.stringify(encodeNodes(this.nodes.slice(k * CHUNK_NODES, (k + 1) * CHUNK_NODES)));
+        this.chunkJson[k] = json;
+      }
+      chunks[k] = json;
+    }
+    return chunks;
   }
 }

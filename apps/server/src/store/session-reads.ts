@@ -1,0 +1,148 @@
+import type { ContextResponse, EntryDetail, SessionSnapshotHead } from '@canopy/protocol';
+import {
+  buildSessionContext,
+  convertToLlm,
+  estimateContextTokens,
+  type SessionEntry,
+  type SessionManager,
+} from '@canopy/session-core';
+import { AppError } from '../errors';
+import { blobDirOf, readArtifact, readBlob, type ArtifactContent, type BlobContent } from './omp-files';
+import type { SessionStore } from './session-store';
+
+/**
+ * What the REST routes read from a session: the snapshot (head and node chunks), one entry's
+ * detail, the context at an entry, and oh-my-pi's blobs and artifacts. Reads only; every session is
+ * brought up to date with its file first.
+ */
+export class SessionReads {
+  constructor(private readonly store: SessionStore) {}
+
+  /** The snapshot's head and its node chunks (JSON lines, cached by the session's tree model). */
+  async snapshotParts(id: string): Promise<{ head: SessionSnapshotHead; chunks: string[] }> {
+    const session = await this.store.open(id);
+    await session.refresh();
+    const sm = session.sm;
+    const listItem = this.store.listItem(id);
+    if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    const head: SessionSnapshotHead = {
+      session: listItem,
+      header: (sm.getHeader() ?? {}) as unknown as Record<string, unknown>,
+      version: sm.version ?? 1,
+      dialect: sm.dialect,
+      leafId: sm.getLeafId(),
+      nodeCount: session.tree.all.length,
+      issues: [...sm.issues],
+      writerActive: session.writerActive,
+      needsMigration: sm.needsRewrite,
+      pendingBytes: sm.pendingBytes,
+    };
+    const name = sm.getSessionName();
+    if (name) head.name = name;
+    return { head, chunks: session.snapshotChunks() };
+  }
+
+  async entryDetail(id: string, entryId: string): Promise<EntryDetail> {
+    const session = await this.store.open(id);
+    await session.refresh();
+    const sm = session.sm;
+    const entry = sm.getEntry(entryId);
+    if (!entry) throw new AppError('ENTRY_NOT_FOUND', `No entry ${entryId} in this session.`);
+    const children = [...sm.getChildren(entryId)].sort(
+      (a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp),
+    );
+    const detail: EntryDetail = {
+      entry: entry as unknown as Record<string, unknown>,
+      childIds: children.map((child) => child.id),
+    };
+    const label = sm.getLabel(entryId);
+    if (label !== undefined) detail.label = label;
+    if (entry.type === 'message') {
+      const message = entry.message as Record<string, unknown>;
+      if (message.role === 'assistant' && message.usage && typeof message.usage === 'object') {
+        detail.usage = message.usage as Record<string, unknown>;
+      }
+      if (message.role === 'toolResult' && typeof message.toolCallId === 'string') {
+        const call = findToolCall(sm, entry, message.toolCallId);
+        if (call) detail.toolCall = call;
+      }
+    }
+    return detail;
+  }
+
+  async context(id: string, at: string | undefined): Promise<ContextResponse> {
+    const session = await this.store.open(id);
+    await session.refresh();
+    const sm = session.sm;
+    if (at !== undefined && !sm.getEntry(at))
+      throw new AppError('ENTRY_NOT_FOUND', `No entry ${at} in this session.`);
+    const leaf = at ?? sm.getLeafId();
+    const dialect = sm.dialect;
+    const context = buildSessionContext(sm.getEntries(), leaf, undefined, { dialect });
+    const llm = convertToLlm(context.messages, { dialect }).map((message) => ({
+      role: message.role,
+      text: llmText(message),
+    }));
+    return {
+      at: leaf,
+      messages: context.messages as unknown as Record<string, unknown>[],
+      llm,
+      thinkingLevel: context.thinkingLevel,
+      model: context.model,
+      models: context.models,
+      mode: context.mode,
+      tokens: estimateContextTokens(context.messages, dialect),
+    };
+  }
+
+  /** [oh-my-pi] An image blob of the session's agent folder (hash validated, confined, checked, capped). */
+  async blob(id: string, hash: string): Promise<BlobContent> {
+    const indexed = await this.store.resolve(id);
+    return readBlob(await blobDirOf(indexed.file, indexed.root.path), hash);
+  }
+
+  /** [oh-my-pi] Artifact N of a session (`<session file without .jsonl>/N.<tool>.log`). */
+  async artifact(id: string, artifactId: string): Promise<ArtifactContent> {
+    const indexed = await this.store.resolve(id);
+    return readArtifact(indexed.file, artifactId);
+  }
+}
+
+function findToolCall(sm: SessionManager, entry: SessionEntry, toolCallId: string): EntryDetail['toolCall'] {
+  // The call is normally in the nearest assistant ancestor; walk up a bounded distance.
+  let current = entry.parentId ? sm.getEntry(entry.parentId) : undefined;
+  for (let steps = 0; current && steps < 1000; steps++) {
+    if (current.type === 'message') {
+      const message = current.message as { role?: unknown; content?: unknown };
+      if (message.role === 'assistant' && Array.isArray(message.content)) {
+        for (const block of message.content as Array<Record<string, unknown>>) {
+          if (block?.type === 'toolCall' && block.id === toolCallId) {
+            return {
+              id: toolCallId,
+              name: String(block.name ?? ''),
+              arguments: block.arguments,
+              entryId: current.id,
+            };
+          }
+        }
+      }
+    }
+    current = current.parentId ? sm.getEntry(current.parentId) : undefined;
+  }
+  return undefined;
+}
+
+function llmText(message: { role: string; content?: unknown }): string {
+  if (typeof message.content === 'string') return message.content;
+  if (!Array.isArray(message.content)) return '';
+  const parts: string[] = [];
+  for (const block of message.content as Array<Record<string, unknown>>) {
+    if (block?.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    else if (block?.type === 'thinking' && typeof block.thinking === 'string')
+      parts.push(`[thinking] ${block.thinking}`);
+    else if (block?.type === 'toolCall')
+      parts.push(`[tool call] ${String(block.name)}(${JSON.stringify(block.arguments ?? {})})`);
+    else if (block?.type === 'image') parts.push('[image]');
+  }
+  return parts.join('\n');
+}

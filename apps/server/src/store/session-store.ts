@@ -1,0 +1,233 @@
+import path from 'node:path';
+import type { ServerEvent, SessionListItem } from '@canopy/protocol';
+import { AppError } from '../errors';
+import type { WriteOnce } from './confined';
+import { NewFileStorageProvider } from './file-storage';
+import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files';
+import { OpenSession, REAL_CLOCK, type Clock } from './open-session';
+import { sessionListChanged } from './session-events';
+import { SessionIndex, type IndexedSession, type ListDelta, type Root } from './session-index';
+import type { StateStore } from './state';
+
+export interface SessionStoreOptions {
+  roots: Root[];
+  state: StateStore;
+  home: string;
+  publish: (event: ServerEvent) => void;
+  /** Does any browser follow this session? Asked when an idle timer fires (see touchIdle). */
+  hasSubscribers: (id: string) => boolean;
+  pollMs?: number;
+  rescanMs?: number;
+  midWriteWaitMs?: number;
+  /** Open sessions without subscribers are closed after this long. */
+  idleCloseMs?: number;
+  /** A write waits until the file has not grown for this long. */
+  quietWindowMs?: number;
+  clock?: Clock;
+  /** Test seam: the one write() of an append. */
+  write?: WriteOnce;
+  log?: (message: string) => void;
+}
+
+/** Default quiet window: an agent streaming lines writes them closer together than this. */
+export const QUIET_WINDOW_MS = 250;
+
+/**
+ * The server's view of the session files: the index of every session under the roots, kept
+ * current by watching them, and the open (tailed, writable) sessions with their lifecycle (opened
+ * on first use, closed when idle). Reads and writes of a session go through `SessionReads` and
+ * `SessionWrites`; every file access of the server goes through the store/ modules.
+ */
+export class SessionStore {
+  readonly index: SessionIndex;
+  private readonly opened = new Map<string, Promise<OpenSession>>();
+  private readonly idleTimers = new Map<string, NodeJS.Timeout>();
+  private watchers: Watcher[] = [];
+  private rescanTimer: NodeJS.Timeout | undefined;
+  private scanTimer: NodeJS.Timeout | undefined;
+  private pathTimer: NodeJS.Timeout | undefined;
+  private readonly changedPaths = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly options: SessionStoreOptions) {
+    this.index = new SessionIndex(options.roots, options.log);
+  }
+
+  /** Is a real path inside one of the roots? Checked again at every file operation. */
+  readonly confined = (real: string): boolean => this.options.roots.some((root) => isInside(root.path, real));
+
+  async start(): Promise<void> {
+    await this.index.scan();
+    for (const root of this.options.roots) {
+      this.watchers.push(
+        watchPath(root.path, true, (changed) => (changed ? this.queuePath(changed) : this.scheduleScan())),
+      );
+    }
+    this.rescanTimer = setInterval(() => this.scheduleScan(), this.options.rescanMs ?? 5000);
+    this.rescanTimer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const watcher of this.watchers) watcher.close();
+    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    if (this.scanTimer) clearTimeout(this.scanTimer);
+    if (this.pathTimer) clearTimeout(this.pathTimer);
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    for (const pending of this.opened.values()) {
+      const session = await pending.catch(() => undefined);
+      session?.close();
+    }
+    this.opened.clear();
+  }
+
+  /**
+   * A watch event that names no path, or the periodic timer (the fallback for watch events a file
+   * system does not deliver): rescan every root soon, coalescing bursts. Open files are not read.
+   */
+  scheduleScan(): void {
+    if (this.closed || this.scanTimer) return;
+    this.scanTimer = setTimeout(() => {
+      this.scanTimer = undefined;
+      void this.index.scan().then(
+        (delta) => this.publishRows(delta),
+        (error: unknown) => this.options.log?.(`rescan failed: ${(error as Error).message}`),
+      );
+    }, 50);
+  }
+
+  /** A watch event for one path: only that path is looked at, soon, coalescing bursts. */
+  private queuePath(changed: string): void {
+    if (this.closed) return;
+    this.changedPaths.add(changed);
+    if (this.pathTimer) return;
+    this.pathTimer = setTimeout(() => {
+      this.pathTimer = undefined;
+      const paths = [...this.changedPaths];
+      this.changedPaths.clear();
+      void (async () => {
+        for (const changedPath of paths) this.publishRows(await this.index.refreshPath(changedPath));
+      })().catch((error: unknown) => this.options.log?.(`refresh failed: ${(error as Error).message}`));
+    }, 50);
+  }
+
+  private publishRows(delta: ListDelta): void {
+    if (delta.upserted.size === 0 && delta.removed.size === 0) return;
+    const upserted = [...delta.upserted].flatMap((id) => this.listItem(id) ?? []);
+    this.options.publish(sessionListChanged(upserted, [...delta.removed]));
+  }
+
+  list(): SessionListItem[] {
+    const items = this.index.all().map((session) => this.listItem(session.id)!);
+    items.sort((a, b) => b.mtime - a.mtime);
+    return items;
+  }
+
+  private isWriterActive(id: string): boolean {
+    return this.openedNow.get(id)?.writerActive ?? false;
+  }
+
+  private readonly openedNow = new Map<string, OpenSession>();
+
+  /** Resolves an opaque id to its indexed file, re-checking that the real path is still inside a root. */
+  async resolve(id: string): Promise<IndexedSession> {
+    let indexed = this.index.get(id);
+    if (!indexed) {
+      this.publishRows(await this.index.scan());
+      indexed = this.index.get(id);
+    }
+    if (!indexed) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    const real = await realpathOrUndefined(indexed.file);
+    if (!real) throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
+    if (real !== indexed.file || !this.confined(real)) {
+      throw new AppError('OUTSIDE_ROOTS', 'The session file now resolves outside the configured folders.');
+    }
+    return indexed;
+  }
+
+  /** The open session for an id, opening (and tailing) it on first use. */
+  async open(id: string): Promise<OpenSession> {
+    const existing = this.opened.get(id);
+    if (existing) return existing;
+    const pending = (async () => {
+      const indexed = await this.resolve(id);
+      const session: OpenSession = new OpenSession({
+        id,
+        file: indexed.file,
+        state: this.options.state,
+        home: this.options.home,
+        publish: this.options.publish,
+        pollMs: this.options.pollMs ?? 150,
+        midWriteWaitMs: this.options.midWriteWaitMs ?? 1000,
+        storageProvider: new NewFileStorageProvider(
+          path.dirname(indexed.file),
+          (): number => session.mode,
+          this.confined,
+        ),
+        confined: this.confined,
+        quietWindowMs: this.options.quietWindowMs ?? QUIET_WINDOW_MS,
+        clock: this.options.clock ?? REAL_CLOCK,
+        write: this.options.write,
+        onChange: () => this.publishOpenRow(session),
+        log: this.options.log,
+      });
+      await session.open();
+      this.openedNow.set(id, session);
+      this.index.adopt(id, session.listRow());
+      return session;
+    })();
+    this.opened.set(id, pending);
+    pending.catch(() => this.opened.delete(id));
+    const session = await pending;
+    this.touchIdle(id);
+    return session;
+  }
+
+  /**
+   * A session nobody follows is closed (its watcher, timers and memory released) after
+   * `idleCloseMs` without use. The timer starts at every use; when it fires while a browser is
+   * still subscribed, it starts again, so the session closes at most one period after the last
+   * subscriber left. The store asks the hub (through `hasSubscribers`); the hub never calls back.
+   */
+  private touchIdle(id: string): void {
+    const old = this.idleTimers.get(id);
+    if (old) clearTimeout(old);
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(id);
+      if (this.closed) return;
+      if (this.options.hasSubscribers(id)) return this.touchIdle(id);
+      const session = this.openedNow.get(id);
+      this.opened.delete(id);
+      this.openedNow.delete(id);
+      session?.close();
+      this.index.release(id);
+    }, this.options.idleCloseMs ?? 60_000);
+    timer.unref();
+    this.idleTimers.set(id, timer);
+  }
+
+  /** Is the session open now (tailed, in memory)? */
+  isOpen(id: string): boolean {
+    return this.openedNow.has(id);
+  }
+
+  /** An open session changed: its own state becomes its list row, which is published. */
+  private publishOpenRow(session: OpenSession): void {
+    if (this.openedNow.get(session.id) !== session) return;
+    this.index.adopt(session.id, session.listRow());
+    const item = this.listItem(session.id);
+    if (item) this.options.publish(sessionListChanged([item]));
+  }
+
+  /** One row of the list. */
+  listItem(id: string): SessionListItem | undefined {
+    const indexed = this.index.get(id);
+    if (!indexed) return undefined;
+    const item = this.index.toListItem(indexed, this.isWriterActive(id));
+    // The index counts the lines it could not parse; an open session also knows the issues only
+    // the whole tree shows (duplicate ids, orphans, cycles). The list must say what the session says.
+    const open = this.openedNow.get(id);
+    if (open) item.issueCount = open.sm.issues.length;
+    return item;
+  }
+}

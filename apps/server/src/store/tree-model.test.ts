@@ -1,0 +1,164 @@
+import { decodeNodes, type NodeColumns } from '@canopy/protocol';
+import { SessionManager, ToolCallIndex, type SessionEntry } from '@canopy/session-core';
+import { describe, expect, it, vi } from 'vitest';
+import { assistantMsg, entryFactory, userMsg } from '../../../../packages/session-core/test/messages';
+import { CHUNK_NODES, TreeModel, treeNodesOf } from './tree-model';
+
+const HOME = '/home/dev';
+const HEADER = JSON.stringify({
+  type: 'session',
+  version: 3,
+  id: 'skeleton-cache-test',
+  timestamp: '2025-01-01T00:00:00.000Z',
+  cwd: '/home/dev/project',
+});
+
+function jsonl(entries: SessionEntry[]): string {
+  return entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
+}
+
+/** Nodes of the whole text, built from scratch as a first open would. */
+function freshNodes(text: string) {
+  const sm = SessionManager.fromJsonl(text);
+  return treeNodesOf(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), HOME);
+}
+
+function toolCallMsg(callId: string, name: string, args: Record<string, unknown>) {
+  return assistantMsg('', {
+    content: [{ type: 'toolCall', id: callId, name, arguments: args }],
+    stopReason: 'toolUse',
+  });
+}
+
+function toolResultMsg(callId: string, toolName: string) {
+  return {
+    role: 'toolResult',
+    toolCallId: callId,
+    toolName,
+    content: [{ type: 'text', text: 'output' }],
+    isError: false,
+    timestamp: 0,
+  };
+}
+
+/** The model's snapshot chunks, decoded back into nodes. */
+function chunkedNodes(model: TreeModel) {
+  return model.chunks().flatMap((chunk) => decodeNodes(JSON.parse(chunk) as NodeColumns));
+}
+
+describe('TreeModel', () => {
+  it('after appends, label changes and a late tool call it equals a fresh build of the same file, and each sync answers exactly the nodes added and re-rendered', () => {
+    const entry = entryFactory();
+    const first = [
+      entry('message', 'u1', null, { message: userMsg('start') }),
+      entry('message', 'a1', 'u1', { message: toolCallMsg('call-1', 'read', { path: '/home/dev/x.ts' }) }),
+      entry('message', 'r1', 'a1', { message: toolResultMsg('call-1', 'read') }),
+      // Its call only arrives in a later batch (a reordered file): rendered without it for now.
+      entry('message', 'r2', 'r1', { message: toolResultMsg('call-late', 'bash') }),
+      entry('message', 'u2', 'r2', { message: userMsg('next') }),
+    ];
+    let text = `${HEADER}\n${jsonl(first)}`;
+    const sm = SessionManager.fromJsonl(text);
+    const model = new TreeModel(HOME);
+    expect(model.sync(sm)).toEqual({ entries: sm.getEntries(), added: freshNodes(text), changed: [] });
+    expect(chunkedNodes(model)).toEqual(freshNodes(text));
+    const u2Node = model.all[4];
+    expect(model.all[3]!.text).toBe('[bash]');
+
+    const second = [
+      entry('label', 'l1', 'u2', { targetId: 'u1', label: 'origin' }),
+      entry('message', 'a2', 'l1', { message: toolCallMsg('call-late', 'bash', { command: 'ls -la' }) }),
+      entry('message', 'u3', 'a2', { message: userMsg('third') }),
+    ];
+    sm.ingest(jsonl(second));
+    text += jsonl(second);
+    const delta = model.sync(sm);
+    const fresh = freshNodes(text);
+    expect(delta.added).toEqual(fresh.slice(5));
+    // The labelled node and the tool result whose call arrived, in file order.
+    expect(delta.changed).toEqual([fresh[0], fresh[3]]);
+    expect(delta.changed.map((node) => [node.label, node.text])).toEqual([
+      ['origin', 'user: start'],
+      [undefined, '[bash: ls -la]'],
+    ]);
+    expect(model.all).toEqual(fresh);
+    expect(model.all[4]).toBe(u2Node);
+    expect(chunkedNodes(model)).toEqual(fresh);
+
+    const third = [
+      // Cleared (no label key), moved to another entry, and set on an id that is not there yet.
+      entry('label', 'l2', 'u3', { targetId: 'u1' }),
+      entry('label', 'l3', 'l2', { targetId: 'a2', label: 'call' }),
+      entry('label', 'l4', 'l3', { targetId: 'u9', label: 'early' }),
+    ];
+    sm.ingest(jsonl(third));
+    text += jsonl(third);
+    const cleared = model.sync(sm);
+    expect(cleared.changed.map((node) => [node.id, node.label])).toEqual([
+      ['u1', undefined],
+      ['a2', 'call'],
+    ]);
+    expect(chunkedNodes(model)).toEqual(freshNodes(text));
+
+    const fourth = [entry('message', 'u9', 'l4', { message: userMsg('late target') })];
+    sm.ingest(jsonl(fourth));
+    text += jsonl(fourth);
+    expect(model.sync(sm)).toEqual({ entries: fourth, added: freshNodes(text).slice(-1), changed: [] });
+    expect(chunkedNodes(model)).toEqual(freshNodes(text));
+    expect(model.all.at(-1)).toMatchObject({ id: 'u9', label: 'early', text: 'user: late target' });
+    expect(model.sync(sm)).toEqual({ entries: [], added: [], changed: [] });
+  });
+
+  it('a different manager for the session (a reload) is built from scratch, even with as many entries', () => {
+    const entry = entryFactory();
+    const original = `${HEADER}\n${jsonl([entry('message', 'u1', null, { message: userMsg('before') })])}`;
+    const replaced = `${HEADER}\n${jsonl([entry('message', 'v1', null, { message: userMsg('after') })])}`;
+    const model = new TreeModel(HOME);
+    model.sync(SessionManager.fromJsonl(original));
+    expect(model.all.map((node) => node.id)).toEqual(['u1']);
+    const reloaded = SessionManager.fromJsonl(replaced);
+    expect(model.sync(reloaded).added).toEqual(freshNodes(replaced));
+    expect(chunkedNodes(model)).toEqual(freshNodes(replaced));
+  });
+
+  it('an empty session has no chunks and grows from none', () => {
+    const sm = SessionManager.fromJsonl(`${HEADER}\n`);
+    const model = new TreeModel(HOME);
+    model.sync(sm);
+    expect(model.chunks()).toEqual([]);
+    const entry = entryFactory();
+    const line = jsonl([entry('message', 'u1', null, { message: userMsg('hello') })]);
+    sm.ingest(line);
+    model.sync(sm);
+    expect(chunkedNodes(model)).toEqual(freshNodes(`${HEADER}\n${line}`));
+  });
+
+  it('chunks hold CHUNK_NODES nodes each; an append extends only the last chunk and a label re-encodes only its target chunk', () => {
+    const entry = entryFactory();
+    const entries: SessionEntry[] = [];
+    let parent: string | null = null;
+    for (let i = 0; i < CHUNK_NODES + 10; i++) {
+      entries.push(entry('message', `m${i}`, parent, { message: userMsg(`message ${i}`) }));
+      parent = `m${i}`;
+    }
+    let text = `${HEADER}\n${jsonl(entries)}`;
+    const sm = SessionManager.fromJsonl(text);
+    const model = new TreeModel(HOME);
+    model.sync(sm);
+    const before = model.chunks();
+    expect(before).toHaveLength(2);
+    expect((JSON.parse(before[0]!) as NodeColumns).count).toBe(CHUNK_NODES);
+    const more = [entry('label', 'l1', parent, { targetId: 'm1', label: 'first chunk' })];
+    sm.ingest(jsonl(more));
+    text += jsonl(more);
+    model.sync(sm);
+    const after = model.chunks();
+    expect(after[0]).not.toBe(before[0]);
+    expect(chunkedNodes(model)).toEqual(freshNodes(text));
+    // Nothing changed since: the cached lines come back, nothing is serialized again.
+    const stringify = vi.spyOn(JSON, 'stringify');
+    expect(model.chunks()).toEqual(after);
+    expect(stringify).not.toHaveBeenCalled();
+    stringify.mockRestore();
+  });
+});
