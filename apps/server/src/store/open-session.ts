@@ -1,49 +1,34 @@
+// One class of ~500 lines, on purpose: reads (the tail poll) and writes (mutate) of one session file
+// share one promise queue, one SessionManager and one FileTail, and every change ends in one
+// published event; splitting the class would put that shared state behind accessors on both sides.
+// What could stand alone has moved out: file-tail.ts (the file's bytes), leaf-position.ts (the
+// stored leaf), tree-model.ts (the nodes), session-events.ts (the events), file-errors.ts (errors).
+
 import type { LeafChange, ServerEvent } from '@canopy/protocol';
-import {
-  SessionManager,
-  SessionWriteError,
-  type IssueKind,
-  type SessionEntry,
-  type SessionHeader,
-  type SessionStorage,
-  type SessionStorageProvider,
-} from '@canopy/session-core';
+import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
 import {
   appendConfinedSync,
   backupExactSync,
   FileSafetyError,
   liveLockOf,
-  readAtSync,
   readConfinedSync,
   replaceConfinedSync,
-  RunningHash,
-  sameFile,
   stateOf,
   withConfinedSync,
   type FileState,
   type WriteOnce,
 } from './confined';
-import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
+import { droppedLinesMessage, droppedLinesOf, fileErrorToAppError, mutationError } from './file-errors';
+import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
+import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
+import { watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
-import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './session-index';
-import { TreeModel } from './tree-model';
+import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
+import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
 
-/** Bytes kept from just before our read offset; if they change, the file was rewritten underneath. */
-const WINDOW_BYTES = 64;
-/** Issues whose line is not an entry, so a migrated file (entries only) leaves the line out. */
-const DROPPED_KINDS: ReadonlySet<IssueKind> = new Set<IssueKind>([
-  'invalid-json',
-  'not-object',
-  'invalid-header',
-  'extra-header',
-  'invalid-entry',
-  'missing-id',
-  'duplicate-id',
-  'truncated-line',
-]);
 /** Another writer counts as active for this long after its last append. */
 export const WRITER_ACTIVE_MS = 3000;
 
@@ -82,56 +67,6 @@ export const REAL_CLOCK: Clock = {
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
 
-/** The client error for a refused or failed file operation. */
-export function fileErrorToAppError(error: FileSafetyError): AppError {
-  const nothing = 'nothing was written';
-  switch (error.reason) {
-    case 'deleted':
-      return new AppError(
-        'SESSION_NOT_FOUND',
-        `The session file was deleted; ${nothing} (Canopy does not recreate it).`,
-      );
-    case 'outside-roots':
-      return new AppError('OUTSIDE_ROOTS', `${error.message} ${capitalized(nothing)}.`);
-    case 'changed':
-      return new AppError(
-        'FILE_CHANGED',
-        `Another program changed the session file at the same moment; ${nothing}. Try again.`,
-      );
-    case 'mid-write':
-      return new AppError(
-        'FILE_MID_WRITE',
-        `The last line of the session file is cut off (another program is writing it, or it crashed mid-write); ${nothing}. Try again in a moment.`,
-      );
-    case 'locked':
-      return new AppError(
-        'FILE_LOCKED',
-        `oh-my-pi is writing this session (its lock file is held); ${nothing}.`,
-      );
-    case 'disk-full':
-      return new AppError('DISK_FULL', `The disk is full; ${nothing} (a partial line was removed again).`);
-    case 'read-only':
-      return new AppError('READ_ONLY', `The session file or its folder cannot be written; ${nothing}.`);
-    case 'torn':
-      return new AppError(
-        'FILE_TORN',
-        `${error.message} The damaged line is reported as an issue of the session.`,
-      );
-    case 'failed':
-      return new AppError('WRITE_FAILED', `Could not write the session file: ${error.message}`);
-  }
-}
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-export interface LeafNotice {
-  previousLeafId: string | null;
-  leafId: string | null;
-  message: string;
-}
-
 /**
  * One session file open on the server: its SessionManager, tailed by byte offset, and the only
  * writer path into it. Reads (tail polls) and writes share one promise queue, so a write always sees
@@ -141,11 +76,8 @@ export class OpenSession {
   readonly id: string;
   readonly file: string;
   sm!: SessionManager;
-  private offset = 0;
-  private window: Buffer = Buffer.alloc(0);
-  /** The file as last read or written; any difference means another program touched it. */
-  private fileState: FileState = { size: 0, ino: 0, dev: 0, mtimeMs: 0, ctimeMs: 0, mode: 0o600 };
-  private readonly hash = new RunningHash();
+  /** How far the file was read, and what it looked like then. */
+  private readonly tail: FileTail;
   /** When (by the clock) the file was last seen growing by another writer. */
   private lastGrowthAt = Number.NEGATIVE_INFINITY;
   /** Why the file cannot be read any more (deleted, or now resolving outside the roots). */
@@ -154,10 +86,6 @@ export class OpenSession {
   private landedAfterOthers = false;
   /** The backup and the lines a migration left out, reported after the write. */
   private migration: { backup: string; droppedLines: number[] } | undefined;
-  /** Bytes of the file on disk (an archive's compressed size differs from `offset`). */
-  private diskSize = 0;
-  /** [oh-my-pi] The title line as last read (oh-my-pi rewrites it in place on a rename). */
-  private titleLine: Buffer | undefined;
   /** Every entry's node, kept in step with `sm` by every change. */
   readonly tree: TreeModel;
   /** The list row's entry facts, counted as entries arrive (the index does not read an open file). */
@@ -176,6 +104,7 @@ export class OpenSession {
     this.id = options.id;
     this.file = options.file;
     this.tree = new TreeModel(options.home);
+    this.tail = new FileTail(options.file);
   }
 
   get writerActive(): boolean {
@@ -193,7 +122,7 @@ export class OpenSession {
 
   /** The session file's permission bits, given to branched and forked copies. */
   get mode(): number {
-    return this.fileState.mode;
+    return this.tail.fileState.mode;
   }
 
   /** Loads the file and starts tailing it. */
@@ -267,7 +196,6 @@ export class OpenSession {
   private loadBytes(onDisk: Buffer, state: FileState, initial: boolean): void {
     // An archive (read-only) is decompressed whole; it is never tailed or written.
     const bytes = isArchive(this.file) ? decompressArchive(onDisk) : onDisk;
-    this.diskSize = state.size;
     // A cut-off last line stays buffered in the manager until its newline arrives. fromJsonl parses
     // bytes piece by piece, so a file over the runtime's longest string (about 512 MB) still opens.
     const sm = SessionManager.fromJsonl(bytes, {
@@ -276,83 +204,18 @@ export class OpenSession {
     });
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
-    this.offset = bytes.length;
-    this.window = Buffer.from(bytes.subarray(Math.max(0, bytes.length - WINDOW_BYTES)));
-    this.fileState = { ...state, size: bytes.length };
-    this.hash.reset(bytes);
-    this.titleLine = sm.getTitleSlot() ? firstLine(bytes) : undefined;
+    this.tail.reset(bytes, state, sm.getTitleSlot() !== undefined);
     this.tree.clear();
     this.rowFacts = emptyRowFacts();
-    countEntries(this.rowFacts, this.tree.sync(sm).entries);
-    this.restoreLeaf(initial ? undefined : previousLeaf);
-  }
-
-  /** Applies the stored (or, after a reload, the previous) leaf; falls back to the last line. */
-  private restoreLeaf(previousLeaf: string | null | undefined): void {
-    const entries = this.sm.getEntries();
-    const stored = this.options.state.getLeaf(this.id);
-    const headerId = this.headerId();
-    const wanted = previousLeaf !== undefined ? previousLeaf : stored?.leafId;
-    const sameFile = previousLeaf !== undefined || (stored !== undefined && stored.headerId === headerId);
-    if (wanted === undefined || (!sameFile && stored !== undefined)) {
-      if (stored && !sameFile) {
-        this.pendingNotice = {
-          previousLeafId: stored.leafId,
-          leafId: this.sm.getLeafId(),
-          message: 'The session file was replaced by another session; the leaf is back at its last entry.',
-        };
-      }
-      this.persistLeaf();
-      return;
-    }
-    if (wanted === null) {
-      this.sm.resetLeaf();
-    } else if (this.sm.getEntry(wanted)) {
-      this.sm.branch(wanted);
-    } else {
-      this.pendingNotice = {
-        previousLeafId: wanted,
-        leafId: this.sm.getLeafId(),
-        message:
-          'The file changed so that the saved position no longer exists; the leaf is back at the last entry.',
-      };
-      this.persistLeaf();
-      return;
-    }
-    // Entries appended since the stored leaf was saved: the leaf follows a writer that continued from it.
-    if (previousLeaf === undefined && stored && stored.entryCount < entries.length) {
-      this.followLeaf(entries.slice(stored.entryCount));
-    }
+    this.syncTree();
+    const notice = restoreLeaf(sm, this.options.state.getLeaf(this.id), initial ? undefined : previousLeaf);
+    if (notice) this.pendingNotice = notice;
     this.persistLeaf();
   }
 
-  private headerId(): string {
-    const header = this.sm.getHeader() as SessionHeader | undefined | null;
-    return typeof header?.id === 'string' ? header.id : '';
-  }
-
   private persistLeaf(): void {
-    if (!this.sm) return;
-    this.options.state.setLeaf(this.id, {
-      leafId: this.sm.getLeafId(),
-      size: this.offset,
-      ino: this.fileState.ino,
-      dev: this.fileState.dev,
-      entryCount: this.sm.getEntries().length,
-      headerId: this.headerId(),
-    });
-  }
-
-  /** The leaf moves onto appended entries whose parent is the leaf (the writer continued from there). */
-  private followLeaf(entries: readonly SessionEntry[]): boolean {
-    let leaf = this.sm.getLeafId();
-    const start = leaf;
-    for (const entry of entries) {
-      if (entry.parentId === leaf) leaf = entry.id;
-    }
-    if (leaf === start || leaf === null) return false;
-    this.sm.branch(leaf);
-    return true;
+    if (this.sm)
+      this.options.state.setLeaf(this.id, leafRecord(this.sm, this.tail.offset, this.tail.fileState));
   }
 
   // ------------------------------------------------------------------ tailing
@@ -366,7 +229,7 @@ export class OpenSession {
   private async poll(strict = false): Promise<void> {
     if (this.closed) return;
     try {
-      withConfinedSync(this.file, (fd, stat) => this.pollDescriptor(fd, stateOf(stat)));
+      withConfinedSync(this.file, (fd, stat) => this.tail.look(fd, stateOf(stat), this.tailEvents));
       this.unreachable = undefined;
     } catch (error) {
       if (!(error instanceof FileSafetyError)) throw error;
@@ -376,107 +239,36 @@ export class OpenSession {
     }
   }
 
-  private pollDescriptor(fd: number, now: FileState): void {
-    if (!sameFile(now, this.fileState)) return this.reload('replaced', readAtSync(fd, 0, now.size), now);
-    if (isArchive(this.file)) {
-      // Compressed: not tailed; any change is read again whole.
-      if (now.size !== this.diskSize || now.mtimeMs !== this.fileState.mtimeMs)
-        this.reload('rewritten', readAtSync(fd, 0, now.size), now);
-      return;
-    }
-    if (now.size < this.offset) return this.reload('truncated', readAtSync(fd, 0, now.size), now);
-    if (now.size === this.offset) {
-      if (now.mtimeMs === this.fileState.mtimeMs && now.ctimeMs === this.fileState.ctimeMs) return;
-      // Touched without growing: an in-place rewrite of the same size is only visible in the bytes.
-      const bytes = readAtSync(fd, 0, now.size);
-      if (this.hash.matches(bytes)) {
-        this.fileState = now;
-        return;
-      }
-      // A rename rewrites oh-my-pi's title line in place: taken without a reload when nothing else moved.
-      if (this.takeTitleRewrite(bytes)) {
-        this.fileState = now;
-        return;
-      }
-      return this.reload('rewritten', bytes, now);
-    }
-    if (
-      this.titleLine &&
-      (now.mtimeMs !== this.fileState.mtimeMs || now.ctimeMs !== this.fileState.ctimeMs)
-    ) {
-      // A rename may rewrite the title line and append a title_change in one go.
-      const head = readAtSync(fd, 0, Math.min(now.size, this.offset));
-      const known = Buffer.concat([this.titleLine, head.subarray(this.titleLine.length)]);
-      if (!head.equals(known) || !this.hash.matches(known)) {
-        if (!this.takeTitleRewrite(head)) return this.reload('rewritten', readAtSync(fd, 0, now.size), now);
-      }
-    }
-    // In pieces, like the first read: what another writer appended can be large too.
-    while (this.offset < now.size) {
-      const start = Math.max(0, this.offset - this.window.length);
-      const end = Math.min(now.size, this.offset + READ_CHUNK_BYTES);
-      const bytes = readAtSync(fd, start, end - start);
-      const before = bytes.subarray(0, this.offset - start);
-      if (!before.equals(this.window)) return this.reload('rewritten', readAtSync(fd, 0, now.size), now);
-      const fresh = bytes.subarray(this.offset - start);
-      if (fresh.length === 0) return; // shrank while reading: the next poll sees it
-      this.fileState = { ...now, size: start + bytes.length };
-      this.ingestExternal(fresh);
-    }
-  }
-
-  /**
-   * [oh-my-pi] Takes a title line rewritten in place (same length, still a title line) when the rest
-   * of the known bytes did not change: the name is updated and published, and no reload happens.
-   * `bytes` are the file's bytes from offset 0 up to (at most) the known length. False when the
-   * change is anything else, and the caller reloads.
-   */
-  private takeTitleRewrite(bytes: Buffer): boolean {
-    const old = this.titleLine;
-    if (!old || bytes.length < old.length) return false;
-    const current = bytes.subarray(0, old.length);
-    if (current.equals(old) || current[current.length - 1] !== 0x0a) return false;
-    const known = bytes.subarray(0, Math.min(bytes.length, this.offset));
-    if (known.length !== this.offset) return false;
-    if (!this.hash.matches(Buffer.concat([old, known.subarray(old.length)]))) return false;
-    let slot: unknown;
-    try {
-      slot = JSON.parse(current.toString('utf8'));
-    } catch {
-      return false;
-    }
-    if (!slot || typeof slot !== 'object' || (slot as { type?: unknown }).type !== 'title') return false;
-    this.titleLine = Buffer.from(current);
-    this.hash.reset(known);
-    // The tail window may overlap the title line in a short file: keep it equal to the disk.
-    const windowStart = this.offset - this.window.length;
-    if (windowStart < old.length) {
-      const patched = Buffer.from(this.window);
-      current.copy(patched, 0, windowStart, old.length);
-      this.window = patched;
-    }
-    this.sm.replaceTitleSlot(slot as { type: 'title' });
-    this.options.onChange?.();
-    return true;
-  }
+  private readonly tailEvents: TailEvents = {
+    grew: (fresh) => this.ingestExternal(fresh),
+    changed: (reason, bytes, state) => this.reload(reason, bytes, state),
+    titleRewritten: (slot) => {
+      // The name is updated and the list row republished; no reload happens.
+      this.sm.replaceTitleSlot(slot);
+      this.options.onChange?.();
+    },
+  };
 
   private ingestExternal(fresh: Buffer): void {
     const { entries } = this.sm.ingest(fresh);
-    this.offset += fresh.length;
-    this.hash.add(fresh);
     this.lastGrowthAt = this.options.clock.now();
-    this.window = lastBytes(this.window, fresh, WINDOW_BYTES);
     const change: SessionChange = {};
     if (this.markExternalWriter()) change.writerActive = true;
     if (entries.length > 0) {
       const previousId = this.sm.getLeafId();
-      if (this.followLeaf(entries)) change.leaf = { id: this.sm.getLeafId(), previousId };
-      change.delta = this.tree.sync(this.sm);
-      countEntries(this.rowFacts, change.delta.entries);
+      if (followLeaf(this.sm, entries)) change.leaf = { id: this.sm.getLeafId(), previousId };
+      change.delta = this.syncTree();
       this.persistLeaf();
     }
     this.publishChange('external', change);
     if (entries.length > 0) this.options.onChange?.();
+  }
+
+  /** Brings the tree model (and the list row's counts) up to date with the manager. */
+  private syncTree(): TreeDelta {
+    const delta = this.tree.sync(this.sm);
+    countEntries(this.rowFacts, delta.entries);
+    return delta;
   }
 
   private publishChange(source: ChangeSource, change: SessionChange): void {
@@ -484,7 +276,7 @@ export class OpenSession {
     if (event) this.options.publish(event);
   }
 
-  private reload(reason: 'replaced' | 'truncated' | 'rewritten', bytes: Buffer, state: FileState): void {
+  private reload(reason: ReloadReason, bytes: Buffer, state: FileState): void {
     const previousLeaf = this.sm.getLeafId();
     this.pendingNotice = undefined;
     this.lastGrowthAt = this.options.clock.now();
@@ -601,24 +393,8 @@ export class OpenSession {
           throw fileErrorToAppError(error);
         }
         // Entries a failing mutation appended before it threw are in the file: they are sent too.
-        const delta = this.tree.sync(this.sm);
-        countEntries(this.rowFacts, delta.entries);
-        this.publishChange('canopy', { delta });
-        if (error instanceof AppError) throw error;
-        if (error instanceof SessionWriteError) {
-          throw error.reason === 'incomplete-last-line'
-            ? new AppError(
-                'FILE_MID_WRITE',
-                'The last line of the session file is cut off; nothing was written. Try again in a moment.',
-              )
-            : new AppError(
-                'SESSION_INVALID',
-                'The file has no valid session header, so Canopy does not write to it.',
-              );
-        }
-        const message = error instanceof Error ? error.message : String(error);
-        if (/not found/i.test(message)) throw new AppError('ENTRY_NOT_FOUND', message);
-        throw error;
+        this.publishChange('canopy', { delta: this.syncTree() });
+        throw mutationError(error);
       }
       this.reportMigration();
       if (this.landedAfterOthers) {
@@ -628,8 +404,7 @@ export class OpenSession {
         this.persistLeaf();
         return result;
       }
-      const delta = this.tree.sync(this.sm);
-      countEntries(this.rowFacts, delta.entries);
+      const delta = this.syncTree();
       const leafId = this.sm.getLeafId();
       const detail = leafDetail?.(result);
       const change: SessionChange = { delta };
@@ -647,17 +422,12 @@ export class OpenSession {
       if (line.includes('\n')) throw new Error('internal: a session line must not contain a raw newline');
     }
     const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
-    const result = appendConfinedSync(this.file, data, this.fileState, {
+    const result = appendConfinedSync(this.file, data, this.tail.fileState, {
       now: this.options.clock.now(),
       write: this.options.write,
     });
     if (result.before.length > 0) this.landedAfterOthers = true;
-    this.offset = result.start + data.length;
-    this.fileState = { ...result.state, size: this.offset };
-    this.hash.add(result.before);
-    this.hash.add(data);
-    const tail = Buffer.concat([this.window, result.before, data]);
-    this.window = Buffer.from(tail.subarray(Math.max(0, tail.length - WINDOW_BYTES)));
+    this.tail.appended(result.start, result.before, data, result.state);
   }
 
   /**
@@ -666,7 +436,7 @@ export class OpenSession {
    */
   private rewrite(text: string): void {
     const { bytes, state } = readConfinedSync(this.file);
-    if (!sameFile(state, this.fileState) || state.size !== this.offset || !this.hash.matches(bytes)) {
+    if (!this.tail.isExactly(bytes, state)) {
       throw new FileSafetyError('changed', 'the file changed before the migration rewrite');
     }
     if (liveLockOf(this.file, this.options.clock.now())) {
@@ -674,14 +444,9 @@ export class OpenSession {
     }
     const backup = backupExactSync(this.file, this.sm.version ?? 1, bytes, state.mode, this.options.confined);
     const encoded = Buffer.from(text, 'utf8');
-    this.fileState = replaceConfinedSync(this.file, encoded, state, this.options.confined);
-    const dropped = [
-      ...new Set(this.sm.issues.filter((issue) => DROPPED_KINDS.has(issue.kind)).map((issue) => issue.line)),
-    ].sort((a, b) => a - b);
-    this.migration = { backup, droppedLines: dropped };
-    this.offset = encoded.length;
-    this.window = Buffer.from(encoded.subarray(Math.max(0, encoded.length - WINDOW_BYTES)));
-    this.hash.reset(encoded);
+    const replaced = replaceConfinedSync(this.file, encoded, state, this.options.confined);
+    this.migration = { backup, droppedLines: droppedLinesOf(this.sm.issues) };
+    this.tail.rewritten(encoded, replaced);
   }
 
   /** Says which lines a migration left out and where they are kept. */
@@ -689,12 +454,7 @@ export class OpenSession {
     const migration = this.migration;
     this.migration = undefined;
     if (!migration || migration.droppedLines.length === 0) return;
-    const lines = migration.droppedLines;
-    const message = `The session was migrated to the current format; ${lines.length} unusable line${
-      lines.length === 1 ? '' : 's'
-    } (line ${lines.slice(0, 20).join(', ')}${lines.length > 20 ? ', …' : ''}) ${
-      lines.length === 1 ? 'was' : 'were'
-    } left out of the file and ${lines.length === 1 ? 'is' : 'are'} kept in the backup ${migration.backup}.`;
+    const message = droppedLinesMessage(migration.droppedLines, migration.backup);
     this.options.log?.(`${this.file}: ${message}`);
     this.options.publish({ type: 'error', code: 'LINES_DROPPED', sessionId: this.id, message });
   }
@@ -724,11 +484,11 @@ export class OpenSession {
       ...(header ? { header } : {}),
       ...(this.sm.getTitleSlot() ? { titleSlot: this.sm.getTitleSlot() } : {}),
       identity: {
-        size: isArchive(this.file) ? this.diskSize : this.fileState.size,
-        mtimeMs: this.fileState.mtimeMs,
-        ctimeMs: this.fileState.ctimeMs,
-        ino: this.fileState.ino,
-        dev: this.fileState.dev,
+        size: isArchive(this.file) ? this.tail.diskSize : this.tail.fileState.size,
+        mtimeMs: this.tail.fileState.mtimeMs,
+        ctimeMs: this.tail.fileState.ctimeMs,
+        ino: this.tail.fileState.ino,
+        dev: this.tail.fileState.dev,
       },
       issueCount: this.sm.issues.length,
     };
@@ -738,17 +498,4 @@ export class OpenSession {
   snapshotChunks(): string[] {
     return this.tree.chunks();
   }
-}
-
-/** The first line of a file's bytes, its newline included (all of it without one). */
-function firstLine(bytes: Buffer): Buffer {
-  const newline = bytes.indexOf(0x0a);
-  return Buffer.from(newline < 0 ? bytes : bytes.subarray(0, newline + 1));
-}
-
-/** The last `count` bytes of `before` followed by `after`, copied (the inputs may be reused). */
-function lastBytes(before: Buffer, after: Buffer, count: number): Buffer {
-  if (after.length >= count) return Buffer.from(after.subarray(after.length - count));
-  const tail = Buffer.concat([before, after]);
-  return Buffer.from(tail.subarray(Math.max(0, tail.length - count)));
 }

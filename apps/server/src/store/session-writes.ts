@@ -13,7 +13,8 @@ import type { ExtensionHost } from '../extensions/host';
 import { createConfinedSync, FileSafetyError } from './confined';
 import { NewFileStorageProvider, ReadOnlyStorage } from './file-storage';
 import { realpathOrUndefined, statFileSync } from './files';
-import { fileErrorToAppError, type OpenSession } from './open-session';
+import { fileErrorToAppError } from './file-errors';
+import type { OpenSession } from './open-session';
 import { sessionListChanged } from './session-events';
 import type { SessionStore } from './session-store';
 
