@@ -22,7 +22,7 @@ import { useApp, useAppStore } from './store/context';
 
 function StatusBar() {
   const selector = useApp((s) => s.selector);
-  const total = useApp((s) => s.tree?.size ?? 0);
+  const total = useApp((s) => s.selector?.tree.size ?? 0);
   const issues = useApp((s) => s.session?.issues.length ?? 0);
   const needsMigration = useApp((s) => s.session?.needsMigration ?? false);
   if (!selector) return null;

@@ -8,7 +8,9 @@ import { useApp, useAppStore } from '../store/context';
 export function BranchConfirm() {
   const store = useAppStore();
   const entryId = useApp((s) => s.branchConfirmId);
-  const text = useApp((s) => (s.branchConfirmId ? (s.tree?.get(s.branchConfirmId)?.text ?? '') : ''));
+  const text = useApp((s) =>
+    s.branchConfirmId ? (s.selector?.tree.get(s.branchConfirmId)?.text ?? '') : '',
+  );
   const createRef = useRef<HTMLButtonElement>(null);
   // The default action has the focus: Enter creates the branch, Tab reaches Cancel.
   useEffect(() => {

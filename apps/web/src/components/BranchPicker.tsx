@@ -3,11 +3,12 @@
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useApp, useAppStore } from '../store/context';
+import { treeOf, treeVersionOf } from '../store/selectors';
 
 export function BranchPicker() {
   const store = useAppStore();
-  const tree = useApp((s) => s.tree);
-  const treeVersion = useApp((s) => s.treeVersion);
+  const tree = useApp(treeOf);
+  const treeVersion = useApp(treeVersionOf);
   const messages = useMemo(() => {
     void treeVersion;
     if (!tree) return [];

@@ -5,6 +5,7 @@
 
 import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
+import { leafIdOf } from '../store/selectors';
 
 const DOUBLE_ESCAPE_MS = 500;
 
@@ -12,7 +13,7 @@ export function Composer() {
   const store = useAppStore();
   const text = useApp((s) => s.composerText);
   const busy = useApp((s) => s.busy);
-  const leafId = useApp((s) => s.leafId);
+  const leafId = useApp(leafIdOf);
   const doubleEscape = useApp((s) => s.settings.doubleEscapeAction);
   const readOnly = useApp((s) => s.session?.item.readOnly);
   const lastEscape = useRef(0);

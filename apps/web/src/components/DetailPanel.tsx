@@ -1,7 +1,8 @@
 // The detail panel of the selected entry: full content (loaded on demand), actions (jump, label,
 // branch, link), "What the model sees here" and the per-branch totals.
 
-import type { ContextResponse, EntryDetail } from '@canopy/protocol';
+import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
+import type { ViewEntry } from '@canopy/session-core';
 import { useEffect, useMemo, useState } from 'react';
 import { branchTotals } from '../lib/branchTotals';
 import { entryKind, KIND_COLOR_VAR, kindTitle } from '../lib/entryKind';
@@ -9,6 +10,7 @@ import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
 import { api } from '../net/api';
 import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
+import { leafIdOf, treeOf, treeVersionOf } from '../store/selectors';
 import { EntryContent, EntrySessionContext, RawJson } from './EntryContent';
 import { Pre } from './Markdown';
 
@@ -86,30 +88,34 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
 }
 
 function Totals({ entryId }: { entryId: string }) {
-  const tree = useApp((s) => s.tree);
-  const treeVersion = useApp((s) => s.treeVersion);
-  const usage = useApp((s) => s.usage);
-  const leafId = useApp((s) => s.leafId);
+  const tree = useApp(treeOf);
+  const treeVersion = useApp(treeVersionOf);
+  const leafId = useApp(leafIdOf);
   const totals = useMemo(() => {
     void treeVersion;
     if (!tree) return null;
+    // The tree holds the nodes as the server sent them, usage included.
+    const usageOf = (entry: ViewEntry | undefined) => (entry as TreeNode | undefined)?.usage;
     const lookup = (id: string) => {
       const entry = tree.get(id);
       if (!entry) return undefined;
-      const u = usage.get(id);
+      const u = usageOf(entry);
       return { parentId: tree.parentOf(id), ...(u ? { usage: u } : {}) };
     };
-    let session = { tokens: 0, cost: 0 };
-    for (const u of usage.values()) {
+    let session = { tokens: 0, cost: 0, withUsage: 0 };
+    for (const entry of tree.allEntries()) {
+      const u = usageOf(entry);
+      if (!u) continue;
       session = {
         tokens:
           session.tokens +
           (u.totalTokens > 0 ? u.totalTokens : u.input + u.output + u.cacheRead + u.cacheWrite),
         cost: session.cost + u.cost,
+        withUsage: session.withUsage + 1,
       };
     }
     return { here: branchTotals(entryId, lookup), leaf: branchTotals(leafId, lookup), session };
-  }, [tree, treeVersion, usage, entryId, leafId]);
+  }, [tree, treeVersion, entryId, leafId]);
   if (!totals) return null;
   const row = (
     name: string,
@@ -140,7 +146,7 @@ function Totals({ entryId }: { entryId: string }) {
         <tr>
           <td>whole session</td>
           <td className="num">{tree?.size.toLocaleString()}</td>
-          <td className="num">{usage.size.toLocaleString()}</td>
+          <td className="num">{totals.session.withUsage.toLocaleString()}</td>
           <td className="num">{formatTokens(totals.session.tokens)}</td>
           <td className="num">{formatCost(totals.session.cost)}</td>
         </tr>
@@ -153,9 +159,9 @@ export function DetailPanel() {
   const store = useAppStore();
   const session = useApp((s) => s.session);
   const selectedId = useApp((s) => selectedIdOf(s));
-  const entry = useApp((s) => (selectedId ? s.tree?.get(selectedId) : undefined));
-  const treeVersion = useApp((s) => s.treeVersion);
-  const leafId = useApp((s) => s.leafId);
+  const entry = useApp((s) => (selectedId ? s.selector?.tree.get(selectedId) : undefined));
+  const treeVersion = useApp(treeVersionOf);
+  const leafId = useApp(leafIdOf);
   const busy = useApp((s) => s.busy);
   const { detail, error } = useEntryDetail(session && entry ? entry.id : null, treeVersion);
   const [showContext, setShowContext] = useState(false);

@@ -4,6 +4,7 @@
 import { MAX_SUMMARY_ENTRIES } from '@canopy/protocol';
 import { useMemo } from 'react';
 import { useApp, useAppStore } from '../store/context';
+import { treeOf, treeVersionOf } from '../store/selectors';
 
 /** Characters per token, the estimate the summarisers use too. */
 const CHARS_PER_TOKEN = 4;
@@ -11,8 +12,8 @@ const CHARS_PER_TOKEN = 4;
 export function SelectionBar() {
   const store = useAppStore();
   const selection = useApp((s) => s.multiSelection);
-  const tree = useApp((s) => s.tree);
-  const treeVersion = useApp((s) => s.treeVersion);
+  const tree = useApp(treeOf);
+  const treeVersion = useApp(treeVersionOf);
   const tokens = useMemo(() => {
     void treeVersion;
     let chars = 0;

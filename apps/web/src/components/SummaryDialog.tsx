@@ -7,7 +7,7 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { SummarizerInfo } from '@canopy/protocol';
 import { useApp, useAppStore } from '../store/context';
-import type { SummaryDialogState } from '../store/summarySlice';
+import type { SummaryDialogState } from '../store/slices/summary';
 
 /** A stable empty list: a new [] per read would re-render forever. */
 const NO_SUMMARIZERS: readonly SummarizerInfo[] = [];

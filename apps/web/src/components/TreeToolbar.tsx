@@ -4,6 +4,7 @@ import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
 import { keyCommand } from '../lib/keymap';
 import { useApp, useAppStore } from '../store/context';
 import { selectedIdOf, type ViewMode } from '../store/appStore';
+import { filterModeOf } from '../store/selectors';
 
 const FILTER_LABELS: Record<FilterMode, { label: string; key: string }> = {
   default: { label: 'Default', key: 'Alt+D' },
@@ -21,7 +22,7 @@ const VIEWS: { view: ViewMode; label: string }[] = [
 
 export function TreeToolbar() {
   const store = useAppStore();
-  const mode = useApp((s) => s.selector?.mode ?? s.filterMode);
+  const mode = useApp(filterModeOf);
   const query = useApp((s) => s.selector?.query ?? '');
   const count = useApp((s) => s.selector?.rows.length ?? 0);
   const view = useApp((s) => s.view);
@@ -31,7 +32,7 @@ export function TreeToolbar() {
   const branch = () => {
     const state = store.getState();
     const id = selectedIdOf(state);
-    const entry = id ? state.tree?.get(id) : undefined;
+    const entry = id ? state.selector?.tree.get(id) : undefined;
     if (doubleEscape === 'tree') {
       // With doubleEscapeAction "tree", /branch works on the tree itself: the selected user message.
       if (entry && entry.type === 'message' && entry.role === 'user') state.requestBranch(entry.id);

@@ -28,7 +28,7 @@ export function rowSelectPointerDown(store: StoreApi<AppStore>, id: string, e: M
     return;
   }
   // A plain click is where the next Shift-click range starts.
-  store.setState({ selectionAnchor: id });
+  state.setSelectionAnchor(id);
 }
 
 export function rowSelectPointerEnter(

@@ -26,3 +26,8 @@ export async function errorOf(response: Response, body?: string): Promise<ApiErr
     error?.message ?? response.statusText,
   );
 }
+
+/** The text to show for a failure of any kind. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

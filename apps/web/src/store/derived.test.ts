@@ -1,6 +1,6 @@
 import { ViewTree, createTreeSelectorState, treeSelectorReducer, type ViewEntry } from '@canopy/session-core';
-import { describe, expect, it } from 'vitest';
-import { graphLayoutFor, graphRows, graphSourceFromRows } from './derived';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createDerived, graphSourceFromRows, type Derived } from './derived';
 
 function entry(id: string, parentId: string | null, role: string, text: string, second: number): ViewEntry {
   return {
@@ -27,28 +27,25 @@ const tree = new ViewTree([
 
 describe('graph rows and layout', () => {
   const selector = createTreeSelectorState(tree, { leafId: 'a6' });
+  let derived: Derived;
+  beforeEach(() => {
+    derived = createDerived();
+  });
 
   it('reuses the outline rows when there is no search, so they are not computed twice', () => {
-    const rows = graphRows(selector, tree, tree.version, 'a6');
+    const rows = derived.graphRows(selector);
     expect(rows.rows).toBe(selector.rows);
-    expect(graphRows(selector, tree, tree.version, 'a6')).toBe(rows);
+    expect(derived.graphRows(selector)).toBe(rows);
   });
 
   it('shows the whole filtered tree in the graph while the outline is narrowed by a search', () => {
     const searching = treeSelectorReducer(selector, { type: 'setQuery', query: 'second' });
     expect(searching.rows.map((r) => r.id)).toEqual(['u5', 'a6']);
-    expect(graphRows(searching, tree, tree.version, 'a6').rows.map((r) => r.id)).toEqual([
-      'u1',
-      'a2',
-      'u5',
-      'a6',
-      'u3',
-      'a4',
-    ]);
+    expect(derived.graphRows(searching).rows.map((r) => r.id)).toEqual(['u1', 'a2', 'u5', 'a6', 'u3', 'a4']);
   });
 
   it('orders graph children by file order, not active branch first, so a jump does not reshuffle the graph', () => {
-    const source = graphSourceFromRows(tree, graphRows(selector, tree, tree.version, 'a6'));
+    const source = graphSourceFromRows(tree, derived.graphRows(selector));
     const idsOf = (list: Int32Array) => [...list].map((i) => source.ids[i]);
     const a2 = source.indexOf('a2');
     expect(idsOf(source.childList.subarray(source.childStart[a2], source.childStart[a2 + 1]))).toEqual([
@@ -59,8 +56,8 @@ describe('graph rows and layout', () => {
   });
 
   it('numbers the graph source by row index, so a node finds its row without an id lookup', () => {
-    const rows = graphRows(selector, tree, tree.version, 'a6');
-    const layout = graphLayoutFor(tree, rows, new Set())!;
+    const rows = derived.graphRows(selector);
+    const layout = derived.graphLayoutFor(tree, rows, new Set())!;
     for (let node = 0; node < layout.nodes.length; node++) {
       const drawn = layout.nodes[node]!;
       expect(rows.rows[layout.sourceIndex[node]!]!.id).toBe(
@@ -72,21 +69,28 @@ describe('graph rows and layout', () => {
   });
 
   it('keeps the graph rows (and so the layout) when a search starts and when it is cleared', () => {
-    const rows = graphRows(selector, tree, tree.version, 'a6');
+    const rows = derived.graphRows(selector);
     const searching = treeSelectorReducer(selector, { type: 'setQuery', query: 'second' });
-    expect(graphRows(searching, tree, tree.version, 'a6')).toBe(rows);
+    expect(derived.graphRows(searching)).toBe(rows);
     const cleared = treeSelectorReducer(searching, { type: 'setQuery', query: '' });
-    expect(graphRows(cleared, tree, tree.version, 'a6').rows.map((r) => r.id)).toEqual(
-      rows.rows.map((r) => r.id),
-    );
+    expect(derived.graphRows(cleared).rows.map((r) => r.id)).toEqual(rows.rows.map((r) => r.id));
   });
 
   it('memoises the layout on the rows and the expanded runs', () => {
-    const rows = graphRows(selector, tree, tree.version, 'a6');
+    const rows = derived.graphRows(selector);
     const expanded = new Set<string>();
-    const layout = graphLayoutFor(tree, rows, expanded);
-    expect(graphLayoutFor(tree, rows, expanded)).toBe(layout);
-    expect(graphLayoutFor(tree, rows, new Set(['x']))).not.toBe(layout);
+    const layout = derived.graphLayoutFor(tree, rows, expanded);
+    expect(derived.graphLayoutFor(tree, rows, expanded)).toBe(layout);
+    expect(derived.graphLayoutFor(tree, rows, new Set(['x']))).not.toBe(layout);
     expect(layout?.nodes.length).toBe(6);
+  });
+
+  it('keeps separate caches per store, so one store never answers with another store’s layout', () => {
+    const other = createDerived();
+    const rows = derived.graphRows(selector);
+    const layout = derived.graphLayoutFor(tree, rows, new Set());
+    const otherLayout = other.graphLayoutFor(tree, other.graphRows(selector), new Set());
+    expect(otherLayout).not.toBe(layout);
+    expect(otherLayout?.nodes.map((n) => n.id)).toEqual(layout?.nodes.map((n) => n.id));
   });
 });

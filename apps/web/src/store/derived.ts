@@ -1,56 +1,22 @@
 // Derived data, memoised on the identity and version of its inputs so that React renders and
-// keystrokes that do not change them reuse the previous result (rows and layout are O(n)).
+// keystrokes that do not change them reuse the previous result (rows and layout are O(n)). The
+// caches belong to one store (createDerived, reached through useDerived), never to the module.
 
 import {
   computeRows,
-  findNearestVisible,
   type FilterMode,
   type FlatRow,
-  type RowsResult,
   type TreeSelectorState,
   type ViewTree,
 } from '@canopy/session-core';
 import { layoutGraph, type GraphLayout, type IndexedGraphSource } from '../layout/graphLayout';
 
-export interface RowsInput {
-  tree: ViewTree | null;
+interface RowsInput {
+  tree: ViewTree;
   treeVersion: number;
   leafId: string | null;
   mode: FilterMode;
-  query: string;
 }
-
-const EMPTY_ROWS: RowsResult = {
-  rows: [],
-  indexById: new Map(),
-  selectedIndex: -1,
-  multipleRoots: false,
-  leafIndex: -1,
-};
-
-function memoRows() {
-  let last: (RowsInput & { result: RowsResult }) | null = null;
-  return (input: RowsInput): RowsResult => {
-    if (
-      last &&
-      last.tree === input.tree &&
-      last.treeVersion === input.treeVersion &&
-      last.leafId === input.leafId &&
-      last.mode === input.mode &&
-      last.query === input.query
-    )
-      return last.result;
-    const result = input.tree
-      ? computeRows(input.tree, { leafId: input.leafId, mode: input.mode, query: input.query })
-      : EMPTY_ROWS;
-    last = { ...input, result };
-    return result;
-  };
-}
-
-/** Outline rows: filter mode and search query. */
-export const outlineRows = memoRows();
-const graphRowsWithoutQuery = memoRows();
 
 /** The rows a view draws: the visible rows and their index. */
 export interface VisibleRows {
@@ -58,50 +24,76 @@ export interface VisibleRows {
   readonly indexById: ReadonlyMap<string, number>;
 }
 
-/** The selector's rows of the last state without a search, with what they were computed from. */
-let lastUnsearched: {
-  rows: TreeSelectorState['rows'];
-  tree: ViewTree;
-  treeVersion: number;
-  leafId: string | null;
-  mode: FilterMode;
-  result: VisibleRows;
-} | null = null;
+const EMPTY_ROWS: VisibleRows = { rows: [], indexById: new Map() };
 
-/**
- * Graph rows: the filter mode only; the search highlights matches in the graph instead of hiding
- * the rest. Without a search they are exactly the selector's rows, so they are not computed twice;
- * and a search started from there reuses them (same object, so the layout is not redone on the
- * first keystroke nor when the search is cleared).
- */
-export function graphRows(
-  selector: TreeSelectorState | null,
-  tree: ViewTree | null,
-  treeVersion: number,
-  leafId: string | null,
-): VisibleRows {
-  if (!selector || !tree) return EMPTY_ROWS;
-  const sameInputs = (last: NonNullable<typeof lastUnsearched>) =>
-    last.tree === tree &&
-    last.treeVersion === treeVersion &&
-    last.leafId === leafId &&
-    last.mode === selector.mode;
-  if (selector.query === '') {
-    if (lastUnsearched && lastUnsearched.rows === selector.rows && sameInputs(lastUnsearched))
-      return lastUnsearched.result;
-    // Not a fresh object literal around the rows: the indexById getter must stay lazy.
-    const result: VisibleRows = selector;
-    lastUnsearched = { rows: selector.rows, tree, treeVersion, leafId, mode: selector.mode, result };
-    return result;
-  }
-  if (lastUnsearched && sameInputs(lastUnsearched)) return lastUnsearched.result;
-  return graphRowsWithoutQuery({ tree, treeVersion, leafId, mode: selector.mode, query: '' });
+/** The memoised derivations of one store: each store (each app, each test) has its own caches. */
+export interface Derived {
+  /**
+   * Graph rows: the filter mode only; the search highlights matches in the graph instead of hiding
+   * the rest. Without a search they are exactly the selector's rows, so they are not computed
+   * twice; and a search started from there reuses them (same object, so the layout is not redone
+   * on the first keystroke nor when the search is cleared).
+   */
+  graphRows(selector: TreeSelectorState | null): VisibleRows;
+  /** The graph layout of those rows, memoised on the rows and the expanded runs. */
+  graphLayoutFor(tree: ViewTree | null, rows: VisibleRows, expanded: ReadonlySet<string>): GraphLayout | null;
 }
 
-/** The row to show as selected: the selected entry or its nearest visible ancestor. */
-export function selectedRowIndex(tree: ViewTree | null, rows: RowsResult, selectedId: string | null): number {
-  if (!tree) return -1;
-  return findNearestVisible(tree, rows.indexById, selectedId);
+export function createDerived(): Derived {
+  const sameInputs = (a: RowsInput, b: RowsInput) =>
+    a.tree === b.tree && a.treeVersion === b.treeVersion && a.leafId === b.leafId && a.mode === b.mode;
+  /** The selector's rows of the last state without a search, with what they were computed from. */
+  let lastUnsearched: (RowsInput & { rows: TreeSelectorState['rows']; result: VisibleRows }) | null = null;
+  let lastComputed: (RowsInput & { result: VisibleRows }) | null = null;
+  let lastLayout: {
+    rows: VisibleRows;
+    expanded: ReadonlySet<string>;
+    layout: GraphLayout;
+    tree: ViewTree;
+  } | null = null;
+
+  return {
+    graphRows(selector) {
+      if (!selector) return EMPTY_ROWS;
+      const input: RowsInput = {
+        tree: selector.tree,
+        treeVersion: selector.treeVersion,
+        leafId: selector.leafId,
+        mode: selector.mode,
+      };
+      if (selector.query === '') {
+        if (lastUnsearched && lastUnsearched.rows === selector.rows && sameInputs(lastUnsearched, input))
+          return lastUnsearched.result;
+        // Not a fresh object literal around the rows: the indexById getter must stay lazy.
+        const result: VisibleRows = selector;
+        lastUnsearched = { ...input, rows: selector.rows, result };
+        return result;
+      }
+      if (lastUnsearched && sameInputs(lastUnsearched, input)) return lastUnsearched.result;
+      if (lastComputed && sameInputs(lastComputed, input)) return lastComputed.result;
+      const result: VisibleRows = computeRows(input.tree, {
+        leafId: input.leafId,
+        mode: input.mode,
+        query: '',
+      });
+      lastComputed = { ...input, result };
+      return result;
+    },
+
+    graphLayoutFor(tree, rows, expanded) {
+      if (!tree) return null;
+      if (
+        lastLayout &&
+        lastLayout.rows === rows &&
+        lastLayout.expanded === expanded &&
+        lastLayout.tree === tree
+      )
+        return lastLayout.layout;
+      const layout = layoutGraph(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
+      lastLayout = { rows, expanded, layout, tree };
+      return layout;
+    },
+  };
 }
 
 /**
@@ -157,24 +149,4 @@ export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): IndexedG
     if (childStart[r + 1]! - childStart[r]! > 1)
       byFileOrder(childList.subarray(childStart[r]!, childStart[r + 1]!));
   return { ids, roots, childStart, childList, pinned, indexOf: (id) => rows.indexById.get(id) ?? -1 };
-}
-
-let lastLayout: {
-  rows: VisibleRows;
-  expanded: ReadonlySet<string>;
-  layout: GraphLayout;
-  tree: ViewTree;
-} | null = null;
-
-export function graphLayoutFor(
-  tree: ViewTree | null,
-  rows: VisibleRows,
-  expanded: ReadonlySet<string>,
-): GraphLayout | null {
-  if (!tree) return null;
-  if (lastLayout && lastLayout.rows === rows && lastLayout.expanded === expanded && lastLayout.tree === tree)
-    return lastLayout.layout;
-  const layout = layoutGraph(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
-  lastLayout = { rows, expanded, layout, tree };
-  return layout;
 }

@@ -8,8 +8,6 @@ export {
   rowText,
   searchText,
   viewFlags,
-  viewFlagsToRecord,
-  viewFlagsFromRecord,
   toViewEntry,
   toViewEntries,
 } from './view-entry';

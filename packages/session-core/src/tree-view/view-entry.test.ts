@@ -12,8 +12,6 @@ import {
   searchText,
   toViewEntries,
   viewFlags,
-  viewFlagsFromRecord,
-  viewFlagsToRecord,
 } from './view-entry';
 
 // eslint-disable-next-line no-control-regex -- control characters are what the row text replaces
@@ -446,12 +444,6 @@ describe('view flags', () => {
     expect(bash({ exitCode: 0, cancelled: false, excludeFromContext: true })).toBe(
       ViewFlags.ExcludedFromContext,
     );
-  });
-
-  it('converts flags to a record of names and back', () => {
-    const flags = ViewFlags.Error | ViewFlags.HasImage;
-    expect(viewFlagsToRecord(flags)).toEqual({ Error: true, HasImage: true });
-    expect(viewFlagsFromRecord({ Error: true, HasImage: true, Unknown: true, Aborted: false })).toBe(flags);
   });
 });
 

@@ -49,26 +49,6 @@ export const ViewFlags = {
 
 export type ViewFlagName = keyof typeof ViewFlags;
 
-const VIEW_FLAG_NAMES = Object.keys(ViewFlags) as ViewFlagName[];
-
-/** The flags as `{ name: true }` for the set bits (the wire form of the protocol's skeleton). */
-export function viewFlagsToRecord(flags: number): Partial<Record<ViewFlagName, boolean>> {
-  const record: Partial<Record<ViewFlagName, boolean>> = {};
-  for (const name of VIEW_FLAG_NAMES) {
-    if ((flags & ViewFlags[name]) !== 0) record[name] = true;
-  }
-  return record;
-}
-
-/** The inverse of {@link viewFlagsToRecord}; unknown names are ignored. */
-export function viewFlagsFromRecord(record: Readonly<Record<string, boolean | undefined>>): number {
-  let flags = 0;
-  for (const name of VIEW_FLAG_NAMES) {
-    if (record[name] === true) flags |= ViewFlags[name];
-  }
-  return flags;
-}
-
 /**
  * Row text never exceeds this many characters. The reference does not cap custom_message and
  * branch_summary rows (it only truncates the line to the terminal width); no screen is this wide,

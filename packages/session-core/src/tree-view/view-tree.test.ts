@@ -162,6 +162,33 @@ describe('ViewTree shape', () => {
   });
 });
 
+describe('ViewTree.replace', () => {
+  it('replaces an entry in place, keeping its position, and bumps the version', () => {
+    const tree = new ViewTree([view('p', null, at(0)), view('a', 'p', at(10)), view('b', 'p', at(20))]);
+    const version = tree.version;
+    const replaced = { ...tree.get('a')!, text: 'tool result: read', label: 'seen' };
+    expect(tree.replace(replaced)).toBe(true);
+    expect(tree.get('a')).toBe(replaced);
+    expect(tree.childrenOf('p')).toEqual(['a', 'b']);
+    expect(tree.indexOf('a')).toBe(1);
+    expect(tree.version).toBeGreaterThan(version);
+  });
+
+  it('moves an entry whose timestamp changed to its new place among its siblings', () => {
+    const tree = new ViewTree([view('p', null, at(0)), view('a', 'p', at(10)), view('b', 'p', at(20))]);
+    tree.replace({ ...tree.get('a')!, timestamp: at(30) });
+    expect(tree.childrenOf('p')).toEqual(['b', 'a']);
+  });
+
+  it('answers false for an unknown id and leaves the tree alone', () => {
+    const tree = new ViewTree([view('p', null, at(0))]);
+    const version = tree.version;
+    expect(tree.replace(view('missing', 'p', at(1)))).toBe(false);
+    expect(tree.version).toBe(version);
+    expect(tree.size).toBe(1);
+  });
+});
+
 describe('ViewTree.append', () => {
   it('hangs an appended entry under its parent in timestamp order', () => {
     const tree = new ViewTree([view('p', null, at(0)), view('b', 'p', at(20))]);

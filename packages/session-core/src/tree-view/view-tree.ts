@@ -143,6 +143,21 @@ export class ViewTree {
     return true;
   }
 
+  /**
+   * Replaces the entry with the same id by `entry` (a row whose facts changed after it was first
+   * read: a label, a tool result whose call arrived later); returns false for an unknown id. An
+   * entry that keeps its parent and timestamp keeps its place; otherwise the tree is rebuilt.
+   */
+  replace(entry: ViewEntry): boolean {
+    const index = this.indexById.get(entry.id);
+    if (index === undefined) return false;
+    const before = this.entries[index]!;
+    this.entries[index] = entry;
+    if (before.parentId === entry.parentId && before.timestamp === entry.timestamp) this.revision++;
+    else this.build(this.entries);
+    return true;
+  }
+
   // ---- building
 
   private reset(): void {

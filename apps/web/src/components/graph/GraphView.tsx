@@ -7,9 +7,8 @@ import { tokenizeQuery } from '@canopy/session-core';
 import { useDeferredValue, useMemo, useState } from 'react';
 import { nodesInRect } from '../../layout/graphLayout';
 import { visibleRect } from '../../layout/viewport';
-import { selectedIdOf } from '../../store/appStore';
-import { useApp, useAppStore } from '../../store/context';
-import { graphLayoutFor, graphRows } from '../../store/derived';
+import { useApp, useAppStore, useDerived } from '../../store/context';
+import { leafIdOf, selectedIdOf } from '../../store/selectors';
 import { GraphCanvas } from './GraphCanvas';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
@@ -27,10 +26,10 @@ const MAX_DOM_NODES = 700;
 
 export function GraphView() {
   const store = useAppStore();
-  const leafId = useApp((s) => s.leafId);
+  const leafId = useApp(leafIdOf);
   const query = useApp((s) => s.selector?.query ?? '');
   const searchRows = useApp((s) => s.selector?.indexById);
-  const selectedId = useApp((s) => selectedIdOf(s));
+  const selectedId = useApp(selectedIdOf);
   const expandedRuns = useApp((s) => s.expandedRuns);
   const followLeaf = useApp((s) => s.followLeaf);
   const revealTick = useApp((s) => s.revealTick);
@@ -45,8 +44,9 @@ export function GraphView() {
   // Everything the layout reads comes from that one (deferred) selector state, so a render never
   // mixes the rows of one session or tree version with the tree of another.
   const tree = selector?.tree ?? null;
-  const rows = graphRows(selector, tree, selector?.treeVersion ?? 0, selector?.leafId ?? null);
-  const layout = graphLayoutFor(tree, rows, expandedRuns);
+  const derived = useDerived();
+  const rows = derived.graphRows(selector);
+  const layout = derived.graphLayoutFor(tree, rows, expandedRuns);
   const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
   const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
 

@@ -1,17 +1,12 @@
-// The summary slice: the summary dialog (after a navigation, or for a selection), the multi-entry
-// selection that drag-select and shift/ctrl-clicks build, and the settings dialog's open state.
+// The summary slice: the summary dialog, after a navigation or for the multi-entry selection
+// (slices/multiSelection.ts).
 // A summary is always generated first as a preview that writes nothing; the user may edit it, and
 // only "Write summary" sends it to the server (navigate with `summary`, or summarize-selection).
 
-import type {
-  NavigateRequest,
-  ServerEvent,
-  SkeletonNode,
-  SummaryPreview,
-  SummaryPreviewRequest,
-} from '@canopy/protocol';
-import type { Api } from '../net/api';
-import { ApiError } from '../net/api';
+import type { NavigateRequest, ServerEvent, SummaryPreview, SummaryPreviewRequest } from '@canopy/protocol';
+import type { Api } from '../../net/api';
+import { ApiError, messageOf as message } from '../../net/errors';
+import type { MultiSelectionSlice } from './multiSelection';
 
 export type SummaryStep = 'choice' | 'prompt' | 'generating' | 'preview';
 
@@ -36,16 +31,9 @@ export interface SummaryDialogState {
 
 export interface SummaryState {
   summaryDialog: SummaryDialogState | null;
-  /** Entries picked for summarising (graph rectangle, shift/ctrl-clicks), across branches. */
-  multiSelection: ReadonlySet<string>;
-  /** Where a shift-click range starts: the last entry clicked into the selection. */
-  selectionAnchor: string | null;
-  settingsOpen: boolean;
   /** This page's WebSocket connection id (from hello): its closing aborts our summaries. */
   clientId: string | null;
 }
-
-export type SelectionMode = 'replace' | 'add' | 'toggle';
 
 export interface SummaryActions {
   /** Opens the summary dialog on its choice step. */
@@ -73,11 +61,6 @@ export interface SummaryActions {
   applySummary(): Promise<void>;
   /** Esc in the dialog: one step back, or out of it. */
   summaryEscape(): void;
-  setMultiSelection(ids: Iterable<string>, mode: SelectionMode): void;
-  /** Adds the outline rows from the anchor to `id` (shift-click). */
-  selectRangeTo(id: string): void;
-  clearMultiSelection(): void;
-  openSettings(open: boolean): void;
   /** hello and summary_progress events. */
   handleSummaryEvent(event: ServerEvent): void;
 }
@@ -86,37 +69,22 @@ export interface SummaryActions {
 export interface SummaryHost {
   api: Api;
   sessionId(): string | null;
-  leafId(): string | null;
-  /** Outline row ids in display order (for shift-click ranges). */
-  rowIds(): readonly string[];
   defaultSummarizerId(): string | null;
   jump(id: string, options: Omit<NavigateRequest, 'targetId'>): Promise<void>;
-  appendNodes(nodes: readonly SkeletonNode[]): void;
-  setLeaf(leafId: string | null): void;
+  /** Resolves once the entry is in the tree (true), or false if the session went away first. */
+  whenEntry(id: string): Promise<boolean>;
   select(id: string): void;
   toast(text: string, kind?: 'info' | 'error'): void;
 }
 
 type SetState<T> = (partial: Partial<T>) => void;
 
-const EMPTY: ReadonlySet<string> = new Set();
-
-function message(error: unknown): string {
-  return error instanceof ApiError || error instanceof Error ? error.message : String(error);
-}
-
 export function initialSummaryState(): SummaryState {
-  return {
-    summaryDialog: null,
-    multiSelection: EMPTY,
-    selectionAnchor: null,
-    settingsOpen: false,
-    clientId: null,
-  };
+  return { summaryDialog: null, clientId: null };
 }
 
-export function createSummaryActions<S extends SummaryState & SummaryActions>(
-  set: SetState<SummaryState>,
+export function createSummaryActions<S extends SummaryState & SummaryActions & MultiSelectionSlice>(
+  set: SetState<SummaryState & MultiSelectionSlice>,
   get: () => S,
   host: SummaryHost,
 ): SummaryActions {
@@ -246,10 +214,11 @@ export function createSummaryActions<S extends SummaryState & SummaryActions>(
       }
       try {
         const result = await host.api.summarizeSelection(sessionId, { entryIds: current.entryIds, summary });
-        set({ summaryDialog: null, multiSelection: EMPTY, selectionAnchor: null });
-        host.appendNodes(result.nodes);
-        host.setLeaf(result.newLeafId);
+        set({ summaryDialog: null });
+        get().clearMultiSelection();
+        // The summary reaches the tree through session_changed, like every write.
         const id = (result.summaryEntry as Record<string, unknown> | undefined)?.id;
+        if (typeof id === 'string' && !(await host.whenEntry(id))) return;
         if (typeof id === 'string') host.select(id);
         host.toast('Summary of the selection written under the leaf');
       } catch (error) {
@@ -272,39 +241,6 @@ export function createSummaryActions<S extends SummaryState & SummaryActions>(
           void get().abortSummary();
           return;
       }
-    },
-
-    setMultiSelection(ids, mode) {
-      const next = new Set(mode === 'replace' ? [] : get().multiSelection);
-      let last: string | null = null;
-      for (const id of ids) {
-        if (mode === 'toggle' && next.has(id)) next.delete(id);
-        else next.add(id);
-        last = id;
-      }
-      set({ multiSelection: next, selectionAnchor: last ?? get().selectionAnchor });
-    },
-
-    selectRangeTo(id) {
-      const rows = host.rowIds();
-      const anchor = get().selectionAnchor;
-      const from = anchor === null ? -1 : rows.indexOf(anchor);
-      const to = rows.indexOf(id);
-      if (to < 0) return;
-      const start = from < 0 ? to : Math.min(from, to);
-      const end = from < 0 ? to : Math.max(from, to);
-      const next = new Set(get().multiSelection);
-      for (let i = start; i <= end; i++) next.add(rows[i] as string);
-      // The anchor stays, so a second shift-click re-extends from the same place.
-      set({ multiSelection: next, selectionAnchor: anchor ?? id });
-    },
-
-    clearMultiSelection() {
-      set({ multiSelection: EMPTY, selectionAnchor: null });
-    },
-
-    openSettings(open) {
-      set({ settingsOpen: open });
     },
 
     handleSummaryEvent(event) {

@@ -1,0 +1,233 @@
+import { encodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/protocol';
+import { describe, expect, it } from 'vitest';
+import { applyServerEvent, emptyLiveState, type Applied, type LiveInput, type LiveState } from './live';
+import { selectedIdOf } from './selectors';
+import { head, listItem, node, PLAN_USAGE, sampleNodes, snapshotParts } from './testing';
+
+function run(state: LiveState, inputs: readonly LiveInput[]): Applied {
+  let applied: Applied = { state, notices: [], reload: false, changedIds: [], reveal: false };
+  for (const input of inputs) {
+    const step = applyServerEvent(applied.state, input);
+    applied = { ...step, notices: [...applied.notices, ...step.notices] };
+  }
+  return applied;
+}
+
+function snapshotInputs(nodes: readonly TreeNode[], leafId: string | null, selectedId: string | null = null) {
+  return snapshotParts(nodes, leafId).map((part): LiveInput =>
+    part.kind === 'head'
+      ? { type: 'snapshot_head', head: part.head, selectedId, mode: 'default', pageSize: 20 }
+      : { type: 'snapshot_nodes', sessionId: 's1', nodes: part.nodes },
+  );
+}
+
+function opened(nodes: readonly TreeNode[] = sampleNodes(), leafId: string | null = 'a4'): LiveState {
+  return run(emptyLiveState(), snapshotInputs(nodes, leafId)).state;
+}
+
+function changed(fields: Partial<SessionChangedEvent>): SessionChangedEvent {
+  return { type: 'session_changed', sessionId: 's1', source: 'external', ...fields };
+}
+
+const rowIds = (state: LiveState) => state.selector?.rows.map((row) => row.id) ?? [];
+
+describe('applyServerEvent: the streamed snapshot', () => {
+  it('shows the head at once, the rows chunk by chunk, and selects the wanted entry once it has arrived', () => {
+    const inputs = snapshotInputs(sampleNodes(), 'a4', 'u5');
+    let state = applyServerEvent(emptyLiveState(), inputs[0]!).state;
+    expect(state.session?.id).toBe('s1');
+    expect(rowIds(state)).toEqual([]);
+    expect(state.snapshot?.remaining).toBe(7);
+    state = applyServerEvent(state, inputs[1]!).state;
+    expect(state.selector?.tree.size).toBe(3);
+    expect(rowIds(state)).toEqual(['u1', 'a2', 'u3']);
+    expect(state.snapshot?.remaining).toBe(4);
+    state = applyServerEvent(state, inputs[2]!).state;
+    expect(selectedIdOf(state)).toBe('u5');
+    state = applyServerEvent(state, inputs[3]!).state;
+    expect(state.snapshot).toBeNull();
+    expect(rowIds(state)).toEqual(['u1', 'a2', 'u3', 'a4', 'u5', 'a6']);
+    expect(selectedIdOf(state)).toBe('u5');
+    expect((state.selector?.tree.get('a2') as TreeNode).usage).toEqual(PLAN_USAGE);
+  });
+
+  it('selects the leaf when the wanted entry is not in the session', () => {
+    const state = run(emptyLiveState(), snapshotInputs(sampleNodes(), 'a4', 'nope')).state;
+    expect(selectedIdOf(state)).toBe('a4');
+  });
+
+  it('holds changes that arrive while the snapshot streams and applies them, in order, after the last chunk', () => {
+    const inputs = snapshotInputs(sampleNodes(), 'a4');
+    const early = run(emptyLiveState(), inputs.slice(0, 2)).state;
+    const appended = changed({
+      added: encodeNodes([node('u8', 'a4', 'message', 'user', 'user: more')]),
+      leaf: { id: 'u8', previousId: 'a4' },
+    });
+    const waiting = applyServerEvent(early, appended).state;
+    expect(waiting.selector?.tree.has('u8')).toBe(false);
+    expect(waiting.snapshot?.queued).toEqual([appended]);
+    const done = run(waiting, inputs.slice(2)).state;
+    expect(done.selector?.tree.allEntries().map((entry) => entry.id)).toEqual([
+      'u1',
+      'a2',
+      'u3',
+      'a4',
+      'u5',
+      'a6',
+      'm7',
+      'u8',
+    ]);
+    expect(done.selector?.leafId).toBe('u8');
+  });
+
+  it('ignores nodes of a snapshot for another session than the one opened last', () => {
+    const state = opened();
+    const after = applyServerEvent(state, { type: 'snapshot_nodes', sessionId: 'other', nodes: [] });
+    expect(after.state).toBe(state);
+  });
+});
+
+describe('applyServerEvent: session_changed', () => {
+  it('appends another process’s entries and moves the leaf, the selection following it', () => {
+    const applied = applyServerEvent(
+      opened(),
+      changed({
+        added: encodeNodes([node('u8', 'a4', 'message', 'user', 'user: more')]),
+        leaf: { id: 'u8', previousId: 'a4' },
+        writerActive: true,
+      }),
+    );
+    expect(rowIds(applied.state)).toContain('u8');
+    expect(applied.state.selector?.leafId).toBe('u8');
+    expect(selectedIdOf(applied.state)).toBe('u8');
+    expect(applied.state.writerActive).toBe(true);
+    expect(applied.reveal).toBe(true);
+  });
+
+  it('leaves the selection alone for Canopy’s own writes (the action that wrote selects)', () => {
+    const state = opened();
+    const applied = applyServerEvent(
+      state,
+      changed({
+        source: 'canopy',
+        added: encodeNodes([node('u8', 'a4', 'message', 'user', 'user: more')]),
+        leaf: { id: 'u8', previousId: 'a4' },
+      }),
+    );
+    expect(applied.state.selector?.leafId).toBe('u8');
+    expect(selectedIdOf(applied.state)).toBe('a4');
+    expect(applied.reveal).toBe(false);
+  });
+
+  it('replaces a tool result’s row when its call arrives after it (the text it shows changes)', () => {
+    const early = node('r9', 'a6', 'message', 'toolResult', 'tool result');
+    const state = opened([...sampleNodes(), early], 'r9');
+    const late = { ...early, text: 'read: src/app.ts', search: 'toolresult read: src/app.ts' };
+    const applied = applyServerEvent(state, changed({ changed: encodeNodes([late]) }));
+    expect(applied.state.selector?.tree.get('r9')).toEqual(late);
+    const row = applied.state.selector?.rows.find((r) => r.id === 'r9');
+    expect(row?.entry.text).toBe('read: src/app.ts');
+    expect(applied.changedIds).toEqual(['r9']);
+    expect(applied.state.selector?.treeVersion).toBe(applied.state.selector?.tree.version);
+  });
+
+  it('sets and clears a label through a changed row, and the label filter follows', () => {
+    const state = opened();
+    const labelled = { ...state.selector!.tree.get('u3')!, label: 'milestone' };
+    const withLabel = run(state, [
+      changed({
+        source: 'canopy',
+        added: encodeNodes([node('l9', 'a4', 'label', undefined, '[label: milestone]')]),
+        changed: encodeNodes([labelled]),
+        leaf: { id: 'l9', previousId: 'a4' },
+      }),
+      { type: 'subscribed', sessionId: 's1', leafId: 'l9' },
+    ]).state;
+    expect(withLabel.selector?.tree.get('u3')?.label).toBe('milestone');
+    const unlabelled: TreeNode = { ...labelled };
+    delete unlabelled.label;
+    const cleared = applyServerEvent(withLabel, changed({ changed: encodeNodes([unlabelled]) })).state;
+    expect(cleared.selector?.tree.get('u3')?.label).toBeUndefined();
+  });
+
+  it('keeps a node’s usage numbers with its entry, and drops them when a replaced row has none', () => {
+    const state = opened();
+    const plan: TreeNode = { ...state.selector!.tree.get('a2')! };
+    expect(plan.usage).toEqual(PLAN_USAGE);
+    delete plan.usage;
+    const applied = applyServerEvent(state, changed({ changed: encodeNodes([plan]) }));
+    expect((applied.state.selector?.tree.get('a2') as TreeNode).usage).toBeUndefined();
+  });
+
+  it('returns a leaf notice as a message, moving the selection with the leaf', () => {
+    const applied = applyServerEvent(
+      opened(),
+      changed({
+        leaf: {
+          id: 'a6',
+          previousId: 'a4',
+          notice: { reason: 'file-changed', message: 'The leaf moved: the file changed under it' },
+        },
+      }),
+    );
+    expect(applied.notices).toEqual(['The leaf moved: the file changed under it']);
+    expect(applied.state.selector?.leafId).toBe('a6');
+    expect(selectedIdOf(applied.state)).toBe('a6');
+  });
+
+  it('asks for a new snapshot when the leaf moves to an entry it never received', () => {
+    const applied = applyServerEvent(opened(), changed({ leaf: { id: 'ghost', previousId: 'a4' } }));
+    expect(applied.reload).toBe(true);
+    expect(applied.state.selector?.leafId).toBe('a4');
+  });
+
+  it('changes nothing for another session', () => {
+    const state = opened();
+    const applied = applyServerEvent(state, {
+      ...changed({ added: encodeNodes([node('x1', null, 'message', 'user', 'x')]) }),
+      sessionId: 'other',
+    });
+    expect(applied.state).toBe(state);
+    expect(state.selector?.tree.has('x1')).toBe(false);
+  });
+});
+
+describe('applyServerEvent: reloads and the session list', () => {
+  it('asks for a new snapshot and says why when the file was rewritten', () => {
+    const applied = applyServerEvent(opened(), {
+      type: 'session_reloaded',
+      sessionId: 's1',
+      reason: 'truncated',
+    });
+    expect(applied.reload).toBe(true);
+    expect(applied.notices).toEqual(['The session file was truncated; reloaded']);
+  });
+
+  it('patches the list: replaces and adds upserted rows, drops removed ones, renames the open session', () => {
+    const state = { ...opened(), sessions: [listItem('s1'), listItem('s2'), listItem('s3')] };
+    const applied = applyServerEvent(state, {
+      type: 'session_list_changed',
+      upserted: [listItem('s1', { name: 'Renamed', entryCount: 9 }), listItem('s4')],
+      removed: ['s2'],
+    });
+    expect(applied.state.sessions.map((s) => [s.id, s.entryCount])).toEqual([
+      ['s1', 9],
+      ['s3', 7],
+      ['s4', 7],
+    ]);
+    expect(applied.state.session?.name).toBe('Renamed');
+    expect(applied.state.selector).toBe(state.selector);
+  });
+
+  it('starts a snapshot of no nodes complete', () => {
+    const applied = applyServerEvent(emptyLiveState(), {
+      type: 'snapshot_head',
+      head: head(null, 0),
+      selectedId: null,
+      mode: 'default',
+      pageSize: 20,
+    });
+    expect(applied.state.snapshot).toBeNull();
+    expect(rowIds(applied.state)).toEqual([]);
+  });
+});

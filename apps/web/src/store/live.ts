@@ -1,0 +1,302 @@
+// The open session as the browser holds it, and the one function that moves it on: every snapshot
+// part and every server event goes through `applyServerEvent` (docs/architecture.md#path-of-an-event).
+// The tree itself is session-core's `TreeSelectorState` (the tree, its rows, leaf, filter, search
+// and selection), so nothing about it is kept twice; the tree's entries are the protocol's
+// `TreeNode`s as received, so a node's usage numbers travel with it. What the store must do beyond the new state
+// (tell the user, fetch a new snapshot) comes back as data; this module never reaches a store.
+//
+// One exception to purity, on purpose: the `ViewTree` inside the selector is advanced in place
+// (append, replace), because copying a tree of 200,000 entries for every appended line would cost
+// O(n) per event. Its `version` changes with every change and the selector state is always a new
+// object, so subscribers see the change; the state passed in must not be used after the call.
+
+import {
+  decodeNodes,
+  type NodeColumns,
+  type ServerEvent,
+  type SessionChangedEvent,
+  type SessionListItem,
+  type SessionSnapshotHead,
+  type TreeNode,
+} from '@canopy/protocol';
+import {
+  ViewTree,
+  createTreeSelectorState,
+  treeSelectorReducer,
+  type FilterMode,
+  type TreeSelectorState,
+} from '@canopy/session-core';
+
+/** Everything about the open session but its tree. */
+export interface SessionHead {
+  id: string;
+  item: SessionListItem;
+  header: Record<string, unknown>;
+  dialect: SessionSnapshotHead['dialect'];
+  issues: SessionSnapshotHead['issues'];
+  needsMigration: boolean;
+  name?: string;
+}
+
+/** A snapshot still streaming in. */
+export interface SnapshotProgress {
+  /** Nodes still to come. */
+  remaining: number;
+  /** The tree's size when its rows were last computed. */
+  rowsAtSize: number;
+  /** The entry to select once it has arrived (a deep link into a large tree). */
+  wantedId: string | null;
+  /** Changes that arrived meanwhile: applied in order after the last chunk, so file order holds. */
+  queued: readonly ServerEvent[];
+}
+
+export interface LiveState {
+  sessions: readonly SessionListItem[];
+  session: SessionHead | null;
+  selector: TreeSelectorState | null;
+  writerActive: boolean;
+  /** Another process moving the leaf moves the selection with it. */
+  followLeaf: boolean;
+  snapshot: SnapshotProgress | null;
+}
+
+/** A part of `GET /api/sessions/:id`, with what the browser wants from the new tree. */
+export type SnapshotInput =
+  | {
+      type: 'snapshot_head';
+      head: SessionSnapshotHead;
+      /** The entry to select (a deep link, or the selection before a reload); the leaf otherwise. */
+      selectedId: string | null;
+      mode: FilterMode;
+      pageSize: number;
+    }
+  | { type: 'snapshot_nodes'; sessionId: string; nodes: readonly TreeNode[] };
+
+export type LiveInput = ServerEvent | SnapshotInput;
+
+export interface Applied {
+  state: LiveState;
+  /** Messages for the user (a leaf notice, a reload). */
+  notices: string[];
+  /** The tree can no longer be followed by events: fetch a new snapshot. */
+  reload: boolean;
+  /** Entries whose facts changed: cached details of them are stale. */
+  changedIds: string[];
+  /** The selection moved to follow the leaf: the views should bring it into view. */
+  reveal: boolean;
+}
+
+export function emptyLiveState(): LiveState {
+  return {
+    sessions: [],
+    session: null,
+    selector: null,
+    writerActive: false,
+    followLeaf: true,
+    snapshot: null,
+  };
+}
+
+function result(state: LiveState, more: Partial<Omit<Applied, 'state'>> = {}): Applied {
+  return { state, notices: [], reload: false, changedIds: [], reveal: false, ...more };
+}
+
+function headOf(head: SessionSnapshotHead): SessionHead {
+  return {
+    id: head.session.id,
+    item: head.session,
+    header: head.header,
+    dialect: head.dialect,
+    issues: head.issues,
+    needsMigration: head.needsMigration,
+    ...(head.name !== undefined ? { name: head.name } : {}),
+  };
+}
+
+/** The session list with `upserted` rows replaced or added and `removed` ones gone. */
+export function patchSessionList(
+  sessions: readonly SessionListItem[],
+  upserted: readonly SessionListItem[],
+  removed: readonly string[],
+): SessionListItem[] {
+  const gone = new Set(removed);
+  const incoming = new Map(upserted.map((item) => [item.id, item]));
+  const next: SessionListItem[] = [];
+  for (const item of sessions) {
+    if (gone.has(item.id)) continue;
+    const replacement = incoming.get(item.id);
+    next.push(replacement ?? item);
+    incoming.delete(item.id);
+  }
+  for (const item of incoming.values()) if (!gone.has(item.id)) next.push(item);
+  return next;
+}
+
+/** The open session with its row from `rows`, when they hold it. */
+export function withListedItem(
+  session: SessionHead | null,
+  rows: readonly SessionListItem[],
+): SessionHead | null {
+  const item = session ? rows.find((row) => row.id === session.id) : undefined;
+  if (!session || !item) return session;
+  // The list carries the current name (an oh-my-pi rename rewrites the title line).
+  return { ...session, item, ...(item.name !== undefined ? { name: item.name } : {}) };
+}
+
+function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 'snapshot_head' }>): Applied {
+  const { head } = input;
+  const tree = new ViewTree();
+  const selector = createTreeSelectorState(tree, {
+    leafId: head.leafId,
+    mode: input.mode,
+    query: '',
+    selectedId: input.selectedId ?? head.leafId,
+    pageSize: input.pageSize,
+  });
+  const next: LiveState = {
+    ...state,
+    session: headOf(head),
+    selector,
+    writerActive: head.writerActive,
+    snapshot: {
+      remaining: head.nodeCount,
+      rowsAtSize: 0,
+      wantedId: input.selectedId ?? head.leafId,
+      queued: [],
+    },
+  };
+  return head.nodeCount === 0 ? finishSnapshot(next) : result(next, { reveal: true });
+}
+
+function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied {
+  const { selector, snapshot } = state;
+  if (!selector || !snapshot) return result(state);
+  const tree = selector.tree;
+  tree.append(nodes);
+  const remaining = Math.max(0, snapshot.remaining - nodes.length);
+  const wanted = snapshot.wantedId;
+  const wantedArrived = wanted !== null && tree.has(wanted);
+  // Rows are recomputed for the first chunk (the first screen), whenever the tree has doubled since
+  // and at the end: O(n) in all however small the chunks, where every chunk would be O(n²). Until
+  // then the selector's rows stay those of its (older) `treeVersion`, consistent in themselves.
+  const recompute = snapshot.rowsAtSize === 0 || tree.size >= 2 * snapshot.rowsAtSize || wantedArrived;
+  let nextSelector = selector;
+  if (recompute || remaining === 0) nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.
+  if (wantedArrived) nextSelector = treeSelectorReducer(nextSelector, { type: 'selectId', id: wanted });
+  const next: LiveState = {
+    ...state,
+    selector: nextSelector,
+    snapshot: {
+      ...snapshot,
+      remaining,
+      rowsAtSize: nextSelector === selector ? snapshot.rowsAtSize : tree.size,
+      wantedId: wantedArrived ? null : wanted,
+    },
+  };
+  return remaining === 0 ? finishSnapshot(next) : result(next, { reveal: nextSelector !== selector });
+}
+
+/** The last chunk is in: the changes that waited for it follow, in the order they came. */
+function finishSnapshot(state: LiveState): Applied {
+  const queued = state.snapshot?.queued ?? [];
+  let selector = state.selector;
+  // A wanted entry that never came (a stale deep link): the selection goes to the leaf instead.
+  if (selector && state.snapshot?.wantedId != null && selector.leafId !== null)
+    selector = treeSelectorReducer(selector, { type: 'selectId', id: selector.leafId });
+  let applied = result({ ...state, selector, snapshot: null }, { reveal: true });
+  for (const event of queued) {
+    const step = applyServerEvent(applied.state, event);
+    applied = {
+      state: step.state,
+      notices: [...applied.notices, ...step.notices],
+      reload: applied.reload || step.reload,
+      changedIds: [...applied.changedIds, ...step.changedIds],
+      reveal: applied.reveal || step.reveal,
+    };
+  }
+  return applied;
+}
+
+function decoded(columns: NodeColumns | undefined): TreeNode[] {
+  return columns ? decodeNodes(columns) : [];
+}
+
+function applySessionChanged(state: LiveState, event: SessionChangedEvent): Applied {
+  const selector = state.selector!;
+  const tree = selector.tree;
+  const added = decoded(event.added);
+  const changed = decoded(event.changed);
+  tree.append(added);
+  for (const node of changed) tree.replace(node);
+  const notices: string[] = [];
+  let reload = false;
+  let reveal = false;
+  let nextSelector = selector;
+  const leaf = event.leaf;
+  if (leaf && leaf.id !== null && !tree.has(leaf.id)) {
+    // A leaf we never received: the tree here missed something; start again from a snapshot.
+    reload = true;
+  } else if (leaf) {
+    if (leaf.notice) notices.push(leaf.notice.message);
+    // Canopy's own writes leave the selection to the action that made them (it selects what it
+    // wrote); another process's writes and a leaf that had to move take the selection along.
+    const follow = state.followLeaf && leaf.id !== null && (event.source === 'external' || !!leaf.notice);
+    nextSelector = treeSelectorReducer(selector, { type: 'setLeaf', leafId: leaf.id, select: follow });
+    reveal = follow;
+  }
+  if (nextSelector === selector && (added.length > 0 || changed.length > 0))
+    nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  return result(
+    {
+      ...state,
+      selector: nextSelector,
+      writerActive: event.writerActive ?? state.writerActive,
+    },
+    { notices, reload, reveal, changedIds: changed.map((node) => node.id) },
+  );
+}
+
+/**
+ * The state after one snapshot part or server event. Events for another session than the open
+ * one change nothing; events that arrive while the open session's snapshot streams wait for it.
+ */
+export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
+  switch (input.type) {
+    case 'snapshot_head':
+      return startSnapshot(state, input);
+    case 'snapshot_nodes':
+      if (state.session?.id !== input.sessionId) return result(state);
+      return addSnapshotNodes(state, input.nodes);
+    case 'session_list_changed':
+      return result({
+        ...state,
+        sessions: patchSessionList(state.sessions, input.upserted, input.removed),
+        session: withListedItem(state.session, input.upserted),
+      });
+    case 'session_changed':
+    case 'subscribed':
+    case 'session_reloaded':
+      break;
+    default:
+      return result(state);
+  }
+  if (!state.session || !state.selector || input.sessionId !== state.session.id) return result(state);
+  if (state.snapshot && input.type !== 'session_reloaded')
+    return result({ ...state, snapshot: { ...state.snapshot, queued: [...state.snapshot.queued, input] } });
+  switch (input.type) {
+    case 'session_reloaded':
+      return result(state, { notices: [`The session file was ${input.reason}; reloaded`], reload: true });
+    case 'subscribed': {
+      // The snapshot may predate the subscription; the leaf in the acknowledgement is authoritative.
+      const leafId = input.leafId;
+      if (leafId === state.selector.leafId) return result(state);
+      if (leafId !== null && !state.selector.tree.has(leafId)) return result(state, { reload: true });
+      const select = state.followLeaf && leafId !== null;
+      const selector = treeSelectorReducer(state.selector, { type: 'setLeaf', leafId, select });
+      return result({ ...state, selector }, { reveal: select });
+    }
+    case 'session_changed':
+      return applySessionChanged(state, input);
+  }
+}

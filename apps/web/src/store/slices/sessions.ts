@@ -1,0 +1,71 @@
+// The session list and the server's settings: loaded once, then patched by `session_list_changed`
+// events (store/live.ts), never refetched for a change.
+
+import type { InfoResponse, SessionListItem, Settings, SettingsPatch } from '@canopy/protocol';
+import { applySettingsPatch, DEFAULT_SETTINGS } from '@canopy/protocol';
+import { ApiError, messageOf } from '../../net/errors';
+import { withListedItem } from '../live';
+import type { StoreKit } from './kit';
+
+export interface SessionsSlice {
+  info: InfoResponse | null;
+  settings: Settings;
+  sessions: readonly SessionListItem[];
+  sessionsLoaded: boolean;
+  sessionQuery: string;
+  init(): Promise<void>;
+  loadSessions(): Promise<void>;
+  setSessionQuery(query: string): void;
+  updateSettings(patch: SettingsPatch): Promise<void>;
+}
+
+export function createSessionsSlice({ set, get, api }: StoreKit): SessionsSlice {
+  return {
+    info: null,
+    settings: DEFAULT_SETTINGS,
+    sessions: [],
+    sessionsLoaded: false,
+    sessionQuery: '',
+
+    async init() {
+      const [info, settings] = await Promise.allSettled([api.info(), api.getSettings()]);
+      if (info.status === 'fulfilled') set({ info: info.value });
+      else if (info.reason instanceof ApiError && info.reason.status === 401) set({ unauthorized: true });
+      if (settings.status === 'fulfilled')
+        set({ settings: settings.value, idleFilterMode: settings.value.defaultFilter });
+      await get().loadSessions();
+    },
+
+    async loadSessions() {
+      try {
+        const { sessions } = await api.listSessions();
+        set({
+          sessions,
+          sessionsLoaded: true,
+          unauthorized: false,
+          session: withListedItem(get().session, sessions),
+        });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) set({ unauthorized: true });
+        set({ sessionsLoaded: true });
+        if (!(error instanceof ApiError && error.status === 0)) get().toast(messageOf(error), 'error');
+      }
+    },
+
+    setSessionQuery(query) {
+      set({ sessionQuery: query });
+    },
+
+    async updateSettings(patch) {
+      // Shown at once (a checkbox must not flick back while the server saves), undone on failure.
+      const before = get().settings;
+      set({ settings: applySettingsPatch(before, patch) });
+      try {
+        set({ settings: await api.putSettings(patch) });
+      } catch (error) {
+        set({ settings: before });
+        get().toast(messageOf(error), 'error');
+      }
+    },
+  };
+}

@@ -1,0 +1,212 @@
+// The open session: its head and its tree (session-core's selector state), loaded from the
+// streamed snapshot and kept current by server events, both through `applyServerEvent`
+// (store/live.ts). This slice only feeds that function and carries out what it returns.
+
+import type { ServerEvent } from '@canopy/protocol';
+import type { TreeSelectorState } from '@canopy/session-core';
+import { messageOf } from '../../net/errors';
+import type { AppStore } from '../appStore';
+import {
+  applyServerEvent,
+  type LiveInput,
+  type LiveState,
+  type SessionHead,
+  type SnapshotProgress,
+} from '../live';
+import { filterModeOf, selectedIdOf } from '../selectors';
+import type { StoreKit } from './kit';
+
+export interface TreeSlice {
+  session: SessionHead | null;
+  /** The tree, its rows, leaf, filter, search and selection. */
+  selector: TreeSelectorState | null;
+  writerActive: boolean;
+  followLeaf: boolean;
+  /** The snapshot still streaming in, if any. */
+  snapshot: SnapshotProgress | null;
+  /** Waiting for the first line of a session being opened. */
+  loading: boolean;
+  loadError: string | null;
+  openSession(id: string, entryId?: string | null): Promise<void>;
+  /** Fetches the open session's snapshot again, keeping the selection. */
+  reloadSession(): Promise<void>;
+  closeSession(): void;
+  handleEvent(event: ServerEvent): void;
+  setFollowLeaf(on: boolean): void;
+  /**
+   * Resolves true once `ready` holds for the state (at once if it does already) — how an action
+   * waits for its own write to come back through `session_changed` — or false if the session
+   * closes or another one opens first.
+   */
+  whenState(ready: (state: AppStore) => boolean): Promise<boolean>;
+}
+
+const DEFAULT_PAGE_SIZE = 20;
+
+function liveOf(state: AppStore): LiveState {
+  const { sessions, session, selector, writerActive, followLeaf, snapshot } = state;
+  return { sessions, session, selector, writerActive, followLeaf, snapshot };
+}
+
+export function createTreeSlice(kit: StoreKit): TreeSlice {
+  const { set, get, api } = kit;
+  // The load in flight; a newer open or a close aborts it.
+  let loading: AbortController | null = null;
+
+  const apply = (input: LiveInput) => {
+    const before = get();
+    const selectedBefore = selectedIdOf(before);
+    const applied = applyServerEvent(liveOf(before), input);
+    const { sessions, session, selector, writerActive, snapshot } = applied.state;
+    set({
+      sessions,
+      session,
+      selector,
+      writerActive,
+      snapshot,
+      ...(applied.reveal ? { revealTick: before.revealTick + 1 } : {}),
+    });
+    if (applied.changedIds.length > 0) get().forgetDetails(applied.changedIds);
+    for (const notice of applied.notices) get().toast(notice);
+    kit.selectionMoved(selectedBefore);
+    if (applied.reload) void get().reloadSession();
+  };
+
+  /** Streams a snapshot into the state; `onHead` runs when its first line is in. */
+  const load = async (id: string, selectedId: string | null, onHead: () => void) => {
+    loading?.abort();
+    const controller = new AbortController();
+    loading = controller;
+    let started = false;
+    try {
+      for await (const part of api.getSession(id, controller.signal)) {
+        if (controller.signal.aborted) return;
+        if (part.kind === 'head') {
+          onHead();
+          started = true;
+          const state = get();
+          apply({
+            type: 'snapshot_head',
+            head: part.head,
+            selectedId,
+            mode: filterModeOf(state),
+            pageSize: state.selector?.pageSize ?? DEFAULT_PAGE_SIZE,
+          });
+          kit.notifyLocation();
+        } else apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes });
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      // Cut off after the head: half a tree is not the session; say so instead of showing it.
+      if (started) get().closeSession();
+      throw error;
+    } finally {
+      if (loading === controller) loading = null;
+    }
+  };
+
+  return {
+    session: null,
+    selector: null,
+    writerActive: false,
+    followLeaf: true,
+    snapshot: null,
+    loading: false,
+    loadError: null,
+
+    async openSession(id, entryId) {
+      set({
+        loading: true,
+        loadError: null,
+        labelEditingId: null,
+        branchPickerOpen: false,
+        branchConfirmId: null,
+        composerText: get().session?.id === id ? get().composerText : '',
+      });
+      try {
+        await load(id, entryId ?? null, () => {
+          // Another session: the old one's multi-selection and summary dialog mean nothing here.
+          if (get().session?.id !== id)
+            set({ multiSelection: new Set(), selectionAnchor: null, summaryDialog: null });
+          get().clearDetails();
+          // Fold the list away first, so that the views measure their final size when they mount.
+          set({
+            loading: false,
+            expandedRuns: new Set(),
+            ...(get().sidebarPinned ? {} : { sidebarOpen: false }),
+          });
+        });
+      } catch (error) {
+        set({ loading: false, loadError: messageOf(error) });
+      }
+    },
+
+    async reloadSession() {
+      const open = get().session;
+      if (!open) return;
+      try {
+        await load(open.id, selectedIdOf(get()), () => get().clearDetails());
+      } catch (error) {
+        get().toast(`Reloading the session failed: ${messageOf(error)}`, 'error');
+      }
+    },
+
+    closeSession() {
+      loading?.abort();
+      loading = null;
+      const state = get();
+      set({
+        summaryDialog: null,
+        multiSelection: new Set(),
+        selectionAnchor: null,
+        settingsOpen: false,
+        idleFilterMode: filterModeOf(state),
+        session: null,
+        selector: null,
+        snapshot: null,
+        writerActive: false,
+        loadError: null,
+        loading: false,
+        labelEditingId: null,
+        // Back to choosing a session: the list is the only thing left to show.
+        sidebarOpen: true,
+      });
+      kit.notifyLocation();
+    },
+
+    handleEvent(event) {
+      switch (event.type) {
+        case 'error':
+          if (!event.sessionId || event.sessionId === get().session?.id) get().toast(event.message, 'error');
+          return;
+        case 'hello':
+        case 'summary_progress':
+          get().handleSummaryEvent(event);
+          return;
+        case 'pong':
+          return;
+        default:
+          apply(event);
+      }
+    },
+
+    setFollowLeaf(on) {
+      set({ followLeaf: on });
+    },
+
+    whenState(ready) {
+      const sessionId = get().session?.id;
+      return new Promise<boolean>((resolve) => {
+        let unsubscribe: (() => void) | null = null;
+        const settled = (state: AppStore) => {
+          const answer = state.session?.id !== sessionId ? false : ready(state) ? true : null;
+          if (answer === null) return false;
+          unsubscribe?.();
+          resolve(answer);
+          return true;
+        };
+        if (!settled(get())) unsubscribe = kit.subscribe((state) => void settled(state));
+      });
+    },
+  };
+}
