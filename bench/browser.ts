@@ -4,6 +4,7 @@
 // is opened, and Debian's Chromium (headless) timing Canopy and pi's own HTML export of the same file.
 // Every timing is taken from Node around one user action and a wait for its visible result (the
 // wait polls once per animation frame), so each includes a CDP round trip of a few milliseconds.
+// One file: the browser half of the benchmark is one script of timed steps against one started server.
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';

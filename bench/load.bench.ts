@@ -6,6 +6,8 @@
 //   pnpm exec tsx bench/load.bench.ts [--entries 50000] [--runs 5] [--seed 1] [--stress] [--no-fixtures]
 //
 // --stress adds a 200,000-entry linear chain and a 200,000-entry fan-out (small entries).
+// One file: one table of measurements, each a few lines, that must run in the same process to be
+// comparable.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';

@@ -8,29 +8,14 @@
 //   npm run bench -- --huge                # + the 500k-entry, ~1 GB session (disk and minutes)
 //   npm run bench -- --sizes 50k,200k --runs 5 --no-browser --no-export --json out.json
 //   npm run bench -- --sizes 50k --profile /tmp/prof   # CPU profiles of the server and the page
-import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync, renameSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { SessionManager } from '../packages/session-core/src/index';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
 import { jsonParseLines, median, referenceLoad, time } from './load.bench';
-import { writeSyntheticSession } from './synthetic';
+import { sessionFile, SIZES, type Size } from './sessions';
 import { repoRoot } from '../e2e/support/server';
-
-interface Size {
-  name: string;
-  entries: number;
-  /** Text scale of the synthetic generator: ~2 KB per entry at 1. */
-  sizeScale: number;
-}
-
-/** The issue's sizes: a 1.2 MB fixture-like file, 100 MB, 157 MB with small entries, ~1 GB. */
-const SIZES: Record<string, Size> = {
-  '2.7k': { name: '2.7k', entries: 2_720, sizeScale: 0.25 },
-  '50k': { name: '50k', entries: 50_000, sizeScale: 1 },
-  '200k': { name: '200k', entries: 200_000, sizeScale: 0.4 },
-  '500k': { name: '500k', entries: 500_000, sizeScale: 1 },
-};
 
 interface Options {
   sizes: Size[];
@@ -72,23 +57,6 @@ function parseOptions(argv: readonly string[]): Options {
     return size;
   });
   return { sizes, runs, ...options };
-}
-
-/** The generated session of `size`, written once (deterministic: seed 1) and reused. */
-async function sessionFile(size: Size): Promise<string> {
-  const dir = join(repoRoot, 'bench', '.cache');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `synthetic-${size.name}.jsonl`);
-  if (!existsSync(file)) {
-    console.log(`generating ${file} …`);
-    await writeSyntheticSession(`${file}.part`, {
-      entries: size.entries,
-      seed: 1,
-      sizeScale: size.sizeScale,
-    });
-    renameSync(`${file}.part`, file);
-  }
-  return file;
 }
 
 /** session-core as the server loads it now: the bytes in 4 MB pieces, then the tree and the context. */

@@ -1,6 +1,7 @@
 // A synthetic session generator for the benchmark and for stress tests.
 // It writes v3 pi-dialect JSONL directly (not through SessionManager) so that generating a 100 MB file is
 // fast, deterministic for a given seed, and independent of the code being measured.
+// One file: one deterministic generator whose parts share the seeded random source.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 

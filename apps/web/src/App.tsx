@@ -3,7 +3,7 @@ import { BranchConfirm } from './components/BranchConfirm';
 import { BranchPicker } from './components/BranchPicker';
 import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
-import { GraphView } from './components/GraphView';
+import { GraphView } from './components/graph/GraphView';
 import { OutlineView } from './components/OutlineView';
 import { SelectionBar } from './components/SelectionBar';
 import { SessionBrowser } from './components/SessionBrowser';

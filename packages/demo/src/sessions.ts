@@ -7,6 +7,8 @@
 // 3. an oh-my-pi session (model "provider/id" with roles, header title, ttsr and mode entries).
 // One file because it is one story: the three conversations share the project's files, test names and
 // the branch point, and read top to bottom like the sessions they produce.
+// Data written as code: the scripted conversations, one function each; splitting would only move one
+// story away from its steps.
 import { SessionManager } from '@canopy/session-core';
 import type { SessionStorage, SessionStorageProvider } from '@canopy/session-core';
 import {

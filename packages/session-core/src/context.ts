@@ -1,5 +1,7 @@
 // What the model sees: the active path turned into messages (buildSessionContext) and those
 // messages turned into the LLM wire form (convertToLlm), for both dialects (pi and oh-my-pi).
+// One file because both functions apply the same per-dialect message rules; a dialect rule is changed
+// in one place.
 
 import { estimateTokens, isRecord } from './text';
 import type {
@@ -33,12 +35,15 @@ export function splitModelString(model: string): { provider: string; modelId: st
   return { provider: model.slice(0, slash), modelId: model.slice(slash + 1) };
 }
 
+/** Entries by id; only `get` is needed, so a session can read entries back on demand. */
+export type EntryLookup = Pick<ReadonlyMap<string, SessionEntry>, 'get'>;
+
 /**
  * The entries from the root to `leaf`, root first. A parent missing from `byId` ends the walk
  * (an orphan contributes itself and its descendants); a parent already on the path ends it too,
  * so a corrupt file with a parent cycle cannot hang the walk.
  */
-export function pathToRoot(leaf: SessionEntry, byId: ReadonlyMap<string, SessionEntry>): SessionEntry[] {
+export function pathToRoot(leaf: SessionEntry, byId: EntryLookup): SessionEntry[] {
   const path: SessionEntry[] = [];
   const seen = new Set<string>();
   let current: SessionEntry | undefined = leaf;
@@ -132,12 +137,12 @@ export interface BuildContextOptions {
 export function buildSessionContext(
   entries: readonly SessionEntry[],
   leafId?: string | null,
-  byId?: ReadonlyMap<string, SessionEntry>,
+  byId?: EntryLookup,
   options?: BuildContextOptions,
 ): SessionContext {
   const omp = options?.dialect === 'omp';
   if (leafId === null) return emptyContext();
-  let index = byId;
+  let index: EntryLookup | undefined = byId;
   if (!index) {
     const built = new Map<string, SessionEntry>();
     for (const entry of entries) built.set(entry.id, entry);

@@ -11,3 +11,4 @@ export * from './context';
 export * from './navigation';
 export * from './summary-input';
 export * from './tree-view/index';
+export * from './entry-store';

@@ -2,6 +2,8 @@
 // appending to: it takes chunks of bytes (or text), yields complete "\n"-terminated lines only, keeps a
 // partial last line buffered, and reports every line it cannot use as an issue with its line number.
 // It never throws on file content.
+// One file because line splitting, JSON parsing, entry validation and issue reporting share one state
+// machine per chunk.
 
 import { getSessionVersion } from './migrate';
 import { CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPES } from './types';
@@ -28,6 +30,12 @@ export interface ParsedEntry {
   /** 1-based line number in the file. */
   line: number;
   entry: SessionEntry;
+  /**
+   * Byte offset of the line's first character in the file (after a byte-order mark at the file start)
+   * and its byte length without the line ending ("\n" or "\r\n"): the exact bytes that were parsed.
+   */
+  offset: number;
+  length: number;
 }
 
 /** What one `push` (or `end`) produced. */
@@ -38,7 +46,7 @@ export interface ParseBatch {
   issues: ParseIssue[];
 }
 
-interface Utf8Decoder {
+export interface Utf8Decoder {
   decode(input: Uint8Array): string;
 }
 interface Utf8Encoder {
@@ -110,6 +118,16 @@ export function utf8Length(text: string): number {
 }
 
 let encoderInstance: Utf8Encoder | undefined;
+/** A decoder with the parser's settings: invalid bytes become U+FFFD, a U+FEFF is kept. */
+export function utf8Decoder(): Utf8Decoder {
+  return new codecs.TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+}
+
+/** The UTF-8 bytes of a string (a lone surrogate becomes U+FFFD). */
+export function utf8Encode(text: string): Uint8Array {
+  return sharedEncoder().encode(text);
+}
+
 function sharedEncoder(): Utf8Encoder {
   encoderInstance ??= new codecs.TextEncoder();
   return encoderInstance;
@@ -171,12 +189,9 @@ export class SessionLineParser {
   private pendingByteCount = 0;
   private pendingTextParts: string[] = [];
   private atFileStart = true;
-  private readonly decoder: Utf8Decoder = new codecs.TextDecoder('utf-8', {
-    fatal: false,
-    // Keep a U+FEFF that is not at the start of the file: each decode call would otherwise drop one at
-    // the start of every region. The one at the file start is stripped by hand.
-    ignoreBOM: true,
-  });
+  // Keeps a U+FEFF that is not at the start of the file: each decode call would otherwise drop one at
+  // the start of every region. The one at the file start is stripped by hand.
+  private readonly decoder: Utf8Decoder = utf8Decoder();
 
   /**
    * Whether entries without an id are passed through (for the v1 migration) instead of being reported
@@ -295,6 +310,17 @@ export class SessionLineParser {
     this.countLines(text);
   }
 
+  /**
+   * Starts over on a file this process has just written whole, of `lines` complete lines and `bytes`
+   * bytes (streamed, so there is no text to count), starting with `header`.
+   */
+  restartCounted(lines: number, bytes: number, header: SessionHeader): void {
+    this.restart('', header);
+    this.completeLines = lines;
+    this.countedBytes = bytes;
+    this.atFileStart = bytes === 0;
+  }
+
   private adoptHeader(header: SessionHeader): void {
     this.headerState = 'found';
     this.currentHeader = header;
@@ -343,8 +369,9 @@ export class SessionLineParser {
       region = this.pendingTextParts.join('');
     }
     this.pendingTextParts = lastNewline + 1 < chunk.length ? [chunk.slice(lastNewline + 1)] : [];
+    const regionOffset = this.countedBytes;
     this.countedBytes += utf8Length(region);
-    this.consumeLines(region, batch);
+    this.consumeLines(region, batch, regionOffset);
   }
 
   private pushBytes(chunk: Uint8Array, batch: ParseBatch): void {
@@ -362,22 +389,34 @@ export class SessionLineParser {
       const firstNewline = chunk.indexOf(NEWLINE_BYTE);
       this.pendingByteParts.push(chunk.subarray(0, firstNewline + 1));
       const joined = concatBytes(this.pendingByteParts, this.pendingByteCount + firstNewline + 1);
+      const joinedOffset = this.countedBytes;
       this.countedBytes += joined.length;
-      this.consumeLines(this.decoder.decode(joined), batch);
+      this.consumeLines(this.decoder.decode(joined), batch, joinedOffset, joined);
       region = chunk.subarray(firstNewline + 1, lastNewline + 1);
     }
     this.pendingByteParts = lastNewline + 1 < chunk.length ? [chunk.slice(lastNewline + 1)] : [];
     this.pendingByteCount = chunk.length - lastNewline - 1;
+    const regionOffset = this.countedBytes;
     this.countedBytes += region.length;
-    if (region.length > 0) this.consumeLines(this.decoder.decode(region), batch);
+    if (region.length > 0) this.consumeLines(this.decoder.decode(region), batch, regionOffset, region);
   }
 
-  /** `text` holds complete lines only: it ends with "\n". */
-  private consumeLines(text: string, batch: ParseBatch): void {
+  /**
+   * `text` holds complete lines only: it ends with "\n". `regionOffset` is the file offset of its first
+   * byte; `bytes`, when the text was decoded from bytes, are those bytes: each line's byte span is found
+   * by the same newline in them (0x0A is never part of a multi-byte character). From a string, each
+   * line's UTF-8 length is counted instead.
+   */
+  private consumeLines(text: string, batch: ParseBatch, regionOffset: number, bytes?: Uint8Array): void {
     let start = 0;
+    let byteStart = 0;
     if (this.atFileStart) {
       this.atFileStart = false;
-      if (text.charCodeAt(0) === BYTE_ORDER_MARK) start = 1;
+      if (text.charCodeAt(0) === BYTE_ORDER_MARK) {
+        start = 1;
+        // U+FEFF is three bytes in UTF-8 (EF BB BF), whether it came from bytes or from a string.
+        byteStart = 3;
+      }
     }
     const length = text.length;
     while (start < length) {
@@ -385,12 +424,25 @@ export class SessionLineParser {
       let end = newline;
       if (end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
       this.completeLines++;
-      if (end > start) this.classifyLine(text.slice(start, end), this.completeLines, batch);
+      const raw = end > start ? text.slice(start, end) : '';
+      let byteLength: number;
+      let byteNext: number;
+      if (bytes) {
+        const byteNewline = bytes.indexOf(NEWLINE_BYTE, byteStart);
+        byteLength = byteNewline - byteStart - (newline - end);
+        byteNext = byteNewline + 1;
+      } else {
+        byteLength = utf8Length(raw);
+        byteNext = byteStart + byteLength + (newline - end) + 1;
+      }
+      if (end > start)
+        this.classifyLine(raw, this.completeLines, batch, regionOffset + byteStart, byteLength);
       start = newline + 1;
+      byteStart = byteNext;
     }
   }
 
-  private classifyLine(raw: string, line: number, batch: ParseBatch): void {
+  private classifyLine(raw: string, line: number, batch: ParseBatch, offset: number, length: number): void {
     // Nearly every line starts with "{": only other lines pay for the blank check.
     if (raw.charCodeAt(0) !== OPEN_BRACE && raw.trim().length === 0) return;
     let value: unknown;
@@ -405,10 +457,16 @@ export class SessionLineParser {
       batch.issues.push(issue(line, 'not-object', `${describeNonObject(value)}, not a JSON object; skipped`));
       return;
     }
-    this.classifyObject(value as Record<string, unknown>, line, batch);
+    this.classifyObject(value as Record<string, unknown>, line, batch, offset, length);
   }
 
-  private classifyObject(value: Record<string, unknown>, line: number, batch: ParseBatch): void {
+  private classifyObject(
+    value: Record<string, unknown>,
+    line: number,
+    batch: ParseBatch,
+    offset: number,
+    length: number,
+  ): void {
     const type = value.type;
     if (this.headerState === 'expecting') {
       if (type === 'session') {
@@ -453,7 +511,7 @@ export class SessionLineParser {
       // entry of an unknown type. Without one there is nothing to place.
       if (typeof id === 'string' && id.length > 0) {
         batch.issues.push(issue(line, 'unknown-type', 'an entry without a string "type"; kept as it is'));
-        batch.entries.push({ line, entry: value as unknown as SessionEntry });
+        batch.entries.push({ line, entry: value as unknown as SessionEntry, offset, length });
       } else {
         batch.issues.push(issue(line, 'invalid-entry', 'an entry without a string "type"; skipped'));
       }
@@ -468,7 +526,7 @@ export class SessionLineParser {
     if (!KNOWN_ENTRY_TYPES.has(type)) {
       batch.issues.push(issue(line, 'unknown-type', `unknown entry type "${shorten(type)}"; kept as it is`));
     }
-    batch.entries.push({ line, entry: value as SessionEntry });
+    batch.entries.push({ line, entry: value as SessionEntry, offset, length });
   }
 }
 

@@ -1,12 +1,17 @@
 // SessionManager: one session file as an append-only tree with a movable leaf, with the reference's
 // method names and semantics (docs/tree-and-context.md), plus what Canopy needs on top: issues instead
 // of silent skipping, a live tail (`ingest`), and persistence through a storage interface.
+// One file because it is one class with the reference's API: its methods share the leaf, the index and
+// the write-before-change ordering. What it delegates lives beside it: parsing (parse.ts), the index
+// (tree-index.ts), what is kept of each entry and reading it back (entry-store.ts), context (context.ts).
 
 import { buildSessionContext } from './context';
+import { EntryStore } from './entry-store';
+import type { EntryRetention, RangeReader } from './entry-store';
 import { generateEntryId, generateSessionId } from './ids';
 import { getSessionVersion, migrateV1Line, migrateV2Line } from './migrate';
 import type { V1ChainState } from './migrate';
-import { SessionLineParser } from './parse';
+import { SessionLineParser, utf8Length } from './parse';
 import type { ParseBatch, TitleSlot } from './parse';
 import type { SessionStorage, SessionStorageProvider } from './storage';
 import { TreeIndex } from './tree-index';
@@ -44,6 +49,25 @@ export interface SessionManagerOptions {
    * that need fixed timestamps (the demo sessions, tests) inject one instead of replacing `Date`.
    */
   now?: () => number;
+  /**
+   * What stays in memory: 'all' (default) keeps every parsed entry; 'index' keeps the tree index and,
+   * for most entries, only their id, parentId, type, timestamp and line position, and reads full
+   * entries back from the file on demand (see docs/architecture.md#state). 'index' needs `readRange`
+   * or a storage with `readRange`; a legacy file that is migrated on load keeps its entries whole.
+   */
+  retain?: EntryRetention;
+  /** Reads byte ranges of the session file (default: the storage's `readRange`). */
+  readRange?: RangeReader;
+  /** How many full entries an 'index' session keeps cached (the most recently read ones); default 256. */
+  entryCacheSize?: number;
+  /**
+   * Called with each batch of new entries, in full, as they enter the index (load, ingest, append),
+   * `firstIndex` being the position of the first one in file order. After a switch to another file
+   * (branched, forked or new session, the rewrite of a migrated file) it is called once with every
+   * entry of the new state and `firstIndex` 0. With `retain: 'index'` this is the one time a consumer
+   * sees every full entry without reading the file again.
+   */
+  onEntries?: (entries: readonly SessionEntry[], firstIndex: number) => void;
 }
 
 export interface InMemoryOptions extends SessionManagerOptions {
@@ -158,6 +182,9 @@ export function sessionInfoName(entry: SessionEntry): string | undefined {
   return typeof name === 'string' && name.trim() !== '' ? name.trim() : undefined;
 }
 
+/** Entries handed to `onEntries` at once when a whole new state is announced. */
+const ANNOUNCE_BATCH = 1024;
+
 /** Bytes decoded at once when a whole file is given as bytes. */
 const BYTES_PER_PIECE = 4 << 20;
 
@@ -185,17 +212,28 @@ export class SessionManager {
   private latestTitleChange: string | undefined;
   private headerLine: number | undefined;
   private readonly now: () => number;
+  private store: EntryStore;
+  private readonly entryCacheSize: number | undefined;
+  private readonly onEntries: ((entries: readonly SessionEntry[], firstIndex: number) => void) | undefined;
 
-  private constructor(options: {
-    header: SessionHeader | undefined;
-    headerOnDisk: boolean;
-    storage?: SessionStorage;
-    storageProvider?: SessionStorageProvider;
-    cwd: string;
-    dialect?: Dialect;
-    now?: () => number;
-  }) {
+  private constructor(
+    options: {
+      header: SessionHeader | undefined;
+      headerOnDisk: boolean;
+      cwd: string;
+      dialect?: Dialect;
+    } & SessionManagerOptions,
+  ) {
     this.now = options.now ?? Date.now;
+    const reader = options.readRange ?? storageReader(options.storage);
+    if (options.retain === 'index' && !reader) {
+      throw new Error(
+        'A session with retain "index" needs readRange (or a storage with readRange) to read its entries back',
+      );
+    }
+    this.entryCacheSize = options.entryCacheSize;
+    this.store = new EntryStore(options.retain ?? 'all', reader, options.entryCacheSize);
+    this.onEntries = options.onEntries;
     this.header = options.header;
     this.headerOnDisk = options.headerOnDisk;
     this.storage = options.storage;
@@ -216,13 +254,12 @@ export class SessionManager {
     const now = options.now ?? Date.now;
     const header = buildHeader(options.id ?? generateSessionId(), cwd, now());
     const manager = new SessionManager({
+      ...options,
       now,
       header,
       headerOnDisk: true,
       cwd,
       dialect: options.dialect ?? 'pi',
-      ...(options.storage ? { storage: options.storage } : {}),
-      ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
     });
     const text = `${serialize(header)}\n`;
     options.storage?.rewrite(text);
@@ -264,15 +301,7 @@ export class SessionManager {
   }
 
   private static loading(options: FromJsonlOptions): SessionManager {
-    return new SessionManager({
-      header: undefined,
-      headerOnDisk: false,
-      cwd: options.cwd ?? '',
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.dialect ? { dialect: options.dialect } : {}),
-      ...(options.storage ? { storage: options.storage } : {}),
-      ...(options.storageProvider ? { storageProvider: options.storageProvider } : {}),
-    });
+    return new SessionManager({ ...options, header: undefined, headerOnDisk: false, cwd: options.cwd ?? '' });
   }
 
   /** The end of a load: the leaf on the last entry, and a header in memory for an empty file. */
@@ -352,16 +381,26 @@ export class SessionManager {
   }
 
   getLeafEntry(): SessionEntry | undefined {
-    return this.leafId === null ? undefined : this.index.get(this.leafId);
+    return this.leafId === null ? undefined : this.getEntry(this.leafId);
   }
 
   getEntry(id: string): SessionEntry | undefined {
-    return this.index.get(id);
+    const retained = this.index.get(id);
+    return retained && this.store.full(retained);
   }
 
-  /** Every entry in file order (headers excluded); a copy. */
+  /**
+   * Every entry in file order (headers excluded); a copy. With `retain: 'index'` this reads every
+   * entry back from the file: O(file) time, and the result holds the whole session in memory.
+   */
   getEntries(): SessionEntry[] {
-    return this.index.entries.slice();
+    return this.fullEntries(this.index.entries);
+  }
+
+  /** What the store keeps made whole again; the list as it is when every entry is kept. */
+  private fullEntries(retained: readonly SessionEntry[], cache = false): SessionEntry[] {
+    if (this.store.retention === 'all') return retained.slice();
+    return retained.map((entry) => this.store.full(entry, cache));
   }
 
   getHeader(): SessionHeader | null {
@@ -370,7 +409,7 @@ export class SessionManager {
 
   /** Entries whose parentId is `parentId`, in insertion order (not sorted by time). */
   getChildren(parentId: string | null): SessionEntry[] {
-    return this.index.getChildren(parentId);
+    return this.fullEntries(this.index.getChildren(parentId), true);
   }
 
   getLabel(id: string): string | undefined {
@@ -379,11 +418,19 @@ export class SessionManager {
 
   /** The path root → `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
   getBranch(fromId?: string): SessionEntry[] {
-    return this.index.getBranch(fromId ?? this.leafId);
+    return this.fullEntries(this.index.getBranch(fromId ?? this.leafId), true);
   }
 
+  /** The forest of all entries. With `retain: 'index'` this reads every entry back: O(file). */
   getTree(): SessionTreeNode[] {
-    return this.index.getTree();
+    const roots = this.index.getTree();
+    if (this.store.retention === 'all') return roots;
+    const pending = roots.slice();
+    for (let node = pending.pop(); node; node = pending.pop()) {
+      node.entry = this.store.full(node.entry, false);
+      for (const child of node.children) pending.push(child);
+    }
+    return roots;
   }
 
   /** The 1-based line of the file an entry is on. */
@@ -433,17 +480,30 @@ export class SessionManager {
 
   /** What the model sees at the leaf (delegates to buildSessionContext). */
   buildSessionContext(): SessionContext {
-    return buildSessionContext(this.index.entries, this.leafId, this.index.byId, {
-      dialect: this.currentDialect,
-    });
+    if (this.store.retention === 'all') {
+      return buildSessionContext(this.index.entries, this.leafId, this.index.byId, {
+        dialect: this.currentDialect,
+      });
+    }
+    // Only the path is read back: the leaf is always an indexed entry (or null), so the entry list is
+    // consulted only for a leaf that is not in the index, where the last entry stands in.
+    const lookup = { get: (id: string) => this.getEntry(id) };
+    const last = this.index.last();
+    const fallback =
+      this.leafId !== null && !this.index.has(this.leafId) && last ? [this.store.full(last)] : [];
+    return buildSessionContext(fallback, this.leafId, lookup, { dialect: this.currentDialect });
   }
 
-  /** The whole file: title slot (if any), header, then every entry, one JSON line each. */
+  /**
+   * The whole file: title slot (if any), header, then every entry, one JSON line each. One string of
+   * the whole session, so O(file) (with `retain: 'index'` every entry is read back for it); branch and
+   * fork stream their new file instead.
+   */
   toJsonl(): string {
     const lines: string[] = [];
     if (this.titleSlot) lines.push(serialize(this.titleSlot));
     if (this.header) lines.push(serialize(this.header));
-    for (const entry of this.index.entries) lines.push(serialize(entry));
+    for (const entry of this.index.entries) lines.push(serialize(this.store.full(entry, false)));
     return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
   }
 
@@ -656,6 +716,7 @@ export class SessionManager {
    * The original file is never touched.
    */
   createBranchedSession(leafId: string): string | undefined {
+    // What the index keeps (stubs with retain 'index'): full entries are read one at a time as written.
     const path = this.index.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
     // Label entries are dropped from the path. The reference copies the rest verbatim, so an entry
@@ -663,6 +724,8 @@ export class SessionManager {
     // the new file, whose context then loses everything before it. Like oh-my-pi's newest version,
     // such an entry hangs from its nearest kept ancestor instead (a copy; the source is untouched).
     const kept: SessionEntry[] = [];
+    /** New parents by position in `kept`. */
+    const reparented = new Map<number, string | null>();
     let previousKeptId: string | null = null;
     let afterDroppedLabel = false;
     for (const entry of path) {
@@ -670,11 +733,8 @@ export class SessionManager {
         afterDroppedLabel = true;
         continue;
       }
-      kept.push(
-        afterDroppedLabel && entry.parentId !== previousKeptId
-          ? { ...entry, parentId: previousKeptId }
-          : entry,
-      );
+      if (afterDroppedLabel && entry.parentId !== previousKeptId) reparented.set(kept.length, previousKeptId);
+      kept.push(entry);
       previousKeptId = entry.id;
       afterDroppedLabel = false;
     }
@@ -697,10 +757,17 @@ export class SessionManager {
       });
       parentId = id;
     }
-    const entries = [...kept, ...labelEntries];
+    const entryAt = (position: number): SessionEntry => {
+      if (position >= kept.length) return labelEntries[position - kept.length] as LabelEntry;
+      const entry = this.store.full(kept[position] as SessionEntry, false);
+      const parentId = reparented.get(position);
+      return parentId === undefined ? entry : { ...entry, parentId };
+    };
+    const count = kept.length + labelEntries.length;
+    const leaf = labelEntries[labelEntries.length - 1]?.id ?? kept[kept.length - 1]?.id ?? null;
     const parentSession = this.storageProvider ? this.storage?.path : undefined;
     const header = buildHeader(generateSessionId(), this.getCwd(), this.now(), parentSession);
-    return this.switchTo(header, entries, entries[entries.length - 1]?.id ?? null);
+    return this.switchTo(header, count, entryAt, leaf);
   }
 
   /**
@@ -714,7 +781,7 @@ export class SessionManager {
       this.now(),
       options.parentSession,
     );
-    return this.switchTo(header, [], null);
+    return this.switchTo(header, 0, () => undefined as never, null);
   }
 
   /**
@@ -724,7 +791,13 @@ export class SessionManager {
    */
   forkSession(): string | undefined {
     const header = buildHeader(generateSessionId(), this.getCwd(), this.now(), this.storage?.path);
-    return this.switchTo(header, this.index.entries.slice(), this.leafId);
+    const entries = this.index.entries;
+    return this.switchTo(
+      header,
+      entries.length,
+      (position) => this.store.full(entries[position] as SessionEntry, false),
+      this.leafId,
+    );
   }
 
   // ------------------------------------------------------------------ live tail
@@ -760,7 +833,8 @@ export class SessionManager {
     }
 
     const added: SessionEntry[] = [];
-    for (const { line, entry } of batch.entries) {
+    const firstIndex = this.index.size;
+    for (const { line, entry, offset, length } of batch.entries) {
       if (this.legacy) {
         if (this.legacy.version < 2) {
           this.legacy.v1Lines.set(line, entry);
@@ -768,7 +842,9 @@ export class SessionManager {
         }
         migrateV2Line(entry);
       }
-      const duplicate = this.index.add(entry, line);
+      // A migrated entry is not what its line says, so it cannot be read back from it: kept whole.
+      const span = this.legacy || !this.store.dropsEntries ? undefined : { offset, length, line };
+      const duplicate = this.index.add(entry, line, this.store.retain(entry, span));
       if (duplicate) {
         issues.push(duplicate);
         continue;
@@ -776,6 +852,7 @@ export class SessionManager {
       added.push(entry);
       this.noteEntry(entry);
     }
+    if (added.length > 0) this.onEntries?.(added, firstIndex);
     // While loading nobody reads the returned issues (`issues` computes them from the final state).
     if (reportStructural && added.length > 0) {
       issues.push(...this.index.structuralIssuesOf(added.map((entry) => entry.id)));
@@ -862,11 +939,21 @@ export class SessionManager {
     }
     written.push(line);
     this.storage?.appendLines(written);
-    if (writtenHeader) this.headerLine = this.parser.lineCount + 1;
+    let offset = this.parser.consumedBytes;
+    if (writtenHeader) {
+      this.headerLine = this.parser.lineCount + 1;
+      offset += utf8Length(written[0] as string) + 1;
+    }
     this.headerOnDisk = true;
     this.parser.noteWritten(written.map((text) => `${text}\n`).join(''), writtenHeader);
-    this.index.add(entry, this.parser.lineCount);
+    const lineNumber = this.parser.lineCount;
+    // Without a storage the line is in no file, so there is nothing to read it back from.
+    const span = this.storage ? { offset, length: utf8Length(line), line: lineNumber } : undefined;
+    const retained = this.store.retain(entry, span);
+    this.index.add(entry, lineNumber, retained);
+    this.store.remember(retained, entry);
     this.noteEntry(entry);
+    this.onEntries?.([entry], this.index.size - 1);
     this.leafId = entry.id;
     return entry.id;
   }
@@ -882,35 +969,79 @@ export class SessionManager {
     this.rewriteNeeded = false;
     this.legacy = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
+    // The entries stay whole: a reader holding the replaced file open would not see the new one.
+    this.store.setReader(undefined);
     this.reindex(this.index.entries.slice(), text);
   }
 
-  /** Replaces the whole state with `header` + `entries`, written to a new file when there is a provider. */
+  /**
+   * Replaces the whole state with `header` + `count` entries (`entryAt(k)` gives the k-th in full),
+   * written to a new file when there is a provider. The lines are serialised one at a time as the
+   * storage writes them (`rewriteLines`), so copying a large session never builds one string of it; the
+   * new index is built alongside and takes over only once the write has succeeded.
+   */
   private switchTo(
     header: SessionHeader,
-    entries: SessionEntry[],
+    count: number,
+    entryAt: (position: number) => SessionEntry,
     leafId: string | null,
   ): string | undefined {
-    const lines = [serialize(header), ...entries.map(serialize)];
-    const text = `${lines.join('\n')}\n`;
-    let storage: SessionStorage | undefined;
-    if (this.storageProvider) {
-      storage = this.storageProvider.create(header);
+    const storage = this.storageProvider?.create(header);
+    const store = new EntryStore(this.store.retention, storageReader(storage), this.entryCacheSize);
+    const index = new TreeIndex();
+    const noted: { name?: string; title?: string; omp: boolean } = { omp: false };
+    const headerText = serialize(header);
+    let bytes = utf8Length(headerText) + 1;
+    let lines = 1;
+    function* fileLines(): Generator<string> {
+      yield headerText;
+      for (let position = 0; position < count; position++) {
+        const entry = entryAt(position);
+        const text = serialize(entry);
+        const length = utf8Length(text);
+        lines++;
+        index.add(entry, lines, store.retain(entry, { offset: bytes, length, line: lines }));
+        bytes += length + 1;
+        if (entry.type === 'session_info') noted.name = sessionInfoName(entry);
+        else if (entry.type === 'title_change') noted.title = titleChangeTitle(entry);
+        noted.omp ||= isOmpEntry(entry);
+        yield text;
+      }
+    }
+    const written = fileLines();
+    if (storage?.rewriteLines) storage.rewriteLines(written);
+    else if (storage) {
+      let text = '';
+      for (const line of written) text += `${line}\n`;
       storage.rewrite(text);
     }
+    // Without a storage nothing consumed the lines: index them all the same.
+    for (let next = written.next(); !next.done; next = written.next());
+
     this.storage = storage;
+    this.store = store;
+    this.index = index;
     this.header = header;
     this.headerOnDisk = true;
+    this.headerLine = 1;
     this.titleSlot = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
     this.rewriteNeeded = false;
     this.legacy = undefined;
-    this.reindex(entries, text);
+    this.parseIssues = [];
+    this.sessionName = noted.name;
+    this.latestTitleChange = noted.title;
+    this.noteDialectEvidence(noted.omp);
+    this.parser.restartCounted(lines, bytes, header);
     this.leafId = leafId;
+    this.announceAll();
     return storage?.path;
   }
 
-  /** Rebuilds the index and the line accounting for a file that now holds exactly `text`. */
+  /**
+   * Rebuilds the index and the line accounting for a file that now holds exactly `text` (the rewrite of
+   * a migrated legacy file, whose entries stay whole).
+   */
   private reindex(entries: readonly SessionEntry[], text: string): void {
     this.parseIssues = [];
     this.sessionName = undefined;
@@ -919,9 +1050,32 @@ export class SessionManager {
     this.parser.restart(text, this.header, this.titleSlot);
     this.headerLine = this.header ? (this.titleSlot ? 2 : 1) : undefined;
     const firstEntryLine = (this.titleSlot ? 1 : 0) + (this.header ? 1 : 0) + 1;
-    entries.forEach((entry, offset) => {
-      this.index.add(entry, firstEntryLine + offset);
+    entries.forEach((entry, position) => {
+      this.index.add(entry, firstEntryLine + position);
       this.noteEntry(entry);
     });
+    this.announceAll();
   }
+
+  /** Hands the whole new state to `onEntries`, in batches from index 0 (an empty one for no entries). */
+  private announceAll(): void {
+    if (!this.onEntries) return;
+    const entries = this.index.entries;
+    let start = 0;
+    do {
+      const end = Math.min(start + ANNOUNCE_BATCH, entries.length);
+      const batch: SessionEntry[] = [];
+      for (let position = start; position < end; position++) {
+        batch.push(this.store.full(entries[position] as SessionEntry, false));
+      }
+      this.onEntries(batch, start);
+      start = end;
+    } while (start < entries.length);
+  }
+}
+
+/** The storage's ranged reader, bound to it; undefined when it has none. */
+function storageReader(storage: SessionStorage | undefined): RangeReader | undefined {
+  const readRange = storage?.readRange;
+  return storage && readRange ? (offset, length) => readRange.call(storage, offset, length) : undefined;
 }

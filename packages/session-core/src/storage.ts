@@ -1,6 +1,7 @@
 // The persistence seam of session-core: SessionManager writes through these interfaces, the server
 // implements them over files, and tests use the in-memory versions below.
 
+import { utf8Encode } from './parse';
 import type { SessionHeader } from './types';
 
 export interface SessionStorage {
@@ -10,8 +11,18 @@ export interface SessionStorage {
   appendLines(lines: readonly string[]): void;
   /** Atomically replaces the whole file (used once for a migrated legacy file, and to create a new file). */
   rewrite(text: string): void;
+  /**
+   * Like `rewrite`, from the file's lines (each without its "\n"), consumed as they are written so no
+   * single string holds the file; new sessions (branch, fork) are written through it when present.
+   */
+  rewriteLines?(lines: Iterable<string>): void;
   /** Reads the whole file. */
   read(): string;
+  /**
+   * Reads `length` bytes at byte `offset` (fewer when the file is shorter). A session that keeps only
+   * its index (`retain: 'index'`) reads its entries back through this.
+   */
+  readRange?(offset: number, length: number): Uint8Array;
 }
 
 export interface SessionStorageProvider {
@@ -28,6 +39,8 @@ export class MemoryStorage implements SessionStorage {
   /** Every write in order, so tests can check exactly what was written and how. */
   readonly writes: StorageWrite[] = [];
   private text: string;
+  /** The UTF-8 form of `text`, encoded on the first ranged read after a write. */
+  private bytes: Uint8Array | undefined;
 
   constructor(initialText = '', path?: string) {
     this.text = initialText;
@@ -41,15 +54,28 @@ export class MemoryStorage implements SessionStorage {
     }
     this.writes.push({ kind: 'append', lines: [...lines] });
     this.text += lines.map((line) => `${line}\n`).join('');
+    this.bytes = undefined;
   }
 
   rewrite(text: string): void {
     this.writes.push({ kind: 'rewrite', text });
     this.text = text;
+    this.bytes = undefined;
+  }
+
+  rewriteLines(lines: Iterable<string>): void {
+    let text = '';
+    for (const line of lines) text += `${line}\n`;
+    this.rewrite(text);
   }
 
   read(): string {
     return this.text;
+  }
+
+  readRange(offset: number, length: number): Uint8Array {
+    this.bytes ??= utf8Encode(this.text);
+    return this.bytes.slice(offset, offset + length);
   }
 }
 

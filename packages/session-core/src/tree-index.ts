@@ -64,8 +64,12 @@ export class TreeIndex {
    * already taken. The FIRST entry with an id is kept: ids are unique when written, so the first one is
    * the genuine entry and the entries after it that name it as parent already point at it; a later
    * line with the same id is a copy or damage.
+   *
+   * `retained` is what the index keeps and hands out for the entry: the entry itself, or (for a
+   * session that reads entries back from its file) a stub holding what the structure needs: `type`,
+   * `id`, `parentId` and `timestamp`. Labels are resolved from `entry` either way.
    */
-  add(entry: SessionEntry, line: number): ParseIssue | undefined {
+  add(entry: SessionEntry, line: number, retained: SessionEntry = entry): ParseIssue | undefined {
     const id = entry.id;
     const firstPosition = this.positions.get(id);
     if (firstPosition !== undefined) {
@@ -84,15 +88,15 @@ export class TreeIndex {
     if (this.awaitedParents.delete(id)) this.cycleCache = undefined;
 
     this.positions.set(id, this.list.length);
-    this.list.push(entry);
+    this.list.push(retained);
     this.lineNumbers.push(line);
-    this.entriesById.set(id, entry);
+    this.entriesById.set(id, retained);
 
     const parentId: unknown = entry.parentId;
     if (typeof parentId === 'string' && parentId !== id && !this.positions.has(parentId)) {
       this.awaitedParents.add(parentId);
     }
-    if (this.childrenByParent) this.addChild(this.childrenByParent, entry);
+    if (this.childrenByParent) this.addChild(this.childrenByParent, retained);
 
     if (entry.type === 'label') this.applyLabel(entry);
     this.structuralCache = undefined;
@@ -126,6 +130,16 @@ export class TreeIndex {
 
   get(id: string): SessionEntry | undefined {
     return this.entriesById.get(id);
+  }
+
+  /** Position of an entry in file order (among indexed entries), or undefined for an unknown id. */
+  positionOf(id: string): number | undefined {
+    return this.positions.get(id);
+  }
+
+  /** The 1-based file line of the entry at a position. */
+  lineAt(position: number): number | undefined {
+    return this.lineNumbers[position];
   }
 
   /** The 1-based file line an entry was read from. */

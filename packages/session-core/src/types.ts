@@ -1,6 +1,7 @@
 // Types of the session file format, both dialects (pi and oh-my-pi), format version 3.
 // Every interface is open-ended on purpose: unknown fields are kept verbatim on the objects,
 // so a load/save round trip never loses what a newer agent wrote.
+// Declarations only: one file, so the whole format reads top to bottom.
 
 export const CURRENT_SESSION_VERSION = 3;
 

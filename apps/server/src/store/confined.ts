@@ -3,6 +3,8 @@
 // just the name it was opened by), and reads or writes through that descriptor only. Appends are one
 // write() of whole lines on an append-mode descriptor, guarded by the checks described in the
 // README's "Safety with your files".
+// One file on purpose: every rule for touching a session file (confinement, whole lines, the quiet
+// window, read-back, rollback) is reviewed together here.
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

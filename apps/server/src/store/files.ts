@@ -1,6 +1,8 @@
 // With confined.ts, the only modules of the server that touch the file system. This one holds the
 // general helpers (listing, state files, watching); confined.ts holds every read and write of a
 // session file, so the file-safety rules live in one place.
+// Kept as one module so that confined.ts and this file stay the only two of the server that import
+// node:fs.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';

@@ -1,5 +1,7 @@
 // Full content of one entry, by type. Everything here comes from the session file and is untrusted:
 // markdown goes through DOMPurify (Markdown), everything else is rendered as text by React.
+// One file on purpose: one small renderer per entry type, so every path by which untrusted file content
+// reaches the DOM is reviewed in one place.
 
 import { createContext, useContext } from 'react';
 import type { EntryDetail } from '@canopy/protocol';

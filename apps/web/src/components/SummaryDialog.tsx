@@ -2,6 +2,7 @@
 // Steps: the three choices → (custom prompt) → generating, with streamed text and Esc to abort →
 // an editable preview → written. Esc goes one step back: from the choices to the tree, from the
 // prompt or the preview to the choices, and while generating it aborts (nothing is written).
+// One component per step would share all of the dialog's state; the steps stay together.
 
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import type { SummarizerInfo } from '@canopy/protocol';

@@ -151,6 +151,8 @@ export interface AppActions {
   setDetailWidth(width: number): void;
   setFollowLeaf(on: boolean): void;
   toggleRun(runId: string): void;
+  /** Compresses every expanded run of the graph again. */
+  collapseAllRuns(): void;
   loadDetail(entryId: string): Promise<EntryDetail | null>;
   toast(text: string, kind?: Toast['kind']): void;
   dismissToast(id: number): void;
@@ -710,6 +712,10 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         if (next.has(runId)) next.delete(runId);
         else next.add(runId);
         set({ expandedRuns: next });
+      },
+
+      collapseAllRuns() {
+        set({ expandedRuns: new Set() });
       },
 
       async loadDetail(entryId) {

@@ -3,6 +3,8 @@
 // alone, so everything a row or a filter needs is computed here (docs/tree-and-context.md#row-text, #filters, #search).
 // Session files are user data written by other programs: every accessor tolerates malformed
 // shapes and never throws.
+// One file because row text, search text and flags are each one switch over the entry types: a new
+// entry type is added here, in one place.
 
 import { contentText, hasTextContent, isRecord, normalizeRowText } from '../text';
 import type { Dialect, SessionEntry } from '../types';

@@ -36,6 +36,8 @@ import {
   type StepHooks,
 } from './support/ops';
 import { leavesToCheck, positionalIds, snapshot, viewsAt } from './support/projection';
+import { loadIn, RETENTIONS } from '../retention';
+import type { EntryRetention } from '../../src/entry-store';
 
 const MAX_STEPS = 60;
 const RUNS = interopRuns(200);
@@ -78,13 +80,17 @@ function runReference(dir: string, steps: readonly Step[], start: number, hooks:
 function runCore(
   steps: readonly Step[],
   start: number,
-  options: { withFlushStep: boolean; persist: boolean },
+  options: { withFlushStep: boolean; persist: boolean; retention?: EntryRetention },
 ) {
   const clock = fakeClock(start);
   const provider = new MemoryStorageProvider('interop');
   const first = new MemoryStorage('', 'interop/first.jsonl');
   const core = options.persist
-    ? SessionManager.inMemory(DEMO_CWD, { storage: first, storageProvider: provider })
+    ? SessionManager.inMemory(DEMO_CWD, {
+        storage: first,
+        storageProvider: provider,
+        retain: options.retention ?? 'all',
+      })
     : SessionManager.inMemory(DEMO_CWD);
   const outcomes = applySteps(asApi(core), steps, clock);
   if (options.withFlushStep) applyStep(asApi(core), flushStep, clock);
@@ -95,9 +101,10 @@ function runCore(
 }
 
 describe('interop with the reference on random operation sequences', () => {
-  test(
-    'a file written by session-core opens in the reference with the same tree, leaf, paths and contexts',
-    () => {
+  // 'index': the session keeps only its index and reads its entries back from the files it wrote.
+  test.each(RETENTIONS)(
+    'a file written by session-core (retain %s) opens in the reference with the same tree, leaf, paths and contexts',
+    (retention) => {
       const seed = interopSeed('session-core → reference');
       fc.assert(
         fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
@@ -105,6 +112,7 @@ describe('interop with the reference on random operation sequences', () => {
           const { core, file: text } = runCore(steps, clockStart(clockSeed), {
             withFlushStep: false,
             persist: true,
+            retention,
           });
           // What was appended line by line is the whole session.
           expect(text).toBe(core.toJsonl());
@@ -117,7 +125,7 @@ describe('interop with the reference on random operation sequences', () => {
           expect(readFileSync(path, 'utf8')).toBe(text);
 
           // session-core reading its own file agrees as well.
-          const reread = SessionManager.fromJsonl(text);
+          const reread = loadIn(retention, text);
           expectOnlyOrphanIssues(reread.issues, asApi(core));
           expectSameSession(asApi(core), asApi(reread));
         }),
@@ -127,9 +135,9 @@ describe('interop with the reference on random operation sequences', () => {
     TIMEOUT,
   );
 
-  test(
-    'a file written by the reference opens in session-core with the same tree, leaf, paths and contexts',
-    () => {
+  test.each(RETENTIONS)(
+    'a file written by the reference opens in session-core (retain %s) with the same tree, leaf, paths and contexts',
+    (retention) => {
       const seed = interopSeed('reference → session-core');
       fc.assert(
         fc.property(stepsArb(MAX_STEPS), fc.nat(), (steps, clockSeed) => {
@@ -137,7 +145,7 @@ describe('interop with the reference on random operation sequences', () => {
           const { ref, file } = runReference(dir, steps, clockStart(clockSeed));
           const text = readFileSync(file, 'utf8');
 
-          const core = SessionManager.fromJsonl(text);
+          const core = loadIn(retention, text);
           expectOnlyOrphanIssues(core.issues, asApi(ref));
           expectSameSession(asApi(ref), asApi(core));
           // And what session-core writes back means the same, line for line.

@@ -15,11 +15,11 @@ import {
   interopTimeout,
   openReference,
   restoreClock,
-  SessionManager,
 } from './support/drivers';
 import { expectOnlyOrphanIssues, expectSameSession } from './support/expect-same';
 import { copyFixture, makeTempDir, removeTempDir, V3_FIXTURES } from './support/fixtures';
 import { applySteps, ensureReferenceFile, stepsArb } from './support/ops';
+import { loadIn, RETENTIONS } from '../retention';
 
 /**
  * Views (path and context) at every tip and at every entry of the small fixtures; at every 25th entry of
@@ -62,19 +62,20 @@ function freshCopy(name: string): { dir: string; path: string; text: string } {
   return { dir, path, text: readFileSync(path, 'utf8') };
 }
 
-describe('v3 fixtures written by the reference', () => {
+// Once keeping every entry, once keeping only the index (entries read back from the file's bytes).
+describe.each(RETENTIONS)('v3 fixtures written by the reference (retain %s)', (retention) => {
   describe.each(V3_FIXTURES)('%s', (name) => {
     test('loads in session-core with no issues and the same tree, leaf, paths and contexts as in the reference', () => {
       const { dir, path, text } = freshCopy(name);
       const ref = openReference(path, dir);
-      const core = SessionManager.fromJsonl(text);
+      const core = loadIn(retention, text);
       expect(core.issues).toEqual([]);
       expectSameSession(asApi(ref), asApi(core), { stride: strideOf(name) });
     });
 
     test("session-core's rewrite means the same line for line and opens in the reference as the same session", () => {
       const { text } = freshCopy(name);
-      const core = SessionManager.fromJsonl(text);
+      const core = loadIn(retention, text);
       const written = core.toJsonl();
       expect(sameMeaningLines(written)).toEqual(sameMeaningLines(text));
       const path = join(tempDir, `rewritten-${++fileCounter}-${name}`);
@@ -89,14 +90,14 @@ describe('v3 fixtures written by the reference', () => {
         const seed = interopSeed(`${name}: session-core continues → reference`);
         const { text } = freshCopy(name);
         const fixtureIds = new Set(
-          SessionManager.fromJsonl(text)
+          loadIn(retention, text)
             .getEntries()
             .map((entry) => entry.id),
         );
         fc.assert(
           fc.property(stepsArb(25), fc.nat(), (steps, clockSeed) => {
             const clock = fakeClock(clockStart(clockSeed));
-            const core = SessionManager.fromJsonl(text);
+            const core = loadIn(retention, text);
             applySteps(asApi(core), steps, clock);
             restoreClock();
             const path = join(tempDir, `continued-${++fileCounter}.jsonl`);
@@ -118,7 +119,7 @@ describe('v3 fixtures written by the reference', () => {
       () => {
         const seed = interopSeed(`${name}: reference continues → session-core`);
         const fixtureIds = new Set(
-          SessionManager.fromJsonl(freshCopy(name).text)
+          loadIn(retention, freshCopy(name).text)
             .getEntries()
             .map((entry) => entry.id),
         );
@@ -132,7 +133,7 @@ describe('v3 fixtures written by the reference', () => {
             ensureReferenceFile(ref, clock);
             restoreClock();
             const written = readFileSync(ref.getSessionFile() as string, 'utf8');
-            const core = SessionManager.fromJsonl(written);
+            const core = loadIn(retention, written);
             expectOnlyOrphanIssues(core.issues, asApi(ref));
             expectSameSession(asApi(ref), asApi(core), {
               stride: strideOf(name),

@@ -1,6 +1,8 @@
 // Random operation sequences over the shared SessionManager API, and a runner that applies them to
 // either implementation. Operations name their targets by position (in the current path or in all
 // entries), so the same sequence means the same thing to two implementations with different random ids.
+// One file because every operation's generator, applier and projection must stay side by side for the
+// lockstep runs to mean the same thing.
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
 import type { TreeSessionApi } from './projection';

@@ -4,10 +4,10 @@
 
 import { useRef, useState, type PointerEvent as ReactPointerEvent, type RefObject } from 'react';
 import type { StoreApi } from 'zustand/vanilla';
-import type { GraphLayout, Rect } from '../layout/graphLayout';
-import { entriesInRect, rectBetween, screenRectToLayout, type Point } from '../layout/selectionRect';
-import type { Transform } from '../layout/viewport';
-import type { AppStore } from '../store/appStore';
+import type { GraphLayout, Rect } from '../../layout/graphLayout';
+import { entriesInRect, rectBetween, screenRectToLayout, type Point } from '../../layout/selectionRect';
+import type { Transform } from '../../layout/viewport';
+import type { AppStore } from '../../store/appStore';
 
 /** Below this many pixels of movement a drag is a click. */
 const CLICK_SLOP = 4;

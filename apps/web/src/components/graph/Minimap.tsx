@@ -2,8 +2,8 @@
 // Click or drag to move the view.
 
 import { useEffect, useRef } from 'react';
-import type { GraphLayout } from '../layout/graphLayout';
-import { minimapSize, visibleRect, type Transform } from '../layout/viewport';
+import type { GraphLayout } from '../../layout/graphLayout';
+import { minimapSize, visibleRect, type Transform } from '../../layout/viewport';
 
 /** Distance from the drawing's bottom-right corner (see .minimap in styles.css), border included. */
 export const MAP_MARGIN = 10;

@@ -1,0 +1,148 @@
+// The graph: node-link drawing of the (filtered) tree laid out by d3-hierarchy. This component only
+// composes the parts: the layout from the store (store/derived.ts), the viewport (useGraphViewport,
+// useViewFollow), the canvas layer (GraphCanvas → paintGraph), the DOM cards (GraphCards) shown
+// when zoomed in far enough to read, the toolbar (GraphControls), the minimap and drag-select.
+
+import { tokenizeQuery } from '@canopy/session-core';
+import { useDeferredValue, useMemo, useState } from 'react';
+import { nodesInRect } from '../../layout/graphLayout';
+import { visibleRect } from '../../layout/viewport';
+import { selectedIdOf } from '../../store/appStore';
+import { useApp, useAppStore } from '../../store/context';
+import { graphLayoutFor, graphRows } from '../../store/derived';
+import { GraphCanvas } from './GraphCanvas';
+import { GraphCards } from './GraphCards';
+import { GraphControls } from './GraphControls';
+import { Minimap } from './Minimap';
+import { factsOf } from './nodeFacts';
+import type { GraphScene } from './paintGraph';
+import { usePalette } from './palette';
+import { useGraphPointer } from './useGraphPointer';
+import { useGraphRectSelect } from './useGraphRectSelect';
+import { MIN_DOM_SCALE, useGraphViewport } from './useGraphViewport';
+import { useViewFollow } from './useViewFollow';
+
+/** Above this many nodes on screen the cards stay on the canvas (DOM would be too slow). */
+const MAX_DOM_NODES = 700;
+
+export function GraphView() {
+  const store = useAppStore();
+  const leafId = useApp((s) => s.leafId);
+  const query = useApp((s) => s.selector?.query ?? '');
+  const searchRows = useApp((s) => s.selector?.indexById);
+  const selectedId = useApp((s) => selectedIdOf(s));
+  const expandedRuns = useApp((s) => s.expandedRuns);
+  const followLeaf = useApp((s) => s.followLeaf);
+  const revealTick = useApp((s) => s.revealTick);
+  const multiSelection = useApp((s) => s.multiSelection);
+  const palette = usePalette(useApp((s) => s.theme));
+  const [selectTool, setSelectTool] = useState(false);
+  const [minimapOpen, setMinimapOpen] = useState(true);
+
+  // The layout of a big tree takes a moment; deferring it lets the outline show a filter change or
+  // a search keystroke first, and the graph follows.
+  const selector = useDeferredValue(useApp((s) => s.selector));
+  // Everything the layout reads comes from that one (deferred) selector state, so a render never
+  // mixes the rows of one session or tree version with the tree of another.
+  const tree = selector?.tree ?? null;
+  const rows = graphRows(selector, tree, selector?.treeVersion ?? 0, selector?.leafId ?? null);
+  const layout = graphLayoutFor(tree, rows, expandedRuns);
+  const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
+  const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
+
+  const viewport = useGraphViewport(layout, minimapOpen);
+  const { containerRef, size, transform, transformRef } = viewport;
+  useViewFollow(viewport, {
+    layout,
+    tree,
+    leafId,
+    leafNode,
+    selectedId,
+    selectedNode,
+    followLeaf,
+    revealTick,
+  });
+
+  const activate = (index: number, jump: boolean) => {
+    if (!layout) return;
+    const node = layout.nodes[index]!;
+    const actions = store.getState();
+    if (node.kind === 'run') actions.toggleRun(node.id);
+    else if (jump) void actions.jump(node.id);
+    else actions.select(node.id, false);
+  };
+  const rectSelect = useGraphRectSelect(store, containerRef, layout, transformRef, selectTool);
+  const pointer = useGraphPointer(viewport, layout, rectSelect, activate);
+
+  const highlight = useMemo(() => tokenizeQuery(query).length > 0, [query]);
+  const matches = query.trim() && searchRows ? searchRows : null;
+  const view = useMemo(() => visibleRect(transform, size.width, size.height), [transform, size]);
+  const visible = useMemo(() => (layout ? nodesInRect(layout, view) : []), [layout, view]);
+  const domCards = transform.k >= MIN_DOM_SCALE && visible.length <= MAX_DOM_NODES;
+  const scene: GraphScene | null = useMemo(() => {
+    if (!layout || !tree) return null;
+    const factsAt = (index: number) => factsOf(layout, index, tree, rows, leafId);
+    return { layout, transform, view, visible, domCards, selectedNode, matches, multiSelection, factsAt };
+  }, [layout, tree, rows, leafId, transform, view, visible, domCards, selectedNode, matches, multiSelection]);
+
+  return (
+    <div className="graph-pane">
+      <GraphControls
+        onFit={viewport.fit}
+        onZoom={viewport.zoomBy}
+        onShowLeaf={() => viewport.showLeaf(leafNode, false)}
+        onCenterSelected={() => viewport.centerOnNode(selectedNode, false)}
+        selectTool={selectTool}
+        onSelectTool={setSelectTool}
+        minimapOpen={minimapOpen}
+        onMinimap={setMinimapOpen}
+      />
+      <div
+        ref={containerRef}
+        className="graph-view"
+        data-testid="tree.graph"
+        data-node-count={layout?.nodes.length ?? 0}
+        data-visible-count={visible.length}
+        data-scale={transform.k.toFixed(3)}
+        data-select-tool={selectTool || undefined}
+        tabIndex={-1}
+        aria-label="Session tree (graph)"
+        {...pointer}
+      >
+        <GraphCanvas width={size.width} height={size.height} scene={scene} palette={palette} />
+        <div className="graph-overlay">
+          {domCards && scene && (
+            <GraphCards
+              scene={scene}
+              highlight={highlight}
+              wantsRectSelect={rectSelect.wants}
+              onActivate={activate}
+            />
+          )}
+        </div>
+        {rectSelect.rect && (
+          <div
+            className="graph-select-rect"
+            data-testid="graph.select-rect"
+            style={{
+              left: rectSelect.rect.minX,
+              top: rectSelect.rect.minY,
+              width: rectSelect.rect.maxX - rectSelect.rect.minX,
+              height: rectSelect.rect.maxY - rectSelect.rect.minY,
+            }}
+          />
+        )}
+        {viewport.minimapBox && layout && palette && (
+          <Minimap
+            layout={layout}
+            transform={transform}
+            width={size.width}
+            height={size.height}
+            palette={palette}
+            onCenter={viewport.centerAt}
+          />
+        )}
+      </div>
+    </div>
+  );
+}

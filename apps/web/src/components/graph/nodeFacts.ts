@@ -1,0 +1,64 @@
+// What the graph shows of one layout node (an entry, or a compressed run of entries): its kind,
+// text, label and whether it is on the active path, the leaf, or failed. The canvas painter and the
+// DOM cards both draw from these facts, so the two never disagree.
+
+import { ViewFlags, type ViewTree } from '@canopy/session-core';
+import type { GraphLayout } from '../../layout/graphLayout';
+import { entryKind, type EntryKind } from '../../lib/entryKind';
+import type { VisibleRows } from '../../store/derived';
+
+export interface NodeFacts {
+  ids: string[];
+  kind: EntryKind;
+  active: boolean;
+  leaf: boolean;
+  text: string;
+  label?: string;
+  error: boolean;
+}
+
+/** The facts of the node at a layout index. */
+export type FactsAt = (index: number) => NodeFacts;
+
+/** The set of entry ids a search matched, or null when there is no search. */
+export type Matches = ReadonlySet<string> | ReadonlyMap<string, unknown> | null;
+
+export function factsOf(
+  layout: GraphLayout,
+  index: number,
+  tree: ViewTree,
+  rows: VisibleRows,
+  leafId: string | null,
+): NodeFacts {
+  const node = layout.nodes[index]!;
+  const ids = node.kind === 'run' ? (node.members as string[]) : [node.id];
+  // The layout numbers its entries by row index (graphSourceFromRows): no id lookup needed.
+  const row = rows.rows[layout.sourceIndex[index]!];
+  if (node.kind === 'run') {
+    return {
+      ids,
+      kind: 'other',
+      active: row?.onActivePath ?? false,
+      leaf: leafId !== null && ids.includes(leafId),
+      text: `⋯ ${ids.length} entries`,
+      error: false,
+    };
+  }
+  const entry = tree.get(ids[0]!);
+  if (!entry) return { ids, kind: 'other', active: false, leaf: false, text: '', error: false };
+  return {
+    ids,
+    kind: entryKind(entry.type, entry.role),
+    active: row?.onActivePath ?? false,
+    leaf: row?.isLeaf ?? false,
+    // Some rows have no text (pi's session_info); a card still needs something to show.
+    text: entry.text || `[${entry.type.replace(/_/g, ' ')}]`,
+    ...(entry.label !== undefined ? { label: entry.label } : {}),
+    error: (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0,
+  };
+}
+
+/** Whether a search matched any entry of the node. */
+export function isMatch(facts: NodeFacts, matches: Matches): boolean {
+  return matches !== null && facts.ids.some((id) => matches.has(id));
+}
