@@ -4,6 +4,7 @@
 // What could stand alone has moved out: file-tail.ts (the file's bytes), leaf-position.ts (the
 // stored leaf), tree-model.ts (the nodes), session-events.ts (the events), file-errors.ts (errors).
 
+import fs from 'node:fs';
 import type { LeafChange, ServerEvent } from '@canopy/protocol';
 import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
@@ -12,17 +13,26 @@ import {
   backupExactSync,
   FileSafetyError,
   liveLockOf,
+  openConfinedSync,
+  readAtSync,
   readConfinedSync,
   replaceConfinedSync,
+  sameFile,
   stateOf,
   withConfinedSync,
   type FileState,
   type WriteOnce,
 } from './confined';
-import { droppedLinesMessage, droppedLinesOf, fileErrorToAppError, mutationError } from './file-errors';
+import {
+  droppedLinesMessage,
+  droppedLinesOf,
+  fileChangedUnderneath,
+  fileErrorToAppError,
+  mutationError,
+} from './file-errors';
 import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
 import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
-import { watchPath, type Watcher } from './files';
+import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './session-index';
@@ -138,8 +148,8 @@ export class OpenSession {
     this.watcher?.close();
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.writerTimer) clearTimeout(this.writerTimer);
-    this.tree.clear();
     this.persistLeaf();
+    this.tree.clear();
   }
 
   /** Runs `task` after every queued read and write. */
@@ -177,6 +187,49 @@ export class OpenSession {
     throw new Error('OpenSession reads through its own tail; SessionManager.read() is not used');
   }
 
+  /**
+   * Bytes of the session file as read (an entry's line), through a descriptor verified to be the
+   * session file inside the roots. A file that is no longer the one read (replaced, or shorter than
+   * the line) is refused and reloaded; the manager also checks every line against its index, so a
+   * rewritten file never answers a wrong entry.
+   */
+  readRange(offset: number, length: number): Uint8Array {
+    let bytes: Buffer;
+    try {
+      bytes = withConfinedSync(this.file, (fd, stat) => {
+        if (!sameFile(stateOf(stat), this.tail.fileState) || stat.size < offset + length) {
+          throw new FileSafetyError('changed', 'The session file is no longer the one that was read.');
+        }
+        return readAtSync(fd, offset, length);
+      });
+    } catch (error) {
+      if (!(error instanceof FileSafetyError)) throw error;
+      this.schedulePoll();
+      if (error.reason === 'changed') throw fileChangedUnderneath();
+      throw fileErrorToAppError(error);
+    }
+    return bytes;
+  }
+
+  /**
+   * The file as this session has read it (up to the tail's offset), in pieces of at most
+   * READ_CHUNK_BYTES, through one descriptor verified to be the session file inside the roots and
+   * still the file that was read: what a branch or fork copies, never held whole.
+   */
+  *filePieces(): Generator<Buffer> {
+    const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
+    try {
+      if (!sameFile(stateOf(stat), this.tail.fileState) || stat.size < this.tail.offset) {
+        throw fileChangedUnderneath();
+      }
+      for (let at = 0; at < this.tail.offset; at += READ_CHUNK_BYTES) {
+        yield readAtSync(fd, at, Math.min(READ_CHUNK_BYTES, this.tail.offset - at));
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   /** (Re)reads the whole file through a verified descriptor. */
   private loadFromFile(initial: boolean): void {
     let read: { bytes: Buffer; state: FileState };
@@ -198,24 +251,37 @@ export class OpenSession {
     const bytes = isArchive(this.file) ? decompressArchive(onDisk) : onDisk;
     // A cut-off last line stays buffered in the manager until its newline arrives. fromJsonl parses
     // bytes piece by piece, so a file over the runtime's longest string (about 512 MB) still opens.
+    // The manager keeps only its index and reads an entry back from the file when it is asked for
+    // (see docs/architecture.md#state); the tree model gets every entry once through onEntries. An
+    // archive is not the bytes on disk, so it keeps its entries whole.
     const sm = SessionManager.fromJsonl(bytes, {
       storage: this.storage(),
       storageProvider: this.options.storageProvider,
+      retain: isArchive(this.file) ? 'all' : 'index',
+      readRange: (offset, length) => this.readRange(offset, length),
+      onEntries: (entries, firstIndex) => this.tree.receive(entries, firstIndex),
     });
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
     this.tail.reset(bytes, state, sm.getTitleSlot() !== undefined);
-    this.tree.clear();
     this.rowFacts = emptyRowFacts();
     this.syncTree();
-    const notice = restoreLeaf(sm, this.options.state.getLeaf(this.id), initial ? undefined : previousLeaf);
+    const notice = restoreLeaf(
+      sm,
+      this.tree.all,
+      this.options.state.getLeaf(this.id),
+      initial ? undefined : previousLeaf,
+    );
     if (notice) this.pendingNotice = notice;
     this.persistLeaf();
   }
 
   private persistLeaf(): void {
     if (this.sm)
-      this.options.state.setLeaf(this.id, leafRecord(this.sm, this.tail.offset, this.tail.fileState));
+      this.options.state.setLeaf(
+        this.id,
+        leafRecord(this.sm, this.tree.all.length, this.tail.offset, this.tail.fileState),
+      );
   }
 
   // ------------------------------------------------------------------ tailing

@@ -87,9 +87,12 @@ export interface TreeDelta {
  * - a tool result rendered before any entry held its call (a malformed or reordered file) is
  *   re-rendered when the call arrives, so the model always equals a fresh build of the file.
  *
- * The snapshot is sent in chunks of {@link CHUNK_NODES} nodes; each chunk's JSON is kept until a
- * node in it changes, so a repeat snapshot of a large session costs no serialization. A different
- * manager (the file was reloaded) rebuilds from scratch.
+ * The entries arrive through {@link receive}, which the manager's `onEntries` calls with each new
+ * entry in full exactly once, so the model never asks the manager for its whole entry list (a
+ * session kept as an index would read the whole file back for that). The snapshot is sent in chunks
+ * of {@link CHUNK_NODES} nodes; each chunk's JSON is kept until a node in it changes, so a repeat
+ * snapshot of a large session costs no serialization. A batch from position 0 (a load, a reload, a
+ * switch to another file) rebuilds from scratch.
  */
 export class TreeModel {
   private sm: SessionManager | undefined;
@@ -101,6 +104,9 @@ export class TreeModel {
   private waitingForCall = new Map<string, number[]>();
   /** Chunk k's `NodeColumns` JSON, or undefined until (re)built. */
   private chunkJson: Array<string | undefined> = [];
+  /** Entries received since the last sync, and whether they start over from position 0. */
+  private pending: SessionEntry[] = [];
+  private startsOver = false;
 
   constructor(private readonly home: string) {}
 
@@ -109,8 +115,31 @@ export class TreeModel {
     return this.nodes;
   }
 
-  /** Drops everything (the session was closed or reloaded). */
+  /**
+   * Takes new entries from the manager's `onEntries`: `firstIndex` is their position in file order.
+   * Position 0 starts a whole new state; anything else must follow what was received before.
+   */
+  receive(entries: readonly SessionEntry[], firstIndex: number): void {
+    if (firstIndex === 0) {
+      this.startsOver = true;
+      this.pending = [...entries];
+      return;
+    }
+    const expected = (this.startsOver ? 0 : this.nodes.length) + this.pending.length;
+    if (firstIndex !== expected) {
+      throw new Error(`internal: tree model received entries at ${firstIndex}, expected ${expected}`);
+    }
+    for (const entry of entries) this.pending.push(entry);
+  }
+
+  /** Drops everything (the session was closed). */
   clear(): void {
+    this.pending = [];
+    this.startsOver = false;
+    this.dropNodes();
+  }
+
+  private dropNodes(): void {
     this.sm = undefined;
     this.nodes = [];
     this.toolCalls = new ToolCallIndex();
@@ -120,18 +149,21 @@ export class TreeModel {
   }
 
   /**
-   * Brings the nodes up to date with `sm` and answers what changed since the last call. A new
-   * manager (a load or reload) is built whole; its nodes count as added.
+   * Renders the entries received since the last call (`sm` is the manager they came from; labels
+   * and re-rendered entries are looked up in it) and answers what changed. A new state (a load,
+   * reload or switch to another file) is built whole; its nodes count as added. A different manager
+   * that announced nothing (an empty file) leaves no nodes.
    */
   sync(sm: SessionManager): TreeDelta {
-    const entries = sm.getEntries();
-    if (sm !== this.sm || entries.length < this.nodes.length) {
-      this.clear();
+    if (this.startsOver || sm !== this.sm) {
+      this.dropNodes();
       this.sm = sm;
+      this.startsOver = false;
     }
+    const appended = this.pending;
+    this.pending = [];
     const from = this.nodes.length;
-    if (entries.length === from) return { entries: [], added: [], changed: [] };
-    const appended = entries.slice(from);
+    if (appended.length === 0) return { entries: [], added: [], changed: [] };
     const labelOf = (id: string) => sm.getLabel(id);
     const callsBefore = this.toolCalls.size;
     const added = treeNodesOf(appended, labelOf, this.toolCalls, this.home);
@@ -166,8 +198,9 @@ export class TreeModel {
     const changed: TreeNode[] = [];
     if (rerender.size > 0) {
       const positions = [...rerender].sort((a, b) => a - b);
+      // Read back by id: only these few entries, never the whole list.
       const nodes = treeNodesOf(
-        positions.map((position) => entries[position]!),
+        positions.map((position) => entryAt(sm, this.nodes[position]!.id)),
         labelOf,
         this.toolCalls,
         this.home,
@@ -196,4 +229,10 @@ export class TreeModel {
     }
     return chunks;
   }
+}
+
+function entryAt(sm: SessionManager, id: string): SessionEntry {
+  const entry = sm.getEntry(id);
+  if (!entry) throw new Error(`internal: the tree model has a node for ${id}, which the session does not`);
+  return entry;
 }
