@@ -1,7 +1,8 @@
 // Server memory per open session, without a browser (the web app need not be built): starts the
 // built server bundle over a temp root holding a copy of each session, opens it with
-// `GET /api/sessions/:id` (the snapshot), and reports VmRSS growth and peak (VmHWM) growth over the
-// server's RSS before the open, relative to the file size. One fresh server per sample.
+// `GET /api/sessions/:id` (the snapshot), and reports VmRSS growth right after it and after the
+// server has been idle for SETTLE_MS, and the peak (VmHWM) growth, over the server's RSS before the
+// open, relative to the file size. One fresh server per sample.
 //
 //   node .tools/node_modules/pnpm/bin/pnpm.cjs --filter @canopy/server run build
 //   node .tools/node_modules/pnpm/bin/pnpm.cjs exec tsx bench/server-rss.ts [--sizes 50k,200k] [--runs 1] [--bundle FILE]
@@ -13,13 +14,20 @@ import { serverBundle } from '../e2e/support/server';
 import { median } from './load.bench';
 import { sessionFile, SIZES } from './sessions';
 
+/** How long the server is left idle before the settled RSS is read. */
+const SETTLE_MS = 30_000;
+
 function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) * 1024 : Number.NaN;
 }
 
 /** Starts the server bundle over a temp root holding a copy of `file`; resolves with its URL. */
-async function sample(file: string, web: string, bundle: string): Promise<{ growth: number; peak: number }> {
+async function sample(
+  file: string,
+  web: string,
+  bundle: string,
+): Promise<{ growth: number; settled: number; peak: number }> {
   const base = mkdtempSync(join(tmpdir(), 'canopy-rss-'));
   const sessions = join(base, 'sessions');
   mkdirSync(sessions);
@@ -51,7 +59,12 @@ async function sample(file: string, web: string, bundle: string): Promise<{ grow
     await response.arrayBuffer();
     if (!response.ok) throw new Error(`open failed: ${response.status}`);
     const bytes = statSync(file).size;
-    return { growth: (vmKb(pid, 'VmRSS') - before) / bytes, peak: (vmKb(pid, 'VmHWM') - before) / bytes };
+    const growth = (vmKb(pid, 'VmRSS') - before) / bytes;
+    // Once idle, V8's memory reducer collects the load's garbage and gives pages back: what is left
+    // is what the open session keeps.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const settled = (vmKb(pid, 'VmRSS') - before) / bytes;
+    return { growth, settled, peak: (vmKb(pid, 'VmHWM') - before) / bytes };
   } finally {
     child.kill('SIGKILL');
     rmSync(base, { recursive: true, force: true });
@@ -74,7 +87,7 @@ async function main(): Promise<void> {
     for (let run = 0; run < runs; run++) samples.push(await sample(file, web, bundle));
     const mb = (statSync(file).size / 1e6).toFixed(0);
     console.log(
-      `${name} (${mb} MB): RSS growth ${median(samples.map((s) => s.growth)).toFixed(2)}× (peak ${median(samples.map((s) => s.peak)).toFixed(2)}×)`,
+      `${name} (${mb} MB): RSS growth ${median(samples.map((s) => s.growth)).toFixed(2)}×, ${SETTLE_MS / 1000} s later ${median(samples.map((s) => s.settled)).toFixed(2)}× (peak ${median(samples.map((s) => s.peak)).toFixed(2)}×)`,
     );
   }
 }

@@ -1,4 +1,4 @@
-// One class of ~500 lines, on purpose: reads (the tail poll) and writes (mutate) of one session file
+// One class of ~600 lines, on purpose: reads (the tail poll) and writes (mutate) of one session file
 // share one promise queue, one SessionManager and one FileTail, and every change ends in one
 // published event; splitting the class would put that shared state behind accessors on both sides.
 // What could stand alone has moved out: file-tail.ts (the file's bytes), leaf-position.ts (the
@@ -107,6 +107,8 @@ export class OpenSession {
   private lastExternalAppend = 0;
   private writerActiveFlag = false;
   private closed = false;
+  /** The descriptor entries are read back through during one synchronous operation (see readRange). */
+  private reads: { fd: number; size: number } | undefined;
   /** Set when the stored leaf had to be dropped on open; sent to the first subscriber. */
   pendingNotice: LeafNotice | undefined;
 
@@ -194,21 +196,42 @@ export class OpenSession {
    * rewritten file never answers a wrong entry.
    */
   readRange(offset: number, length: number): Uint8Array {
-    let bytes: Buffer;
     try {
-      bytes = withConfinedSync(this.file, (fd, stat) => {
-        if (!sameFile(stateOf(stat), this.tail.fileState) || stat.size < offset + length) {
-          throw new FileSafetyError('changed', 'The session file is no longer the one that was read.');
-        }
-        return readAtSync(fd, offset, length);
-      });
+      const reads = this.descriptorForReads();
+      // Lines Canopy appended since the descriptor was opened are past its first size.
+      if (reads.size < offset + length) reads.size = fs.fstatSync(reads.fd).size;
+      if (reads.size < offset + length) {
+        throw new FileSafetyError('changed', 'The session file is shorter than what was read.');
+      }
+      return readAtSync(reads.fd, offset, length);
     } catch (error) {
       if (!(error instanceof FileSafetyError)) throw error;
       this.schedulePoll();
       if (error.reason === 'changed') throw fileChangedUnderneath();
       throw fileErrorToAppError(error);
     }
-    return bytes;
+  }
+
+  /**
+   * The verified descriptor the reads of one synchronous operation share (a context reads back every
+   * entry of a branch: one open and check each would cost more than the reads). It is opened and
+   * verified by the first read and closed on the next turn of the event loop, so every operation
+   * still checks the file at the moment it happens.
+   */
+  private descriptorForReads(): { fd: number; size: number } {
+    if (this.reads) return this.reads;
+    const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
+    if (!sameFile(stateOf(stat), this.tail.fileState)) {
+      fs.closeSync(fd);
+      throw new FileSafetyError('changed', 'The session file is no longer the one that was read.');
+    }
+    const reads = { fd, size: stat.size };
+    this.reads = reads;
+    setImmediate(() => {
+      if (this.reads === reads) this.reads = undefined;
+      fs.closeSync(fd);
+    });
+    return reads;
   }
 
   /**
@@ -264,6 +287,8 @@ export class OpenSession {
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
     this.tail.reset(bytes, state, sm.getTitleSlot() !== undefined);
+    // Reads from now on are of the file just loaded (the old descriptor closes on the next turn).
+    this.reads = undefined;
     this.rowFacts = emptyRowFacts();
     this.syncTree();
     const notice = restoreLeaf(
@@ -513,6 +538,7 @@ export class OpenSession {
     const replaced = replaceConfinedSync(this.file, encoded, state, this.options.confined);
     this.migration = { backup, droppedLines: droppedLinesOf(this.sm.issues) };
     this.tail.rewritten(encoded, replaced);
+    this.reads = undefined;
   }
 
   /** Says which lines a migration left out and where they are kept. */
