@@ -6,7 +6,12 @@
 
 import fs from 'node:fs';
 import type { LeafChange, ServerEvent } from '@canopy/protocol';
-import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
+import {
+  SessionManager,
+  type SessionEntry,
+  type SessionStorage,
+  type SessionStorageProvider,
+} from '@canopy/session-core';
 import { AppError } from '../errors';
 import {
   appendConfinedSync,
@@ -277,19 +282,20 @@ export class OpenSession {
     // The manager keeps only its index and reads an entry back from the file when it is asked for
     // (see docs/architecture.md#state); the tree model gets every entry once through onEntries. An
     // archive is not the bytes on disk, so it keeps its entries whole.
+    // A file with no entries announces none: its counts start from nothing here.
+    this.rowFacts = emptyRowFacts();
     const sm = SessionManager.fromJsonl(bytes, {
       storage: this.storage(),
       storageProvider: this.options.storageProvider,
       retain: isArchive(this.file) ? 'all' : 'index',
       readRange: (offset, length) => this.readRange(offset, length),
-      onEntries: (entries, firstIndex) => this.tree.receive(entries, firstIndex),
+      onEntries: (entries, firstIndex) => this.receiveEntries(entries, firstIndex),
     });
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
     this.tail.reset(bytes, state, sm.getTitleSlot() !== undefined);
     // Reads from now on are of the file just loaded (the old descriptor closes on the next turn).
     this.reads = undefined;
-    this.rowFacts = emptyRowFacts();
     this.syncTree();
     const notice = restoreLeaf(
       sm,
@@ -355,11 +361,19 @@ export class OpenSession {
     if (entries.length > 0) this.options.onChange?.();
   }
 
-  /** Brings the tree model (and the list row's counts) up to date with the manager. */
+  /**
+   * Every new entry, in full, once (the manager's `onEntries`): rendered by the tree model and
+   * counted for the list row at once, so no more than one batch of full entries is held.
+   */
+  private receiveEntries(entries: readonly SessionEntry[], firstIndex: number): void {
+    if (firstIndex === 0) this.rowFacts = emptyRowFacts();
+    this.tree.receive(entries, firstIndex);
+    countEntries(this.rowFacts, entries);
+  }
+
+  /** Brings the tree model up to date with the manager and answers what changed. */
   private syncTree(): TreeDelta {
-    const delta = this.tree.sync(this.sm);
-    countEntries(this.rowFacts, delta.entries);
-    return delta;
+    return this.tree.sync(this.sm);
   }
 
   private publishChange(source: ChangeSource, change: SessionChange): void {

@@ -80,7 +80,7 @@ describe('TreeModel', () => {
       let text = file.text;
       const model = new TreeModel(HOME);
       const sm = feeding(model, file, retain);
-      expect(model.sync(sm)).toEqual({ entries: first, added: freshNodes(text), changed: [] });
+      expect(model.sync(sm)).toEqual({ added: freshNodes(text), changed: [] });
       expect(chunkedNodes(model)).toEqual(freshNodes(text));
       const u2Node = model.all[4];
       expect(model.all[3]!.text).toBe('[bash]');
@@ -126,10 +126,10 @@ describe('TreeModel', () => {
       file.text += jsonl(fourth);
       text = file.text;
       sm.ingest(jsonl(fourth));
-      expect(model.sync(sm)).toEqual({ entries: fourth, added: freshNodes(text).slice(-1), changed: [] });
+      expect(model.sync(sm)).toEqual({ added: freshNodes(text).slice(-1), changed: [] });
       expect(chunkedNodes(model)).toEqual(freshNodes(text));
       expect(model.all.at(-1)).toMatchObject({ id: 'u9', label: 'early', text: 'user: late target' });
-      expect(model.sync(sm)).toEqual({ entries: [], added: [], changed: [] });
+      expect(model.sync(sm)).toEqual({ added: [], changed: [] });
     },
   );
 
@@ -148,12 +148,30 @@ describe('TreeModel', () => {
     expect(model.all).toEqual([]);
   });
 
+  it('a tool result whose call arrives in a later batch before the next sync is added rendered with its call, not reported as changed', () => {
+    const entry = entryFactory();
+    const result = entry('message', 'r1', null, { message: toolResultMsg('call-1', 'bash') });
+    const call = entry('message', 'a1', 'r1', { message: toolCallMsg('call-1', 'bash', { command: 'ls' }) });
+    const file = { text: `${HEADER}\n` };
+    const model = new TreeModel(HOME);
+    const sm = feeding(model, file, 'index');
+    model.sync(sm);
+    // Two ingests, two batches, one sync.
+    for (const line of [jsonl([result]), jsonl([call])]) {
+      file.text += line;
+      sm.ingest(line);
+    }
+    expect(model.sync(sm)).toEqual({ added: freshNodes(file.text), changed: [] });
+    expect(model.all[0]!.text).toBe('[bash: ls]');
+  });
+
   it('entries that do not follow the ones received (a lost batch) are refused, never rendered in the wrong place', () => {
     const entry = entryFactory();
     const model = new TreeModel(HOME);
     model.receive([entry('message', 'u1', null, { message: userMsg('one') })], 0);
-    expect(() => model.receive([entry('message', 'u3', 'u1', { message: userMsg('three') })], 2)).toThrow(
-      'internal: tree model received entries at 2, expected 1',
+    model.receive([entry('message', 'u2', 'u1', { message: userMsg('two') })], 1);
+    expect(() => model.receive([entry('message', 'u4', 'u2', { message: userMsg('four') })], 3)).toThrow(
+      'internal: tree model received entries at 3, expected 2',
     );
   });
 
