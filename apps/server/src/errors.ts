@@ -1,3 +1,4 @@
+import { EntryReadError } from '@canopy/session-core';
 import type { ErrorCode } from '@canopy/protocol';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -59,8 +60,16 @@ export function statusOf(code: ErrorCode): number {
 /** The message shown to clients for 5xx errors instead of the real one. */
 export const INTERNAL_MESSAGE = 'Internal server error; see the server log.';
 
+/** Why an entry could not be read back from its session file. */
+export const FILE_CHANGED_ON_READ =
+  'The session file changed since Canopy read it, so the entry could not be read back; the session is being reloaded. Try again.';
+
 /** Maps anything thrown to the `{ code, message }` a client may see. */
 export function toClientError(error: unknown): { code: ErrorCode; message: string; statusCode: number } {
+  // A line read back from the file no longer matches the index: the file changed underneath.
+  if (error instanceof EntryReadError) {
+    return { code: 'FILE_CHANGED', message: FILE_CHANGED_ON_READ, statusCode: STATUS_BY_CODE.FILE_CHANGED };
+  }
   if (isAppError(error)) {
     const message =
       error.statusCode >= 500 && error.code === 'INTERNAL_ERROR' ? INTERNAL_MESSAGE : error.message;

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import { assistantMessage } from '@canopy/fixtures';
+import path from 'node:path';
 import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { outlineOfSession, printOutlines } from '../src/outline';
 import { READ_CHUNK_BYTES, readChunks } from '../src/store/files';
-import { getSnapshot, sessionIdOf, setup, type TestEnv } from './helpers';
+import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv } from './helpers';
 
 // A session file can be larger than the longest string the runtime holds (about 512 MB), so the
 // server must never decode a whole file at once. These tests use files a few read pieces long and
@@ -86,6 +87,45 @@ describe('a session file larger than one read piece', () => {
     const expected = `${outlineOfSession(env.file('big.jsonl'), Buffer.from(text)).join('\n')}\n\n`;
     expect(printed).toBe(expected);
     expect(largest).toBeLessThanOrEqual(READ_CHUNK_BYTES + longestLine(text));
+  });
+
+  it('branches and forks it into files holding exactly the lines the whole-text manager writes, without ever serialising the whole session or decoding more than one piece at once', async () => {
+    const text = sessionText(Math.ceil((2.5 * READ_CHUNK_BYTES) / TEXT_BYTES), 'copy');
+    const entries = SessionManager.fromJsonl(text).getEntries();
+    // A user message in the middle: the branch keeps the path root → its parent.
+    const target = entries[2 * Math.floor(entries.length / 4)]!;
+    const reference = SessionManager.fromJsonl(text);
+    reference.createBranchedSession(target.parentId!);
+    const linesAfterHeader = (jsonl: string) => jsonl.slice(jsonl.indexOf('\n') + 1);
+    const expectedBranch = linesAfterHeader(reference.toJsonl());
+    const expectedFork = linesAfterHeader(text);
+    env = await setup([]);
+    fs.writeFileSync(env.file('big.jsonl'), text);
+    await env.restart();
+    const id = await sessionIdOf(env.app, 'big.jsonl');
+    largestDecode = 0;
+    const toJsonl = vi.spyOn(SessionManager.prototype, 'toJsonl');
+
+    const post = async (url: string, payload?: Record<string, unknown>) => {
+      const response = await env.app.inject({
+        method: 'POST',
+        url,
+        headers: AUTH,
+        ...(payload ? { payload } : {}),
+      });
+      expect(response.statusCode).toBe(200);
+      return response.json() as { session: { path: string } };
+    };
+    const fork = await post(`/api/sessions/${id}/fork`);
+    const branch = await post(`/api/sessions/${id}/branch`, { entryId: target.id });
+
+    const written = (result: { session: { path: string } }) =>
+      fs.readFileSync(path.join(env.root, result.session.path), 'utf8');
+    expect(linesAfterHeader(written(fork))).toBe(expectedFork);
+    expect(linesAfterHeader(written(branch))).toBe(expectedBranch);
+    expect(fs.readFileSync(env.file('big.jsonl'), 'utf8')).toBe(text);
+    expect(toJsonl).not.toHaveBeenCalled();
+    expect(largestDecode).toBeLessThanOrEqual(READ_CHUNK_BYTES + longestLine(text));
   });
 });
 

@@ -71,10 +71,9 @@ export function orderSelection(sm: SessionManager, entryIds: readonly string[]):
     );
   }
 
-  const fileOrder = new Map<string, number>();
-  sm.getEntries().forEach((entry, index) => fileOrder.set(entry.id, index));
-  const byFileOrder = (a: SessionEntry, b: SessionEntry) =>
-    (fileOrder.get(a.id) ?? 0) - (fileOrder.get(b.id) ?? 0);
+  // The line an entry was read from is its file order (asking for every entry would read them all back).
+  const lineOf = (id: string) => sm.getLine(id) ?? 0;
+  const byFileOrder = (a: SessionEntry, b: SessionEntry) => lineOf(a.id) - lineOf(b.id);
 
   const ordered: SessionEntry[] = [];
   // An explicit stack: sessions can be tens of thousands of entries deep.
@@ -94,7 +93,7 @@ export function orderSelection(sm: SessionManager, entryIds: readonly string[]):
 
   let newestId = ordered[0]?.id as string;
   for (const entry of ordered) {
-    if ((fileOrder.get(entry.id) ?? 0) > (fileOrder.get(newestId) ?? 0)) newestId = entry.id;
+    if (lineOf(entry.id) > lineOf(newestId)) newestId = entry.id;
   }
   return { entries: ordered, newestId };
 }

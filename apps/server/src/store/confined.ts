@@ -413,6 +413,47 @@ export function createConfinedSync(
   mode: number,
   confined: (realDir: string) => boolean,
 ): void {
+  createConfinedFromSync(file, [data], mode, confined);
+}
+
+/** Bytes of lines gathered before one write: few system calls, and never the whole file at once. */
+const LINE_BATCH_BYTES = 1 << 20;
+
+/**
+ * Creates `file` like {@link createConfinedSync} from `lines` (each without its "\n"), written batch
+ * by batch as they are produced, so a large file is never one string or one buffer. A failure
+ * anywhere (producing a line included) removes the partial file.
+ */
+export function createConfinedLinesSync(
+  file: string,
+  lines: Iterable<string>,
+  mode: number,
+  confined: (realDir: string) => boolean,
+): void {
+  function* batches(): Generator<Uint8Array> {
+    let batch: string[] = [];
+    let bytes = 0;
+    for (const line of lines) {
+      if (line.includes('\n')) throw new Error('internal: a session line must not contain a raw newline');
+      batch.push(line, '\n');
+      bytes += line.length + 1;
+      if (bytes >= LINE_BATCH_BYTES) {
+        yield Buffer.from(batch.join(''), 'utf8');
+        batch = [];
+        bytes = 0;
+      }
+    }
+    if (batch.length > 0) yield Buffer.from(batch.join(''), 'utf8');
+  }
+  createConfinedFromSync(file, batches(), mode, confined);
+}
+
+function createConfinedFromSync(
+  file: string,
+  pieces: Iterable<Uint8Array>,
+  mode: number,
+  confined: (realDir: string) => boolean,
+): void {
   const dir = path.dirname(file);
   checkFolder(dir, confined);
   let fd: number;
@@ -434,13 +475,17 @@ export function createConfinedSync(
       );
     }
     fs.fchmodSync(fd, mode);
-    writeAllSync(fd, data);
+    for (const piece of pieces) writeAllSync(fd, piece);
     fs.fsyncSync(fd);
     fs.closeSync(fd);
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(file, { force: true });
-    throw wrap(error, 'Could not write the new session file');
+    // A line that could not be produced (an entry not read back) keeps its own error.
+    const systemError = error instanceof Error && 'syscall' in error;
+    throw error instanceof FileSafetyError || systemError
+      ? wrap(error, 'Could not write the new session file')
+      : error;
   }
   fsyncDirSync(dir);
 }

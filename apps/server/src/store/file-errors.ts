@@ -2,10 +2,15 @@
 // the lines a migration rewrite left out.
 
 import { SessionWriteError, type IssueKind, type ParseIssue } from '@canopy/session-core';
-import { AppError } from '../errors';
+import { AppError, FILE_CHANGED_ON_READ } from '../errors';
 import type { FileSafetyError } from './confined';
 
 /** The client error for a refused or failed file operation. */
+/** An entry could not be read back because the file is no longer what was read (see OpenSession.readBack). */
+export function fileChangedUnderneath(): AppError {
+  return new AppError('FILE_CHANGED', FILE_CHANGED_ON_READ);
+}
+
 export function fileErrorToAppError(error: FileSafetyError): AppError {
   const nothing = 'nothing was written';
   switch (error.reason) {

@@ -1,6 +1,12 @@
 import path from 'node:path';
 import type { SessionHeader, SessionStorage, SessionStorageProvider } from '@canopy/session-core';
-import { appendConfinedSync, createConfinedSync, readConfinedSync } from './confined';
+import {
+  appendConfinedSync,
+  createConfinedLinesSync,
+  createConfinedSync,
+  readConfinedSync,
+  readRangeConfinedSync,
+} from './confined';
 
 /**
  * Storage for a brand-new session file (branch, fork, new session), named like the reference's
@@ -34,8 +40,18 @@ export class NewFileStorage implements SessionStorage {
     createConfinedSync(this.path, Buffer.from(text, 'utf8'), this.mode, this.confined);
   }
 
+  /** Creates the file from lines written batch by batch (a branch or fork never builds one string). */
+  rewriteLines(lines: Iterable<string>): void {
+    createConfinedLinesSync(this.path, lines, this.mode, this.confined);
+  }
+
   read(): string {
     return readConfinedSync(this.path).bytes.toString('utf8');
+  }
+
+  /** An entry's line, read back through a verified descriptor (the manager checks it against its index). */
+  readRange(offset: number, length: number): Uint8Array {
+    return readRangeConfinedSync(this.path, offset, length);
   }
 }
 
@@ -61,9 +77,15 @@ export class NewFileStorageProvider implements SessionStorageProvider {
   }
 }
 
-/** A storage that must never be written: the throwaway copy a branch or fork starts from. */
+/**
+ * A storage that must never be written: the throwaway copy a branch or fork starts from. It reads
+ * its entries back through `readRange` (the open session's verified reads of the same file).
+ */
 export class ReadOnlyStorage implements SessionStorage {
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    readonly readRange: (offset: number, length: number) => Uint8Array,
+  ) {}
   appendLines(): void {
     throw new Error('internal: the source copy of a branch must not be written');
   }

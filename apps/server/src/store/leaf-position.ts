@@ -1,6 +1,12 @@
-import type { SessionEntry, SessionHeader, SessionManager } from '@canopy/session-core';
+import type { SessionHeader, SessionManager } from '@canopy/session-core';
 import type { FileState } from './confined';
 import type { StoredLeaf } from './state';
+
+/** What the leaf needs of an entry to follow a writer (an entry or its tree node). */
+export interface Linked {
+  id: string;
+  parentId: string | null;
+}
 
 /** The leaf could not be put back where it was; told to the user. */
 export interface LeafNotice {
@@ -13,10 +19,12 @@ export interface LeafNotice {
  * Puts the leaf of a freshly loaded manager back: after a reload at `previousLeaf`, on first open at
  * the stored leaf (when the file is still the same session), else it stays at the last line. A stored
  * leaf that is gone, or belongs to another session, is reported. Entries appended since the leaf was
- * stored move it when the writer continued from it.
+ * stored move it when the writer continued from it. `entries` are the manager's entries (or their
+ * tree nodes) in file order, so the manager is never asked for all of them.
  */
 export function restoreLeaf(
   sm: SessionManager,
+  entries: readonly Linked[],
   stored: StoredLeaf | undefined,
   previousLeaf: string | null | undefined,
 ): LeafNotice | undefined {
@@ -45,27 +53,34 @@ export function restoreLeaf(
     };
   }
   // Entries appended since the stored leaf was saved: the leaf follows a writer that continued from it.
-  const entries = sm.getEntries();
   if (previousLeaf === undefined && stored && stored.entryCount < entries.length) {
     followLeaf(sm, entries.slice(stored.entryCount));
   }
   return undefined;
 }
 
-/** What the state folder keeps of a session's leaf, with the file position it was taken at. */
-export function leafRecord(sm: SessionManager, offset: number, state: FileState): StoredLeaf {
+/**
+ * What the state folder keeps of a session's leaf, with the file position it was taken at and the
+ * number of entries then.
+ */
+export function leafRecord(
+  sm: SessionManager,
+  entryCount: number,
+  offset: number,
+  state: FileState,
+): StoredLeaf {
   return {
     leafId: sm.getLeafId(),
     size: offset,
     ino: state.ino,
     dev: state.dev,
-    entryCount: sm.getEntries().length,
+    entryCount,
     headerId: headerIdOf(sm),
   };
 }
 
 /** The leaf moves onto appended entries whose parent is the leaf (the writer continued from there). */
-export function followLeaf(sm: SessionManager, entries: readonly SessionEntry[]): boolean {
+export function followLeaf(sm: SessionManager, entries: readonly Linked[]): boolean {
   let leaf = sm.getLeafId();
   const start = leaf;
   for (const entry of entries) {

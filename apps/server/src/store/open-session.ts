@@ -1,28 +1,43 @@
-// One class of ~500 lines, on purpose: reads (the tail poll) and writes (mutate) of one session file
+// One class of ~600 lines, on purpose: reads (the tail poll) and writes (mutate) of one session file
 // share one promise queue, one SessionManager and one FileTail, and every change ends in one
 // published event; splitting the class would put that shared state behind accessors on both sides.
 // What could stand alone has moved out: file-tail.ts (the file's bytes), leaf-position.ts (the
 // stored leaf), tree-model.ts (the nodes), session-events.ts (the events), file-errors.ts (errors).
 
+import fs from 'node:fs';
 import type { LeafChange, ServerEvent } from '@canopy/protocol';
-import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
+import {
+  SessionManager,
+  type SessionEntry,
+  type SessionStorage,
+  type SessionStorageProvider,
+} from '@canopy/session-core';
 import { AppError } from '../errors';
 import {
   appendConfinedSync,
   backupExactSync,
   FileSafetyError,
   liveLockOf,
+  openConfinedSync,
+  readAtSync,
   readConfinedSync,
   replaceConfinedSync,
+  sameFile,
   stateOf,
   withConfinedSync,
   type FileState,
   type WriteOnce,
 } from './confined';
-import { droppedLinesMessage, droppedLinesOf, fileErrorToAppError, mutationError } from './file-errors';
+import {
+  droppedLinesMessage,
+  droppedLinesOf,
+  fileChangedUnderneath,
+  fileErrorToAppError,
+  mutationError,
+} from './file-errors';
 import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
 import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
-import { watchPath, type Watcher } from './files';
+import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
@@ -97,6 +112,8 @@ export class OpenSession {
   private lastExternalAppend = 0;
   private writerActiveFlag = false;
   private closed = false;
+  /** The descriptor entries are read back through during one synchronous operation (see readRange). */
+  private reads: { fd: number; size: number } | undefined;
   /** Set when the stored leaf had to be dropped on open; sent to the first subscriber. */
   pendingNotice: LeafNotice | undefined;
 
@@ -138,8 +155,8 @@ export class OpenSession {
     this.watcher?.close();
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.writerTimer) clearTimeout(this.writerTimer);
-    this.tree.clear();
     this.persistLeaf();
+    this.tree.clear();
   }
 
   /** Runs `task` after every queued read and write. */
@@ -177,6 +194,70 @@ export class OpenSession {
     throw new Error('OpenSession reads through its own tail; SessionManager.read() is not used');
   }
 
+  /**
+   * Bytes of the session file as read (an entry's line), through a descriptor verified to be the
+   * session file inside the roots. A file that is no longer the one read (replaced, or shorter than
+   * the line) is refused and reloaded; the manager also checks every line against its index, so a
+   * rewritten file never answers a wrong entry.
+   */
+  readRange(offset: number, length: number): Uint8Array {
+    try {
+      const reads = this.descriptorForReads();
+      // Lines Canopy appended since the descriptor was opened are past its first size.
+      if (reads.size < offset + length) reads.size = fs.fstatSync(reads.fd).size;
+      if (reads.size < offset + length) {
+        throw new FileSafetyError('changed', 'The session file is shorter than what was read.');
+      }
+      return readAtSync(reads.fd, offset, length);
+    } catch (error) {
+      if (!(error instanceof FileSafetyError)) throw error;
+      this.schedulePoll();
+      if (error.reason === 'changed') throw fileChangedUnderneath();
+      throw fileErrorToAppError(error);
+    }
+  }
+
+  /**
+   * The verified descriptor the reads of one synchronous operation share (a context reads back every
+   * entry of a branch: one open and check each would cost more than the reads). It is opened and
+   * verified by the first read and closed on the next turn of the event loop, so every operation
+   * still checks the file at the moment it happens.
+   */
+  private descriptorForReads(): { fd: number; size: number } {
+    if (this.reads) return this.reads;
+    const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
+    if (!sameFile(stateOf(stat), this.tail.fileState)) {
+      fs.closeSync(fd);
+      throw new FileSafetyError('changed', 'The session file is no longer the one that was read.');
+    }
+    const reads = { fd, size: stat.size };
+    this.reads = reads;
+    setImmediate(() => {
+      if (this.reads === reads) this.reads = undefined;
+      fs.closeSync(fd);
+    });
+    return reads;
+  }
+
+  /**
+   * The file as this session has read it (up to the tail's offset), in pieces of at most
+   * READ_CHUNK_BYTES, through one descriptor verified to be the session file inside the roots and
+   * still the file that was read: what a branch or fork copies, never held whole.
+   */
+  *filePieces(): Generator<Buffer> {
+    const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
+    try {
+      if (!sameFile(stateOf(stat), this.tail.fileState) || stat.size < this.tail.offset) {
+        throw fileChangedUnderneath();
+      }
+      for (let at = 0; at < this.tail.offset; at += READ_CHUNK_BYTES) {
+        yield readAtSync(fd, at, Math.min(READ_CHUNK_BYTES, this.tail.offset - at));
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
   /** (Re)reads the whole file through a verified descriptor. */
   private loadFromFile(initial: boolean): void {
     let read: { bytes: Buffer; state: FileState };
@@ -198,24 +279,40 @@ export class OpenSession {
     const bytes = isArchive(this.file) ? decompressArchive(onDisk) : onDisk;
     // A cut-off last line stays buffered in the manager until its newline arrives. fromJsonl parses
     // bytes piece by piece, so a file over the runtime's longest string (about 512 MB) still opens.
+    // The manager keeps only its index and reads an entry back from the file when it is asked for
+    // (see docs/architecture.md#state); the tree model gets every entry once through onEntries. An
+    // archive is not the bytes on disk, so it keeps its entries whole.
+    // A file with no entries announces none: its counts start from nothing here.
+    this.rowFacts = emptyRowFacts();
     const sm = SessionManager.fromJsonl(bytes, {
       storage: this.storage(),
       storageProvider: this.options.storageProvider,
+      retain: isArchive(this.file) ? 'all' : 'index',
+      readRange: (offset, length) => this.readRange(offset, length),
+      onEntries: (entries, firstIndex) => this.receiveEntries(entries, firstIndex),
     });
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
     this.tail.reset(bytes, state, sm.getTitleSlot() !== undefined);
-    this.tree.clear();
-    this.rowFacts = emptyRowFacts();
+    // Reads from now on are of the file just loaded (the old descriptor closes on the next turn).
+    this.reads = undefined;
     this.syncTree();
-    const notice = restoreLeaf(sm, this.options.state.getLeaf(this.id), initial ? undefined : previousLeaf);
+    const notice = restoreLeaf(
+      sm,
+      this.tree.all,
+      this.options.state.getLeaf(this.id),
+      initial ? undefined : previousLeaf,
+    );
     if (notice) this.pendingNotice = notice;
     this.persistLeaf();
   }
 
   private persistLeaf(): void {
     if (this.sm)
-      this.options.state.setLeaf(this.id, leafRecord(this.sm, this.tail.offset, this.tail.fileState));
+      this.options.state.setLeaf(
+        this.id,
+        leafRecord(this.sm, this.tree.all.length, this.tail.offset, this.tail.fileState),
+      );
   }
 
   // ------------------------------------------------------------------ tailing
@@ -264,11 +361,19 @@ export class OpenSession {
     if (entries.length > 0) this.options.onChange?.();
   }
 
-  /** Brings the tree model (and the list row's counts) up to date with the manager. */
+  /**
+   * Every new entry, in full, once (the manager's `onEntries`): rendered by the tree model and
+   * counted for the list row at once, so no more than one batch of full entries is held.
+   */
+  private receiveEntries(entries: readonly SessionEntry[], firstIndex: number): void {
+    if (firstIndex === 0) this.rowFacts = emptyRowFacts();
+    this.tree.receive(entries, firstIndex);
+    countEntries(this.rowFacts, entries);
+  }
+
+  /** Brings the tree model up to date with the manager and answers what changed. */
   private syncTree(): TreeDelta {
-    const delta = this.tree.sync(this.sm);
-    countEntries(this.rowFacts, delta.entries);
-    return delta;
+    return this.tree.sync(this.sm);
   }
 
   private publishChange(source: ChangeSource, change: SessionChange): void {
@@ -447,6 +552,7 @@ export class OpenSession {
     const replaced = replaceConfinedSync(this.file, encoded, state, this.options.confined);
     this.migration = { backup, droppedLines: droppedLinesOf(this.sm.issues) };
     this.tail.rewritten(encoded, replaced);
+    this.reads = undefined;
   }
 
   /** Says which lines a migration left out and where they are kept. */

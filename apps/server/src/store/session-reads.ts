@@ -78,7 +78,10 @@ export class SessionReads {
       throw new AppError('ENTRY_NOT_FOUND', `No entry ${at} in this session.`);
     const leaf = at ?? sm.getLeafId();
     const dialect = sm.dialect;
-    const context = buildSessionContext(sm.getEntries(), leaf, undefined, { dialect });
+    // The path from the leaf is all the context is built from: only its entries are read back.
+    const context = buildSessionContext(leaf === null ? [] : sm.getBranch(leaf), leaf, undefined, {
+      dialect,
+    });
     const llm = convertToLlm(context.messages, { dialect }).map((message) => ({
       role: message.role,
       text: llmText(message),

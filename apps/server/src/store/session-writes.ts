@@ -10,7 +10,7 @@ import type {
 import { SessionManager, userMessageText } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
-import { createConfinedSync, FileSafetyError } from './confined';
+import { FileSafetyError } from './confined';
 import { NewFileStorageProvider, ReadOnlyStorage } from './file-storage';
 import { realpathOrUndefined, statFileSync } from './files';
 import { fileErrorToAppError } from './file-errors';
@@ -117,28 +117,32 @@ export class SessionWrites {
     failure: string,
   ): Promise<SessionListItem> {
     const { store } = this.deps;
-    const copy = SessionManager.fromJsonl(session.sm.toJsonl(), {
-      storage: new ReadOnlyStorage(session.file),
-      storageProvider: new NewFileStorageProvider(
-        path.dirname(session.file),
-        () => session.mode,
-        store.confined,
-      ),
-    });
+    // The copy is loaded from the file as the session read it, a piece at a time, and keeps only its
+    // index: its entries are read back one by one as the new file is written line batch by line
+    // batch (NewFileStorage.rewriteLines), so no step holds the whole session as one string.
+    let copy: SessionManager;
+    try {
+      copy = await SessionManager.fromJsonlChunks(session.filePieces(), {
+        storage: new ReadOnlyStorage(session.file, (offset, length) => session.readRange(offset, length)),
+        storageProvider: new NewFileStorageProvider(
+          path.dirname(session.file),
+          () => session.mode,
+          store.confined,
+        ),
+        retain: 'index',
+      });
+    } catch (error) {
+      throw writeError(error, failure);
+    }
     let newPath: string | undefined;
     try {
       newPath = create(copy);
     } catch (error) {
       throw writeError(error, failure);
     }
-    if (!newPath) throw new AppError('WRITE_FAILED', 'The new session has no file.');
-    if (!statFileSync(newPath)) {
-      try {
-        createConfinedSync(newPath, Buffer.from(copy.toJsonl(), 'utf8'), session.mode, store.confined);
-      } catch (error) {
-        throw writeError(error, 'Could not write the new session file.');
-      }
-    }
+    // With a storage provider the manager writes the new file at once (its header at least).
+    if (!newPath || !statFileSync(newPath))
+      throw new AppError('WRITE_FAILED', 'The new session has no file.');
     const real = await realpathOrUndefined(newPath);
     if (!real || !(await store.index.refreshFile(real))) await store.index.scan();
     const indexed = real ? store.index.getByFile(real) : undefined;

@@ -41,89 +41,143 @@ function toolResultMsg(callId: string, toolName: string) {
   };
 }
 
+/**
+ * A manager of `text` that feeds `model` through `onEntries`, as an open session's does; with
+ * 'index' it reads its entries back from `file.text`, which the test extends as it ingests.
+ */
+function feeding(model: TreeModel, file: { text: string }, retain: 'all' | 'index' = 'all'): SessionManager {
+  const sm = SessionManager.fromJsonl(file.text, {
+    retain,
+    readRange: (offset, length) => Buffer.from(file.text, 'utf8').subarray(offset, offset + length),
+    onEntries: (entries, firstIndex) => model.receive(entries, firstIndex),
+  });
+  // The whole entry list is what the model must never need (an index session reads it all back).
+  vi.spyOn(sm, 'getEntries').mockImplementation(() => {
+    throw new Error('the tree model asked for every entry');
+  });
+  return sm;
+}
+
 /** The model's snapshot chunks, decoded back into nodes. */
 function chunkedNodes(model: TreeModel) {
   return model.chunks().flatMap((chunk) => decodeNodes(JSON.parse(chunk) as NodeColumns));
 }
 
 describe('TreeModel', () => {
-  it('after appends, label changes and a late tool call it equals a fresh build of the same file, and each sync answers exactly the nodes added and re-rendered', () => {
-    const entry = entryFactory();
-    const first = [
-      entry('message', 'u1', null, { message: userMsg('start') }),
-      entry('message', 'a1', 'u1', { message: toolCallMsg('call-1', 'read', { path: '/home/dev/x.ts' }) }),
-      entry('message', 'r1', 'a1', { message: toolResultMsg('call-1', 'read') }),
-      // Its call only arrives in a later batch (a reordered file): rendered without it for now.
-      entry('message', 'r2', 'r1', { message: toolResultMsg('call-late', 'bash') }),
-      entry('message', 'u2', 'r2', { message: userMsg('next') }),
-    ];
-    let text = `${HEADER}\n${jsonl(first)}`;
-    const sm = SessionManager.fromJsonl(text);
-    const model = new TreeModel(HOME);
-    expect(model.sync(sm)).toEqual({ entries: sm.getEntries(), added: freshNodes(text), changed: [] });
-    expect(chunkedNodes(model)).toEqual(freshNodes(text));
-    const u2Node = model.all[4];
-    expect(model.all[3]!.text).toBe('[bash]');
+  it.each(['all', 'index'] as const)(
+    '(retain %s) after appends, label changes and a late tool call it equals a fresh build of the same file, and each sync answers exactly the nodes added and re-rendered, never asking for every entry',
+    (retain) => {
+      const entry = entryFactory();
+      const first = [
+        entry('message', 'u1', null, { message: userMsg('start') }),
+        entry('message', 'a1', 'u1', { message: toolCallMsg('call-1', 'read', { path: '/home/dev/x.ts' }) }),
+        entry('message', 'r1', 'a1', { message: toolResultMsg('call-1', 'read') }),
+        // Its call only arrives in a later batch (a reordered file): rendered without it for now.
+        entry('message', 'r2', 'r1', { message: toolResultMsg('call-late', 'bash') }),
+        entry('message', 'u2', 'r2', { message: userMsg('next') }),
+      ];
+      const file = { text: `${HEADER}\n${jsonl(first)}` };
+      let text = file.text;
+      const model = new TreeModel(HOME);
+      const sm = feeding(model, file, retain);
+      expect(model.sync(sm)).toEqual({ added: freshNodes(text), changed: [] });
+      expect(chunkedNodes(model)).toEqual(freshNodes(text));
+      const u2Node = model.all[4];
+      expect(model.all[3]!.text).toBe('[bash]');
 
-    const second = [
-      entry('label', 'l1', 'u2', { targetId: 'u1', label: 'origin' }),
-      entry('message', 'a2', 'l1', { message: toolCallMsg('call-late', 'bash', { command: 'ls -la' }) }),
-      entry('message', 'u3', 'a2', { message: userMsg('third') }),
-    ];
-    sm.ingest(jsonl(second));
-    text += jsonl(second);
-    const delta = model.sync(sm);
-    const fresh = freshNodes(text);
-    expect(delta.added).toEqual(fresh.slice(5));
-    // The labelled node and the tool result whose call arrived, in file order.
-    expect(delta.changed).toEqual([fresh[0], fresh[3]]);
-    expect(delta.changed.map((node) => [node.label, node.text])).toEqual([
-      ['origin', 'user: start'],
-      [undefined, '[bash: ls -la]'],
-    ]);
-    expect(model.all).toEqual(fresh);
-    expect(model.all[4]).toBe(u2Node);
-    expect(chunkedNodes(model)).toEqual(fresh);
+      const second = [
+        entry('label', 'l1', 'u2', { targetId: 'u1', label: 'origin' }),
+        entry('message', 'a2', 'l1', { message: toolCallMsg('call-late', 'bash', { command: 'ls -la' }) }),
+        entry('message', 'u3', 'a2', { message: userMsg('third') }),
+      ];
+      file.text += jsonl(second);
+      text = file.text;
+      sm.ingest(jsonl(second));
+      const delta = model.sync(sm);
+      const fresh = freshNodes(text);
+      expect(delta.added).toEqual(fresh.slice(5));
+      // The labelled node and the tool result whose call arrived, in file order.
+      expect(delta.changed).toEqual([fresh[0], fresh[3]]);
+      expect(delta.changed.map((node) => [node.label, node.text])).toEqual([
+        ['origin', 'user: start'],
+        [undefined, '[bash: ls -la]'],
+      ]);
+      expect(model.all).toEqual(fresh);
+      expect(model.all[4]).toBe(u2Node);
+      expect(chunkedNodes(model)).toEqual(fresh);
 
-    const third = [
-      // Cleared (no label key), moved to another entry, and set on an id that is not there yet.
-      entry('label', 'l2', 'u3', { targetId: 'u1' }),
-      entry('label', 'l3', 'l2', { targetId: 'a2', label: 'call' }),
-      entry('label', 'l4', 'l3', { targetId: 'u9', label: 'early' }),
-    ];
-    sm.ingest(jsonl(third));
-    text += jsonl(third);
-    const cleared = model.sync(sm);
-    expect(cleared.changed.map((node) => [node.id, node.label])).toEqual([
-      ['u1', undefined],
-      ['a2', 'call'],
-    ]);
-    expect(chunkedNodes(model)).toEqual(freshNodes(text));
+      const third = [
+        // Cleared (no label key), moved to another entry, and set on an id that is not there yet.
+        entry('label', 'l2', 'u3', { targetId: 'u1' }),
+        entry('label', 'l3', 'l2', { targetId: 'a2', label: 'call' }),
+        entry('label', 'l4', 'l3', { targetId: 'u9', label: 'early' }),
+      ];
+      file.text += jsonl(third);
+      text = file.text;
+      sm.ingest(jsonl(third));
+      const cleared = model.sync(sm);
+      expect(cleared.changed.map((node) => [node.id, node.label])).toEqual([
+        ['u1', undefined],
+        ['a2', 'call'],
+      ]);
+      expect(chunkedNodes(model)).toEqual(freshNodes(text));
 
-    const fourth = [entry('message', 'u9', 'l4', { message: userMsg('late target') })];
-    sm.ingest(jsonl(fourth));
-    text += jsonl(fourth);
-    expect(model.sync(sm)).toEqual({ entries: fourth, added: freshNodes(text).slice(-1), changed: [] });
-    expect(chunkedNodes(model)).toEqual(freshNodes(text));
-    expect(model.all.at(-1)).toMatchObject({ id: 'u9', label: 'early', text: 'user: late target' });
-    expect(model.sync(sm)).toEqual({ entries: [], added: [], changed: [] });
-  });
+      const fourth = [entry('message', 'u9', 'l4', { message: userMsg('late target') })];
+      file.text += jsonl(fourth);
+      text = file.text;
+      sm.ingest(jsonl(fourth));
+      expect(model.sync(sm)).toEqual({ added: freshNodes(text).slice(-1), changed: [] });
+      expect(chunkedNodes(model)).toEqual(freshNodes(text));
+      expect(model.all.at(-1)).toMatchObject({ id: 'u9', label: 'early', text: 'user: late target' });
+      expect(model.sync(sm)).toEqual({ added: [], changed: [] });
+    },
+  );
 
   it('a different manager for the session (a reload) is built from scratch, even with as many entries', () => {
     const entry = entryFactory();
     const original = `${HEADER}\n${jsonl([entry('message', 'u1', null, { message: userMsg('before') })])}`;
     const replaced = `${HEADER}\n${jsonl([entry('message', 'v1', null, { message: userMsg('after') })])}`;
     const model = new TreeModel(HOME);
-    model.sync(SessionManager.fromJsonl(original));
+    model.sync(feeding(model, { text: original }));
     expect(model.all.map((node) => node.id)).toEqual(['u1']);
-    const reloaded = SessionManager.fromJsonl(replaced);
+    const reloaded = feeding(model, { text: replaced });
     expect(model.sync(reloaded).added).toEqual(freshNodes(replaced));
     expect(chunkedNodes(model)).toEqual(freshNodes(replaced));
+    // A reload to an empty file leaves no nodes.
+    expect(model.sync(feeding(model, { text: `${HEADER}\n` })).added).toEqual([]);
+    expect(model.all).toEqual([]);
+  });
+
+  it('a tool result whose call arrives in a later batch before the next sync is added rendered with its call, not reported as changed', () => {
+    const entry = entryFactory();
+    const result = entry('message', 'r1', null, { message: toolResultMsg('call-1', 'bash') });
+    const call = entry('message', 'a1', 'r1', { message: toolCallMsg('call-1', 'bash', { command: 'ls' }) });
+    const file = { text: `${HEADER}\n` };
+    const model = new TreeModel(HOME);
+    const sm = feeding(model, file, 'index');
+    model.sync(sm);
+    // Two ingests, two batches, one sync.
+    for (const line of [jsonl([result]), jsonl([call])]) {
+      file.text += line;
+      sm.ingest(line);
+    }
+    expect(model.sync(sm)).toEqual({ added: freshNodes(file.text), changed: [] });
+    expect(model.all[0]!.text).toBe('[bash: ls]');
+  });
+
+  it('entries that do not follow the ones received (a lost batch) are refused, never rendered in the wrong place', () => {
+    const entry = entryFactory();
+    const model = new TreeModel(HOME);
+    model.receive([entry('message', 'u1', null, { message: userMsg('one') })], 0);
+    model.receive([entry('message', 'u2', 'u1', { message: userMsg('two') })], 1);
+    expect(() => model.receive([entry('message', 'u4', 'u2', { message: userMsg('four') })], 3)).toThrow(
+      'internal: tree model received entries at 3, expected 2',
+    );
   });
 
   it('an empty session has no chunks and grows from none', () => {
-    const sm = SessionManager.fromJsonl(`${HEADER}\n`);
     const model = new TreeModel(HOME);
+    const sm = feeding(model, { text: `${HEADER}\n` });
     model.sync(sm);
     expect(model.chunks()).toEqual([]);
     const entry = entryFactory();
@@ -141,16 +195,17 @@ describe('TreeModel', () => {
       entries.push(entry('message', `m${i}`, parent, { message: userMsg(`message ${i}`) }));
       parent = `m${i}`;
     }
-    let text = `${HEADER}\n${jsonl(entries)}`;
-    const sm = SessionManager.fromJsonl(text);
+    const file = { text: `${HEADER}\n${jsonl(entries)}` };
     const model = new TreeModel(HOME);
+    const sm = feeding(model, file, 'index');
     model.sync(sm);
     const before = model.chunks();
     expect(before).toHaveLength(2);
     expect((JSON.parse(before[0]!) as NodeColumns).count).toBe(CHUNK_NODES);
     const more = [entry('label', 'l1', parent, { targetId: 'm1', label: 'first chunk' })];
+    file.text += jsonl(more);
+    const text = file.text;
     sm.ingest(jsonl(more));
-    text += jsonl(more);
     model.sync(sm);
     const after = model.chunks();
     expect(after[0]).not.toBe(before[0]);

@@ -70,26 +70,28 @@ function toolResultCallId(entry: SessionEntry): string | undefined {
 
 /** What one change did to the nodes: appended ones, and earlier ones whose row is now different. */
 export interface TreeDelta {
-  /** The entries appended, in file order (their nodes are `added`). */
-  entries: SessionEntry[];
   added: TreeNode[];
   changed: TreeNode[];
 }
 
 /**
  * The tree of one open session as the browser holds it: every entry's node in file order, kept in
- * step with the session's manager. Every change (a tailed append, Canopy's own write) calls
- * {@link sync}, which renders only the new entries and answers what changed, so the change event
- * and the next snapshot come from the same nodes:
+ * step with the session's manager. The entries arrive through {@link receive}, which the manager's
+ * `onEntries` calls with each new entry in full exactly once; they are rendered there and then, so a
+ * load never holds more full entries than one batch, and the model never asks the manager for its
+ * whole entry list (a session kept as an index would read the whole file back for that). Every
+ * change (a load, a tailed append, Canopy's own write) then calls {@link sync}, which answers what
+ * changed since the last one, so the change event and the next snapshot come from the same nodes:
  *
- * - appended entries are rendered as one batch;
+ * - appended entries are added;
  * - a label entry re-renders its target's node (the label is the only field a later entry changes);
+ *   the appended nodes get their labels as the manager resolves them at the sync;
  * - a tool result rendered before any entry held its call (a malformed or reordered file) is
  *   re-rendered when the call arrives, so the model always equals a fresh build of the file.
  *
  * The snapshot is sent in chunks of {@link CHUNK_NODES} nodes; each chunk's JSON is kept until a
- * node in it changes, so a repeat snapshot of a large session costs no serialization. A different
- * manager (the file was reloaded) rebuilds from scratch.
+ * node in it changes, so a repeat snapshot of a large session costs no serialization. A batch from
+ * position 0 (a load, a reload, a switch to another file) starts over.
  */
 export class TreeModel {
   private sm: SessionManager | undefined;
@@ -101,51 +103,46 @@ export class TreeModel {
   private waitingForCall = new Map<string, number[]>();
   /** Chunk k's `NodeColumns` JSON, or undefined until (re)built. */
   private chunkJson: Array<string | undefined> = [];
+  /** The node count at the last sync: nodes from here on are the next sync's `added`. */
+  private syncedCount = 0;
+  /** Positions to render again at the next sync (a label or a tool call arrived for them). */
+  private stale = new Set<number>();
+  /** A batch from position 0 arrived since the last sync. */
+  private startsOver = false;
 
   constructor(private readonly home: string) {}
 
-  /** Every entry's node, in file order, as of the last {@link sync}. */
+  /** Every node, in file order, as of the last {@link sync}. */
   get all(): readonly TreeNode[] {
     return this.nodes;
   }
 
-  /** Drops everything (the session was closed or reloaded). */
-  clear(): void {
-    this.sm = undefined;
-    this.nodes = [];
-    this.toolCalls = new ToolCallIndex();
-    this.positions = new Map();
-    this.waitingForCall = new Map();
-    this.chunkJson = [];
-  }
-
   /**
-   * Brings the nodes up to date with `sm` and answers what changed since the last call. A new
-   * manager (a load or reload) is built whole; its nodes count as added.
+   * Renders new entries from the manager's `onEntries`: `firstIndex` is their position in file
+   * order. Position 0 starts a whole new state; anything else must follow what was received before.
    */
-  sync(sm: SessionManager): TreeDelta {
-    const entries = sm.getEntries();
-    if (sm !== this.sm || entries.length < this.nodes.length) {
+  receive(entries: readonly SessionEntry[], firstIndex: number): void {
+    if (firstIndex === 0) {
       this.clear();
-      this.sm = sm;
+      this.startsOver = true;
+    } else if (firstIndex !== this.nodes.length) {
+      throw new Error(
+        `internal: tree model received entries at ${firstIndex}, expected ${this.nodes.length}`,
+      );
     }
     const from = this.nodes.length;
-    if (entries.length === from) return { entries: [], added: [], changed: [] };
-    const appended = entries.slice(from);
-    const labelOf = (id: string) => sm.getLabel(id);
     const callsBefore = this.toolCalls.size;
-    const added = treeNodesOf(appended, labelOf, this.toolCalls, this.home);
-
-    const rerender = new Set<number>();
+    // Labels are put on at the sync, as the manager resolves them then.
+    const added = treeNodesOf(entries, () => undefined, this.toolCalls, this.home);
     if (this.toolCalls.size > callsBefore && this.waitingForCall.size > 0) {
       for (const [callId, waiting] of this.waitingForCall) {
         if (this.toolCalls.get(callId) === undefined) continue;
-        for (const position of waiting) if (position < from) rerender.add(position);
+        for (const position of waiting) this.stale.add(position);
         this.waitingForCall.delete(callId);
       }
     }
-    for (let i = 0; i < appended.length; i++) {
-      const entry = appended[i]!;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
       const position = from + i;
       this.positions.set(entry.id, position);
       this.nodes.push(added[i]!);
@@ -157,17 +154,46 @@ export class TreeModel {
       }
       if (entry.type === 'label' && typeof entry.targetId === 'string') {
         const target = this.positions.get(entry.targetId);
-        if (target !== undefined && target < from) rerender.add(target);
+        if (target !== undefined && target < this.syncedCount) this.stale.add(target);
       }
     }
-    // The chunk holding the first appended node was full or is now longer.
-    this.chunkJson.length = Math.floor(from / CHUNK_NODES);
+  }
 
+  /** Drops everything (the session was closed, or a new state starts). */
+  clear(): void {
+    this.sm = undefined;
+    this.nodes = [];
+    this.toolCalls = new ToolCallIndex();
+    this.positions = new Map();
+    this.waitingForCall = new Map();
+    this.chunkJson = [];
+    this.syncedCount = 0;
+    this.stale = new Set();
+    this.startsOver = false;
+  }
+
+  /**
+   * Answers what changed since the last call: the nodes received since (with their labels as `sm`
+   * resolves them) and earlier nodes rendered again. A different manager that announced nothing (a
+   * reload of an empty file) leaves no nodes.
+   */
+  sync(sm: SessionManager): TreeDelta {
+    if (!this.startsOver && sm !== this.sm) this.clear();
+    this.sm = sm;
+    this.startsOver = false;
+    const from = this.syncedCount;
+    const labelOf = (id: string) => sm.getLabel(id);
+    for (let position = from; position < this.nodes.length; position++) {
+      const node = this.nodes[position]!;
+      const label = labelOf(node.id);
+      if (label) node.label = label;
+    }
     const changed: TreeNode[] = [];
-    if (rerender.size > 0) {
-      const positions = [...rerender].sort((a, b) => a - b);
+    if (this.stale.size > 0) {
+      const positions = [...this.stale].sort((a, b) => a - b);
+      // Read back by id: only these few entries, never the whole list.
       const nodes = treeNodesOf(
-        positions.map((position) => entries[position]!),
+        positions.map((position) => entryAt(sm, this.nodes[position]!.id)),
         labelOf,
         this.toolCalls,
         this.home,
@@ -175,11 +201,18 @@ export class TreeModel {
       for (let i = 0; i < positions.length; i++) {
         const position = positions[i]!;
         this.nodes[position] = nodes[i]!;
-        this.chunkJson[Math.floor(position / CHUNK_NODES)] = undefined;
-        changed.push(nodes[i]!);
+        if (position < from) {
+          this.chunkJson[Math.floor(position / CHUNK_NODES)] = undefined;
+          changed.push(nodes[i]!);
+        }
       }
+      this.stale = new Set();
     }
-    return { entries: appended, added, changed };
+    // The chunk holding the first appended node was full or is now longer.
+    if (this.nodes.length > from)
+      this.chunkJson.length = Math.min(this.chunkJson.length, Math.floor(from / CHUNK_NODES));
+    this.syncedCount = this.nodes.length;
+    return { added: this.nodes.slice(from), changed };
   }
 
   /** Every node as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each, in file order. */
@@ -196,4 +229,10 @@ export class TreeModel {
     }
     return chunks;
   }
+}
+
+function entryAt(sm: SessionManager, id: string): SessionEntry {
+  const entry = sm.getEntry(id);
+  if (!entry) throw new Error(`internal: the tree model has a node for ${id}, which the session does not`);
+  return entry;
 }
