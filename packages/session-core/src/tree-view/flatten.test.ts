@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { computeRows, type ComputeRowsOptions } from './flatten';
 import { FILTER_MODES } from './filter';
 import { renderOutline } from './outline';
-import { EntryBuilder, resolveLabels } from './testing';
+import { EntryBuilder, projectRows as project, resolveLabels } from './testing';
 import { toViewEntries } from './view-entry';
 import { ViewTree } from './view-tree';
 
@@ -432,28 +432,6 @@ describe('leaf position', () => {
 });
 
 describe('reuse of rows between calls', () => {
-  function project(tree: ViewTree, options: ComputeRowsOptions) {
-    const result = computeRows(tree, options);
-    return {
-      selectedIndex: result.selectedIndex,
-      multipleRoots: result.multipleRoots,
-      rows: result.rows.map((r) => [
-        r.id,
-        r.entry.label,
-        r.indent,
-        r.displayIndent,
-        r.showConnector,
-        r.isLast,
-        r.gutters,
-        r.isVirtualRootChild,
-        r.onActivePath,
-        r.isLeaf,
-        r.visibleParentId,
-        r.visibleChildCount,
-      ]),
-    };
-  }
-
   it('keeps the row objects of unchanged entries after an append and replaces the changed one', () => {
     const b = workedExample();
     const tree = treeOf(b);

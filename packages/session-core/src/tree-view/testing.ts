@@ -1,8 +1,10 @@
-// Entry builders for the tree-view tests (and any other test that needs small hand-made sessions).
-// Not part of the public API.
+// Entry builders for the tree-view tests (and any other test that needs small hand-made sessions),
+// and the projection that compares two row results exactly. Not part of the public API.
 
 import type { SessionEntry } from '../types';
 import { testUsage } from '../../test/messages';
+import { computeRows, type ComputeRowsOptions } from './flatten';
+import type { ViewTree } from './view-tree';
 
 type Fields = Record<string, unknown>;
 
@@ -116,4 +118,30 @@ export function resolveLabels(entries: readonly SessionEntry[]): Map<string, str
     else labels.delete(targetId);
   }
   return labels;
+}
+
+/** Everything a row result says, as plain data, so two results compare exactly with toEqual. */
+export function projectRows(tree: ViewTree, options: ComputeRowsOptions): unknown {
+  const result = computeRows(tree, options);
+  return {
+    selectedIndex: result.selectedIndex,
+    leafIndex: result.leafIndex,
+    multipleRoots: result.multipleRoots,
+    rows: result.rows.map((r) => [
+      r.id,
+      r.entry.label,
+      r.indent,
+      r.displayIndent,
+      r.showConnector,
+      r.isLast,
+      r.gutters,
+      r.isVirtualRootChild,
+      r.onActivePath,
+      r.isLeaf,
+      r.isLeafPosition,
+      r.visibleParentId,
+      r.visibleChildCount,
+    ]),
+    index: [...result.indexById],
+  };
 }

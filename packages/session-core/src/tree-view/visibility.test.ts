@@ -1,37 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeRows, type ComputeRowsOptions } from './flatten';
 import { FILTER_MODES, type FilterMode } from './filter';
 import { tokenizeQuery } from './search';
 import { ViewFlags, type ViewEntry } from './view-entry';
+import { projectRows as project } from './testing';
 import { ViewTree } from './view-tree';
 import { visibleBits } from './visibility';
-
-/** Everything a row says, so two results compare exactly. */
-function project(tree: ViewTree, options: ComputeRowsOptions): unknown {
-  const result = computeRows(tree, options);
-  return {
-    selectedIndex: result.selectedIndex,
-    leafIndex: result.leafIndex,
-    multipleRoots: result.multipleRoots,
-    rows: result.rows.map((r) => [
-      r.id,
-      r.entry.label,
-      r.indent,
-      r.displayIndent,
-      r.showConnector,
-      r.isLast,
-      r.gutters,
-      r.isVirtualRootChild,
-      r.onActivePath,
-      r.isLeaf,
-      r.isLeafPosition,
-      r.visibleParentId,
-      r.visibleChildCount,
-    ]),
-    index: [...result.indexById],
-  };
-}
 
 const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
 const words = ['ab', 'ba', 'cab', 'abc', 'bb', 'ca'];
