@@ -22,7 +22,14 @@ describe('createEventDecoder', () => {
   it('drops an event that does not match the schema and names the failing path when validating', () => {
     const { decode, warnings } = recordingDecoder(true);
     expect(
-      decode(JSON.stringify({ type: 'writer_active', sessionId: 'abc', active: 'yes' })),
+      decode(
+        JSON.stringify({
+          type: 'session_changed',
+          sessionId: 'abc',
+          source: 'external',
+          writerActive: 'yes',
+        }),
+      ),
     ).toBeUndefined();
     expect(decode(JSON.stringify({ type: 'no_such_event' }))).toBeUndefined();
     expect(warnings).toHaveLength(2);
