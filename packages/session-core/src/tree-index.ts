@@ -3,6 +3,8 @@
 // one at a time, so the same index serves a full load and the live tail of a growing file.
 // Every walk is iterative and cycle-guarded: a 200,000-entry chain or fan-out must not overflow the
 // stack, and no damaged file may make a walk loop forever.
+// One file because the id map, the children lists and the structural issues are updated together
+// by every add; a split would let them disagree.
 
 import type { ParseIssue, SessionEntry, SessionTreeNode } from './types';
 

@@ -4,6 +4,8 @@
 // gutters computed over the VISIBLE forest, where each visible entry hangs from its nearest
 // visible ancestor. One call is O(n) with loops only; the depth-first order is cached per tree
 // version and leaf, so a filter change or a search keystroke skips the traversal.
+// One file because the passes share the working arrays and caches that keep a call O(n) without
+// allocation; split, each pass would have to hand them over.
 
 import { passesFilter, type FilterMode } from './filter';
 import { matchesQuery, tokenizeQuery } from './search';

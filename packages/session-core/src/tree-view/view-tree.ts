@@ -8,6 +8,7 @@
 // re-flattening 200,000 entries stays cheap and every walk is a loop, never recursion. A snapshot
 // streamed in chunks is built with `append`: each chunk costs time in proportion to its own size,
 // not the tree's (children lists are sorted when next read, not on every insertion).
+// One file because every method reads and writes the same parallel arrays.
 
 import type { ViewEntry } from './view-entry';
 
