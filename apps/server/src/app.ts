@@ -12,7 +12,7 @@ import { installSecurity, redactToken } from './http/security';
 import { SessionStore } from './store/session-store';
 import type { WriteOnce } from './store/confined';
 import type { Clock } from './store/open-session';
-import { registerApiRoutes } from './http/api-routes';
+import { registerApiRoutes, type ApiDeps } from './http/api-routes';
 import { registerStatic } from './http/static-routes';
 import { ensurePrivateDirSync, isDirectory } from './store/files';
 import { resolveRoots } from './store/session-index';
@@ -111,13 +111,8 @@ export interface AppOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    canopy: {
-      store: SessionStore;
-      reads: SessionReads;
-      writes: SessionWrites;
-      state: StateStore;
-      navigator: Navigator;
-      summaries: SummaryService;
+    /** The services the API routes use, plus the event side (hub, extensions, publish). */
+    canopy: ApiDeps & {
       hub: EventHub;
       extensions: ExtensionHost;
       publish: (event: ServerEvent) => void;
@@ -196,7 +191,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
   );
 
-  app.decorate('canopy', { store, reads, writes, state, navigator, summaries, hub, extensions, publish });
+  const services: ApiDeps = { store, reads, writes, state, navigator, summaries, summarizers, home };
+  app.decorate('canopy', { ...services, hub, extensions, publish });
 
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4 } });
   registerWsRoute(
@@ -215,7 +211,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.wsLimits,
     options.heartbeatScheduler,
   );
-  registerApiRoutes(app, { store, reads, writes, state, navigator, summaries, summarizers, home });
+  registerApiRoutes(app, services);
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 
