@@ -17,21 +17,23 @@ import {
   type SelectionSummaryRequest,
   type SettingsPatch,
   type SummaryPreviewRequest,
+  type TreeNode,
 } from '@canopy/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
 import type { SummaryService } from '../navigation/summaries';
 import type { SessionReads } from '../store/session-reads';
+import { nodeChunkLines } from '../store/tree-model';
 import type { SessionStore } from '../store/session-store';
 import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
 
-/** The snapshot's NDJSON lines: the head, then one line per chunk of nodes. */
-function* snapshotLines(headJson: string, chunks: readonly string[]): Generator<string> {
+/** The snapshot's NDJSON lines: the head, then one line per chunk of nodes, encoded as sent. */
+function* snapshotLines(headJson: string, nodes: readonly TreeNode[]): Generator<string> {
   yield `${headJson}\n`;
-  for (const chunk of chunks) yield `${chunk}\n`;
+  for (const chunk of nodeChunkLines(nodes)) yield `${chunk}\n`;
 }
 
 export interface ApiDeps {
@@ -76,14 +78,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: SessionParams }>({
     ...r.getSession,
     handler: async (request, reply) => {
-      const { head, chunks } = await reads.snapshotParts(request.params.id);
-      // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each cached
-      // by the session's tree model, so the browser draws the first rows while the rest arrives and
-      // a repeat open serializes nothing.
+      const { head, nodes } = await reads.snapshotParts(request.params.id);
+      // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each
+      // encoded when the socket takes the previous one, so the browser draws the first rows while
+      // the rest is encoded and the server never holds the JSON of the whole tree.
       const headJson = reply.compileSerializationSchema(SessionSnapshotHead)(head);
       return reply
         .type(SNAPSHOT_CONTENT_TYPE)
-        .send(Readable.from(snapshotLines(headJson, chunks), { objectMode: false }));
+        .send(Readable.from(snapshotLines(headJson, nodes), { objectMode: false }));
     },
   });
 

@@ -5,7 +5,7 @@
 // stored leaf), tree-model.ts (the nodes), session-events.ts (the events), file-errors.ts (errors).
 
 import fs from 'node:fs';
-import type { LeafChange, ServerEvent } from '@canopy/protocol';
+import type { LeafChange, ServerEvent, TreeNode } from '@canopy/protocol';
 import {
   SessionManager,
   type SessionEntry,
@@ -600,8 +600,8 @@ export class OpenSession {
     };
   }
 
-  /** Every node as snapshot chunks (see TreeModel.chunks). */
-  snapshotChunks(): string[] {
-    return this.tree.chunks();
+  /** Every node as of the last change, fixed for one snapshot (see TreeModel.snapshot). */
+  snapshotNodes(): readonly TreeNode[] {
+    return this.tree.snapshot();
   }
 }

@@ -1,4 +1,4 @@
-import type { ContextResponse, EntryDetail, SessionSnapshotHead } from '@canopy/protocol';
+import type { ContextResponse, EntryDetail, SessionSnapshotHead, TreeNode } from '@canopy/protocol';
 import {
   buildSessionContext,
   convertToLlm,
@@ -18,20 +18,24 @@ import type { SessionStore } from './session-store';
 export class SessionReads {
   constructor(private readonly store: SessionStore) {}
 
-  /** The snapshot's head and its node chunks (JSON lines, cached by the session's tree model). */
-  async snapshotParts(id: string): Promise<{ head: SessionSnapshotHead; chunks: string[] }> {
+  /**
+   * The snapshot's head and its nodes, taken together after the session caught up with its file
+   * (the nodes are encoded as the response is sent; see nodeChunkLines).
+   */
+  async snapshotParts(id: string): Promise<{ head: SessionSnapshotHead; nodes: readonly TreeNode[] }> {
     const session = await this.store.open(id);
     await session.refresh();
     const sm = session.sm;
     const listItem = this.store.listItem(id);
     if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    const nodes = session.snapshotNodes();
     const head: SessionSnapshotHead = {
       session: listItem,
       header: (sm.getHeader() ?? {}) as unknown as Record<string, unknown>,
       version: sm.version ?? 1,
       dialect: sm.dialect,
       leafId: sm.getLeafId(),
-      nodeCount: session.tree.all.length,
+      nodeCount: nodes.length,
       issues: [...sm.issues],
       writerActive: session.writerActive,
       needsMigration: sm.needsRewrite,
@@ -39,7 +43,7 @@ export class SessionReads {
     };
     const name = sm.getSessionName();
     if (name) head.name = name;
-    return { head, chunks: session.snapshotChunks() };
+    return { head, nodes };
   }
 
   async entryDetail(id: string, entryId: string): Promise<EntryDetail> {

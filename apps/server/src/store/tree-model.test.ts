@@ -1,8 +1,8 @@
-import { decodeNodes, type NodeColumns } from '@canopy/protocol';
+import { decodeNodes, encodeNodes, type NodeColumns } from '@canopy/protocol';
 import { SessionManager, ToolCallIndex, type SessionEntry } from '@canopy/session-core';
 import { describe, expect, it, vi } from 'vitest';
 import { assistantMsg, entryFactory, userMsg } from '../../../../packages/session-core/test/messages';
-import { CHUNK_NODES, TreeModel, treeNodesOf } from './tree-model';
+import { CHUNK_NODES, nodeChunkLines, TreeModel, treeNodesOf } from './tree-model';
 
 const HOME = '/home/dev';
 const HEADER = JSON.stringify({
@@ -58,9 +58,11 @@ function feeding(model: TreeModel, file: { text: string }, retain: 'all' | 'inde
   return sm;
 }
 
-/** The model's snapshot chunks, decoded back into nodes. */
+/** The model's snapshot as the route streams it, decoded back into nodes. */
 function chunkedNodes(model: TreeModel) {
-  return model.chunks().flatMap((chunk) => decodeNodes(JSON.parse(chunk) as NodeColumns));
+  return [...nodeChunkLines(model.snapshot())].flatMap((chunk) =>
+    decodeNodes(JSON.parse(chunk) as NodeColumns),
+  );
 }
 
 describe('TreeModel', () => {
@@ -179,7 +181,7 @@ describe('TreeModel', () => {
     const model = new TreeModel(HOME);
     const sm = feeding(model, { text: `${HEADER}\n` });
     model.sync(sm);
-    expect(model.chunks()).toEqual([]);
+    expect([...nodeChunkLines(model.snapshot())]).toEqual([]);
     const entry = entryFactory();
     const line = jsonl([entry('message', 'u1', null, { message: userMsg('hello') })]);
     sm.ingest(line);
@@ -187,33 +189,60 @@ describe('TreeModel', () => {
     expect(chunkedNodes(model)).toEqual(freshNodes(`${HEADER}\n${line}`));
   });
 
-  it('chunks hold CHUNK_NODES nodes each; an append extends only the last chunk and a label re-encodes only its target chunk', () => {
+  it('the snapshot streams CHUNK_NODES nodes a line, each line encoded only when asked for, and together they equal the encode of all nodes at once', () => {
     const entry = entryFactory();
     const entries: SessionEntry[] = [];
     let parent: string | null = null;
-    for (let i = 0; i < CHUNK_NODES + 10; i++) {
+    for (let i = 0; i < 2 * CHUNK_NODES + 10; i++) {
       entries.push(entry('message', `m${i}`, parent, { message: userMsg(`message ${i}`) }));
       parent = `m${i}`;
     }
-    const file = { text: `${HEADER}\n${jsonl(entries)}` };
+    entries.push(entry('label', 'l1', parent, { targetId: 'm1', label: 'first chunk' }));
+    const model = new TreeModel(HOME);
+    const sm = feeding(model, { text: `${HEADER}\n${jsonl(entries)}` }, 'index');
+    model.sync(sm);
+    const nodes = model.snapshot();
+    const stringify = vi.spyOn(JSON, 'stringify');
+    const lines = nodeChunkLines(nodes);
+    const first = lines.next();
+    // One chunk is encoded when the first line is taken, not the whole tree.
+    expect(stringify).toHaveBeenCalledTimes(1);
+    stringify.mockRestore();
+    const all = [first.value as string, ...lines];
+    expect(all.map((line) => (JSON.parse(line) as NodeColumns).count)).toEqual([
+      CHUNK_NODES,
+      CHUNK_NODES,
+      11,
+    ]);
+    const whole = decodeNodes(JSON.parse(JSON.stringify(encodeNodes(nodes))) as NodeColumns);
+    expect(all.flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns))).toEqual(whole);
+    expect(whole).toEqual(freshNodes(`${HEADER}\n${jsonl(entries)}`));
+  });
+
+  it('a snapshot taken before a label and an append still encodes the state it was taken at', () => {
+    const entry = entryFactory();
+    const first = [
+      entry('message', 'u1', null, { message: userMsg('one') }),
+      entry('message', 'u2', 'u1', { message: userMsg('two') }),
+    ];
+    const file = { text: `${HEADER}\n${jsonl(first)}` };
+    const before = file.text;
     const model = new TreeModel(HOME);
     const sm = feeding(model, file, 'index');
     model.sync(sm);
-    const before = model.chunks();
-    expect(before).toHaveLength(2);
-    expect((JSON.parse(before[0]!) as NodeColumns).count).toBe(CHUNK_NODES);
-    const more = [entry('label', 'l1', parent, { targetId: 'm1', label: 'first chunk' })];
-    file.text += jsonl(more);
-    const text = file.text;
-    sm.ingest(jsonl(more));
-    model.sync(sm);
-    const after = model.chunks();
-    expect(after[0]).not.toBe(before[0]);
-    expect(chunkedNodes(model)).toEqual(freshNodes(text));
-    // Nothing changed since: the cached lines come back, nothing is serialized again.
-    const stringify = vi.spyOn(JSON, 'stringify');
-    expect(model.chunks()).toEqual(after);
-    expect(stringify).not.toHaveBeenCalled();
-    stringify.mockRestore();
+    const snapshot = model.snapshot();
+    const more = jsonl([
+      entry('label', 'l1', 'u2', { targetId: 'u1', label: 'later' }),
+      entry('message', 'u3', 'u2', { message: userMsg('three') }),
+    ]);
+    file.text += more;
+    sm.ingest(more);
+    const delta = model.sync(sm);
+    expect(delta.changed.map((node) => [node.id, node.label])).toEqual([['u1', 'later']]);
+    const sent = [...nodeChunkLines(snapshot)].flatMap((line) =>
+      decodeNodes(JSON.parse(line) as NodeColumns),
+    );
+    expect(sent).toEqual(freshNodes(before));
+    expect(chunkedNodes(model)).toEqual(freshNodes(file.text));
   });
 });

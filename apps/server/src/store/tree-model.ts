@@ -89,9 +89,9 @@ export interface TreeDelta {
  * - a tool result rendered before any entry held its call (a malformed or reordered file) is
  *   re-rendered when the call arrives, so the model always equals a fresh build of the file.
  *
- * The snapshot is sent in chunks of {@link CHUNK_NODES} nodes; each chunk's JSON is kept until a
- * node in it changes, so a repeat snapshot of a large session costs no serialization. A batch from
- * position 0 (a load, a reload, a switch to another file) starts over.
+ * The snapshot is sent in chunks of {@link CHUNK_NODES} nodes, each encoded only when the response
+ * asks for it (see {@link snapshot}) and dropped once sent: no JSON of the whole tree is ever held.
+ * A batch from position 0 (a load, a reload, a switch to another file) starts over.
  */
 export class TreeModel {
   private sm: SessionManager | undefined;
@@ -101,8 +101,6 @@ export class TreeModel {
   private positions = new Map<string, number>();
   /** Tool call id → positions of results rendered without their call. */
   private waitingForCall = new Map<string, number[]>();
-  /** Chunk k's `NodeColumns` JSON, or undefined until (re)built. */
-  private chunkJson: Array<string | undefined> = [];
   /** The node count at the last sync: nodes from here on are the next sync's `added`. */
   private syncedCount = 0;
   /** Positions to render again at the next sync (a label or a tool call arrived for them). */
@@ -166,7 +164,6 @@ export class TreeModel {
     this.toolCalls = new ToolCallIndex();
     this.positions = new Map();
     this.waitingForCall = new Map();
-    this.chunkJson = [];
     this.syncedCount = 0;
     this.stale = new Set();
     this.startsOver = false;
@@ -201,33 +198,32 @@ export class TreeModel {
       for (let i = 0; i < positions.length; i++) {
         const position = positions[i]!;
         this.nodes[position] = nodes[i]!;
-        if (position < from) {
-          this.chunkJson[Math.floor(position / CHUNK_NODES)] = undefined;
-          changed.push(nodes[i]!);
-        }
+        if (position < from) changed.push(nodes[i]!);
       }
       this.stale = new Set();
     }
-    // The chunk holding the first appended node was full or is now longer.
-    if (this.nodes.length > from)
-      this.chunkJson.length = Math.min(this.chunkJson.length, Math.floor(from / CHUNK_NODES));
     this.syncedCount = this.nodes.length;
     return { added: this.nodes.slice(from), changed };
   }
 
-  /** Every node as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each, in file order. */
-  chunks(): string[] {
-    const count = Math.ceil(this.nodes.length / CHUNK_NODES);
-    const chunks = new Array<string>(count);
-    for (let k = 0; k < count; k++) {
-      let json = this.chunkJson[k];
-      if (json === undefined) {
-        json = JSON.stringify(encodeNodes(this.nodes.slice(k * CHUNK_NODES, (k + 1) * CHUNK_NODES)));
-        this.chunkJson[k] = json;
-      }
-      chunks[k] = json;
-    }
-    return chunks;
+  /**
+   * The nodes as of the last {@link sync}, fixed for one snapshot: a later change replaces nodes in
+   * the model (a re-render is a new object, a reload a new list) and never alters these, so a
+   * snapshot still being sent stays the state its head describes. Copies references only.
+   */
+  snapshot(): readonly TreeNode[] {
+    return this.nodes.slice(0, this.syncedCount);
+  }
+}
+
+/**
+ * `nodes` as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each, in order, each encoded when
+ * the consumer asks for the next one: a response streams the first rows while the rest is encoded,
+ * and holds one chunk's JSON at a time.
+ */
+export function* nodeChunkLines(nodes: readonly TreeNode[]): Generator<string> {
+  for (let start = 0; start < nodes.length; start += CHUNK_NODES) {
+    yield JSON.stringify(encodeNodes(nodes.slice(start, start + CHUNK_NODES)));
   }
 }
 
