@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Clock } from '../src/store/open-session';
 import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
@@ -29,6 +30,43 @@ describe('idle sessions', () => {
 
     ws.send(JSON.stringify({ type: 'unsubscribe', sessionId: id }));
     await waitFor(() => !store.isOpen(id));
+    ws.terminate();
+  });
+
+  it('by the injected clock: an unfollowed session closes idleCloseMs after its last use, a followed one idleCloseMs after its last subscriber left', async () => {
+    let now = 1_000_000;
+    const clock: Clock = { now: () => now, sleep: async () => undefined };
+    env = await setup([SEED], { idleCloseMs: 60_000, clock });
+    const { store } = env.app.canopy;
+    const id = await sessionIdOf(env.app, SEED);
+    await getSnapshot(env.app, id);
+    now += 30_000;
+    // A use (any read opens the session again) starts the period over.
+    await getSnapshot(env.app, id);
+    now += 59_999;
+    expect(store.releaseIdle()).toEqual([]);
+    expect(store.isOpen(id)).toBe(true);
+    now += 1;
+    expect(store.releaseIdle()).toEqual([id]);
+    expect(store.isOpen(id)).toBe(false);
+    // Released, not forgotten: the list still has it, and the next read opens it again.
+    expect(store.list().map((item) => item.id)).toContain(id);
+    expect((await getSnapshot(env.app, id)).nodes.length).toBeGreaterThan(0);
+    expect(store.isOpen(id)).toBe(true);
+
+    const ws = await env.app.injectWS('/ws', { headers: AUTH });
+    const events: Array<{ type: string }> = [];
+    ws.on('message', (data) => events.push(JSON.parse(String(data)) as { type: string }));
+    ws.send(JSON.stringify({ type: 'subscribe', sessionId: id }));
+    await waitFor(() => events.find((event) => event.type === 'subscribed'));
+    now += 600_000;
+    expect(store.releaseIdle()).toEqual([]);
+    ws.send(JSON.stringify({ type: 'unsubscribe', sessionId: id }));
+    await waitFor(() => !env.app.canopy.hub.subscriberCount(id));
+    now += 59_999;
+    expect(store.releaseIdle()).toEqual([]);
+    now += 1;
+    expect(store.releaseIdle()).toEqual([id]);
     ws.terminate();
   });
 });

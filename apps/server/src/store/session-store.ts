@@ -14,12 +14,12 @@ export interface SessionStoreOptions {
   state: StateStore;
   home: string;
   publish: (event: ServerEvent) => void;
-  /** Does any browser follow this session? Asked when an idle timer fires (see touchIdle). */
+  /** Does any browser follow this session? Asked for each open session by releaseIdle. */
   hasSubscribers: (id: string) => boolean;
   pollMs?: number;
   rescanMs?: number;
   midWriteWaitMs?: number;
-  /** Open sessions without subscribers are closed after this long. */
+  /** Open sessions without subscribers are closed after this long (by `clock`), see releaseIdle. */
   idleCloseMs?: number;
   /** A write waits until the file has not grown for this long. */
   quietWindowMs?: number;
@@ -28,6 +28,9 @@ export interface SessionStoreOptions {
   write?: WriteOnce;
   log?: (message: string) => void;
 }
+
+/** An open session nobody follows is closed after this long without use. */
+export const DEFAULT_IDLE_CLOSE_MS = 60_000;
 
 /** Default quiet window: an agent streaming lines writes them closer together than this. */
 export const QUIET_WINDOW_MS = 250;
@@ -41,7 +44,9 @@ export const QUIET_WINDOW_MS = 250;
 export class SessionStore {
   readonly index: SessionIndex;
   private readonly opened = new Map<string, Promise<OpenSession>>();
-  private readonly idleTimers = new Map<string, NodeJS.Timeout>();
+  /** When (by the clock) each open session was last used or seen followed by a browser. */
+  private readonly lastUse = new Map<string, number>();
+  private idleTimer: NodeJS.Timeout | undefined;
   private watchers: Watcher[] = [];
   private rescanTimer: NodeJS.Timeout | undefined;
   private scanTimer: NodeJS.Timeout | undefined;
@@ -65,6 +70,17 @@ export class SessionStore {
     }
     this.rescanTimer = setInterval(() => this.scheduleScan(), this.options.rescanMs ?? 5000);
     this.rescanTimer.unref();
+    // Looked at four times per period, so a session closes within 1.25 periods of its last use.
+    this.idleTimer = setInterval(() => this.releaseIdle(), Math.max(1, this.idleCloseMs / 4));
+    this.idleTimer.unref();
+  }
+
+  private get idleCloseMs(): number {
+    return this.options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS;
+  }
+
+  private get clock(): Clock {
+    return this.options.clock ?? REAL_CLOCK;
   }
 
   async close(): Promise<void> {
@@ -73,7 +89,8 @@ export class SessionStore {
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     if (this.scanTimer) clearTimeout(this.scanTimer);
     if (this.pathTimer) clearTimeout(this.pathTimer);
-    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.lastUse.clear();
     for (const pending of this.opened.values()) {
       const session = await pending.catch(() => undefined);
       session?.close();
@@ -148,7 +165,10 @@ export class SessionStore {
   /** The open session for an id, opening (and tailing) it on first use. */
   async open(id: string): Promise<OpenSession> {
     const existing = this.opened.get(id);
-    if (existing) return existing;
+    if (existing) {
+      if (this.openedNow.has(id)) this.touchIdle(id);
+      return existing;
+    }
     const pending = (async () => {
       const indexed = await this.resolve(id);
       const session: OpenSession = new OpenSession({
@@ -166,7 +186,7 @@ export class SessionStore {
         ),
         confined: this.confined,
         quietWindowMs: this.options.quietWindowMs ?? QUIET_WINDOW_MS,
-        clock: this.options.clock ?? REAL_CLOCK,
+        clock: this.clock,
         write: this.options.write,
         onChange: () => this.publishOpenRow(session),
         log: this.options.log,
@@ -179,31 +199,40 @@ export class SessionStore {
     this.opened.set(id, pending);
     pending.catch(() => this.opened.delete(id));
     const session = await pending;
-    this.touchIdle(id);
+    if (this.openedNow.get(id) === session) this.touchIdle(id);
     return session;
   }
 
-  /**
-   * A session nobody follows is closed (its watcher, timers and memory released) after
-   * `idleCloseMs` without use. The timer starts at every use; when it fires while a browser is
-   * still subscribed, it starts again, so the session closes at most one period after the last
-   * subscriber left. The store asks the hub (through `hasSubscribers`); the hub never calls back.
-   */
+  /** Notes a use of an open session: its idle period starts again. */
   private touchIdle(id: string): void {
-    const old = this.idleTimers.get(id);
-    if (old) clearTimeout(old);
-    const timer = setTimeout(() => {
-      this.idleTimers.delete(id);
-      if (this.closed) return;
-      if (this.options.hasSubscribers(id)) return this.touchIdle(id);
-      const session = this.openedNow.get(id);
+    this.lastUse.set(id, this.clock.now());
+  }
+
+  /**
+   * Closes every open session nobody follows that has not been used for `idleCloseMs` by the
+   * clock (its watcher, timers and memory released; its list row goes back to the index). A
+   * session a browser follows counts as used now, so it closes one period after its last subscriber
+   * left. Runs on a timer (see start); tests call it with an injected clock. The store asks the hub
+   * (through `hasSubscribers`); the hub never calls back. Answers the ids closed.
+   */
+  releaseIdle(): string[] {
+    if (this.closed) return [];
+    const now = this.clock.now();
+    const released: string[] = [];
+    for (const [id, session] of this.openedNow) {
+      if (this.options.hasSubscribers(id)) {
+        this.lastUse.set(id, now);
+        continue;
+      }
+      if (now - (this.lastUse.get(id) ?? now) < this.idleCloseMs) continue;
       this.opened.delete(id);
       this.openedNow.delete(id);
-      session?.close();
+      this.lastUse.delete(id);
+      session.close();
       this.index.release(id);
-    }, this.options.idleCloseMs ?? 60_000);
-    timer.unref();
-    this.idleTimers.set(id, timer);
+      released.push(id);
+    }
+    return released;
   }
 
   /** Is the session open now (tailed, in memory)? */
