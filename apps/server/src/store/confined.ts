@@ -206,7 +206,12 @@ export class RunningHash {
   }
 
   matches(bytes: Uint8Array): boolean {
-    return this.hash.copy().digest('hex') === createHash('sha256').update(bytes).digest('hex');
+    return this.digest() === createHash('sha256').update(bytes).digest('hex');
+  }
+
+  /** The hash of everything added so far, in hex (more may be added after). */
+  digest(): string {
+    return this.hash.copy().digest('hex');
   }
 }
 

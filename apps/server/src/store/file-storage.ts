@@ -6,6 +6,9 @@ import {
   createConfinedSync,
   readConfinedSync,
   readRangeConfinedSync,
+  stateOf,
+  withConfinedSync,
+  type FileState,
 } from './confined';
 
 /**
@@ -22,9 +25,10 @@ export class NewFileStorage implements SessionStorage {
 
   appendLines(lines: readonly string[]): void {
     const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
-    let current;
+    let current: FileState | undefined;
     try {
-      current = readConfinedSync(this.path);
+      // Only its state: the file is never read whole to append to it.
+      current = withConfinedSync(this.path, (_fd, stat) => stateOf(stat));
     } catch {
       current = undefined;
     }
@@ -32,7 +36,7 @@ export class NewFileStorage implements SessionStorage {
       createConfinedSync(this.path, data, this.mode, this.confined);
       return;
     }
-    appendConfinedSync(this.path, data, current.state, { now: Date.now() });
+    appendConfinedSync(this.path, data, current, { now: Date.now() });
   }
 
   rewrite(text: string): void {

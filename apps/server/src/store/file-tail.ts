@@ -8,22 +8,25 @@ const WINDOW_BYTES = 64;
 
 export type ReloadReason = 'replaced' | 'truncated' | 'rewritten';
 
-/** What a look at the file found, told to the open session. */
+/** What a look at the file found beyond a reload, told to the open session. */
 export interface TailEvents {
   /** Bytes another writer appended, already counted as read (called once per piece, in order). */
   grew(fresh: Buffer): void;
-  /** The file is not what was read (replaced, truncated, rewritten): `bytes` is all of it now. */
-  changed(reason: ReloadReason, bytes: Buffer, state: FileState): void;
   /** [oh-my-pi] The title line was rewritten in place and nothing else moved. */
   titleRewritten(slot: TitleSlot): void;
 }
+
+/** A title line longer than this is not kept (a rename of it then reloads the session). */
+const MAX_TITLE_LINE_BYTES = 64 << 10;
 
 /**
  * What an open session knows of its file's bytes: how far it has read (`offset`), the file's
  * identity and times as last seen, a running hash of everything read and the last bytes before the
  * offset. {@link look} compares the file with them and says what happened: growth is read from the
  * offset in pieces; a replaced, truncated or rewritten file (same size included: the hash differs)
- * is read whole for a reload. The write path tells it about its own appends and rewrites.
+ * is answered as the reason to read it again. Every read is of at most `pieceBytes` (plus the
+ * window): the file is never held whole, however large. A whole read feeds it piece by piece
+ * ({@link took}, then {@link loaded}); the write path tells it about its own appends and rewrites.
  */
 export class FileTail {
   offset = 0;
@@ -32,20 +35,50 @@ export class FileTail {
   /** Bytes of the file on disk (an archive's compressed size differs from `offset`). */
   diskSize = 0;
   private window: Buffer = Buffer.alloc(0);
-  private readonly hash = new RunningHash();
+  private hash = new RunningHash();
   /** [oh-my-pi] The title line as last read (oh-my-pi rewrites it in place on a rename). */
   private titleLine: Buffer | undefined;
+  /** The first line's bytes while a whole read is under way, until its newline (or too long). */
+  private firstLine: Buffer[] | undefined = [];
+  private firstLineBytes = 0;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly pieceBytes = READ_CHUNK_BYTES,
+  ) {}
 
-  /** Everything was (re)read: `bytes` (decompressed, for an archive) from a file now in `state`. */
-  reset(bytes: Buffer, state: FileState, hasTitleLine: boolean): void {
+  /** The SHA-256 of every byte read so far, in hex. */
+  get contentHash(): string {
+    return this.hash.digest();
+  }
+
+  /** The next piece of a whole read of a fresh tail (decompressed, for an archive), in order. */
+  took(piece: Buffer): void {
+    this.offset += piece.length;
+    this.hash.add(piece);
+    this.window = lastBytes(this.window, piece, WINDOW_BYTES);
+    if (this.firstLine) {
+      const newline = piece.indexOf(0x0a);
+      const part = newline < 0 ? piece : piece.subarray(0, newline + 1);
+      this.firstLineBytes += part.length;
+      if (this.firstLineBytes > MAX_TITLE_LINE_BYTES) this.firstLine = undefined;
+      else {
+        this.firstLine.push(Buffer.from(part));
+        if (newline >= 0) this.firstLine = [Buffer.concat(this.firstLine)];
+      }
+    }
+  }
+
+  /**
+   * The whole read ended: `state` is the file as it was before its first piece was read (so a
+   * change made while reading differs from it and the next {@link look} compares the bytes).
+   */
+  loaded(state: FileState, hasTitleLine: boolean): void {
     this.diskSize = state.size;
-    this.offset = bytes.length;
-    this.window = Buffer.from(bytes.subarray(Math.max(0, bytes.length - WINDOW_BYTES)));
-    this.fileState = { ...state, size: bytes.length };
-    this.hash.reset(bytes);
-    this.titleLine = hasTitleLine ? firstLine(bytes) : undefined;
+    this.fileState = { ...state, size: this.offset };
+    const first = this.firstLine?.length === 1 ? this.firstLine[0] : undefined;
+    this.titleLine = hasTitleLine && first?.[first.length - 1] === 0x0a ? first : undefined;
+    this.firstLine = undefined;
   }
 
   /** Is the file, as read through a verified descriptor, still exactly what was read? */
@@ -53,58 +86,45 @@ export class FileTail {
     return sameFile(state, this.fileState) && state.size === this.offset && this.hash.matches(bytes);
   }
 
-  /** Compares the file (open as `fd`, now in state `now`) with what was read, and tells `events`. */
-  look(fd: number, now: FileState, events: TailEvents): void {
-    if (!sameFile(now, this.fileState)) return events.changed('replaced', readAtSync(fd, 0, now.size), now);
+  /**
+   * Compares the file (open as `fd`, now in state `now`) with what was read: growth is read and
+   * told to `events`; answers why the file must be read again whole, if it must.
+   */
+  look(fd: number, now: FileState, events: TailEvents): ReloadReason | undefined {
+    if (!sameFile(now, this.fileState)) return 'replaced';
     if (isArchive(this.file)) {
       // Compressed: not tailed; any change is read again whole.
-      if (now.size !== this.diskSize || now.mtimeMs !== this.fileState.mtimeMs)
-        events.changed('rewritten', readAtSync(fd, 0, now.size), now);
-      return;
+      if (now.size !== this.diskSize || now.mtimeMs !== this.fileState.mtimeMs) return 'rewritten';
+      return undefined;
     }
-    if (now.size < this.offset) return events.changed('truncated', readAtSync(fd, 0, now.size), now);
+    if (now.size < this.offset) return 'truncated';
+    const touched = now.mtimeMs !== this.fileState.mtimeMs || now.ctimeMs !== this.fileState.ctimeMs;
     if (now.size === this.offset) {
-      if (now.mtimeMs === this.fileState.mtimeMs && now.ctimeMs === this.fileState.ctimeMs) return;
-      // Touched without growing: an in-place rewrite of the same size is only visible in the bytes.
-      const bytes = readAtSync(fd, 0, now.size);
-      if (this.hash.matches(bytes)) {
-        this.fileState = now;
-        return;
-      }
-      // A rename rewrites oh-my-pi's title line in place: taken without a reload when nothing else moved.
-      if (this.takeTitleRewrite(bytes, events)) {
-        this.fileState = now;
-        return;
-      }
-      return events.changed('rewritten', bytes, now);
+      if (!touched) return undefined;
+      // Touched without growing: an in-place rewrite of the same size is only visible in the bytes;
+      // a rename rewrites oh-my-pi's title line in place, taken without a reload when nothing else moved.
+      if (this.compareRead(fd, events) === 'other') return 'rewritten';
+      this.fileState = now;
+      return undefined;
     }
-    if (
-      this.titleLine &&
-      (now.mtimeMs !== this.fileState.mtimeMs || now.ctimeMs !== this.fileState.ctimeMs)
-    ) {
-      // A rename may rewrite the title line and append a title_change in one go.
-      const head = readAtSync(fd, 0, Math.min(now.size, this.offset));
-      const known = Buffer.concat([this.titleLine, head.subarray(this.titleLine.length)]);
-      if (!head.equals(known) || !this.hash.matches(known)) {
-        if (!this.takeTitleRewrite(head, events))
-          return events.changed('rewritten', readAtSync(fd, 0, now.size), now);
-      }
-    }
+    // A rename may rewrite the title line and append a title_change in one go.
+    if (this.titleLine && touched && this.compareRead(fd, events) === 'other') return 'rewritten';
     // In pieces, like the first read: what another writer appended can be large too.
     while (this.offset < now.size) {
       const start = Math.max(0, this.offset - this.window.length);
-      const end = Math.min(now.size, this.offset + READ_CHUNK_BYTES);
+      const end = Math.min(now.size, this.offset + this.pieceBytes);
       const bytes = readAtSync(fd, start, end - start);
       const before = bytes.subarray(0, this.offset - start);
-      if (!before.equals(this.window)) return events.changed('rewritten', readAtSync(fd, 0, now.size), now);
+      if (!before.equals(this.window)) return 'rewritten';
       const fresh = bytes.subarray(this.offset - start);
-      if (fresh.length === 0) return; // shrank while reading: the next poll sees it
+      if (fresh.length === 0) return undefined; // shrank while reading: the next poll sees it
       this.fileState = { ...now, size: start + bytes.length };
       this.offset += fresh.length;
       this.hash.add(fresh);
       this.window = lastBytes(this.window, fresh, WINDOW_BYTES);
       events.grew(fresh);
     }
+    return undefined;
   }
 
   /** Our own append landed at `start`, after `before` (another writer's lines, if any). */
@@ -126,43 +146,54 @@ export class FileTail {
   }
 
   /**
-   * [oh-my-pi] Takes a title line rewritten in place (same length, still a title line) when the rest
-   * of the known bytes did not change. `bytes` are the file's bytes from offset 0 up to (at most)
-   * the known length. False when the change is anything else, and the caller reloads.
+   * Reads the file's first `offset` bytes again, piece by piece, and compares them with what was
+   * read: 'same'; 'title' when only oh-my-pi's title line changed, in place, to another title line
+   * (taken: the hash and window follow the disk, and `events` is told); else 'other' (a reload).
    */
-  private takeTitleRewrite(bytes: Buffer, events: TailEvents): boolean {
+  private compareRead(fd: number, events: TailEvents): 'same' | 'title' | 'other' {
     const old = this.titleLine;
-    if (!old || bytes.length < old.length) return false;
-    const current = bytes.subarray(0, old.length);
-    if (current.equals(old) || current[current.length - 1] !== 0x0a) return false;
-    const known = bytes.subarray(0, Math.min(bytes.length, this.offset));
-    if (known.length !== this.offset) return false;
-    if (!this.hash.matches(Buffer.concat([old, known.subarray(old.length)]))) return false;
-    let slot: unknown;
-    try {
-      slot = JSON.parse(current.toString('utf8'));
-    } catch {
-      return false;
+    const head = old ? readAtSync(fd, 0, old.length) : Buffer.alloc(0);
+    if (old && head.length !== old.length) return 'other';
+    // The bytes as known (the old title line, then the rest as on disk now) and as they are now.
+    const asKnown = new RunningHash();
+    asKnown.add(old ?? head);
+    const asNow = new RunningHash();
+    asNow.add(head);
+    for (let at = head.length; at < this.offset; at += this.pieceBytes) {
+      const piece = readAtSync(fd, at, Math.min(this.pieceBytes, this.offset - at));
+      if (piece.length === 0) return 'other';
+      asKnown.add(piece);
+      asNow.add(piece);
     }
-    if (!slot || typeof slot !== 'object' || (slot as { type?: unknown }).type !== 'title') return false;
-    this.titleLine = Buffer.from(current);
-    this.hash.reset(known);
+    if (asKnown.digest() !== this.hash.digest()) return 'other';
+    if (!old || head.equals(old)) return 'same';
+    const slot = titleSlotOf(head);
+    if (!slot) return 'other';
+    this.titleLine = Buffer.from(head);
+    this.hash = asNow;
     // The tail window may overlap the title line in a short file: keep it equal to the disk.
     const windowStart = this.offset - this.window.length;
     if (windowStart < old.length) {
       const patched = Buffer.from(this.window);
-      current.copy(patched, 0, windowStart, old.length);
+      head.copy(patched, 0, windowStart, old.length);
       this.window = patched;
     }
-    events.titleRewritten(slot as TitleSlot);
-    return true;
+    events.titleRewritten(slot);
+    return 'title';
   }
 }
 
-/** The first line of a file's bytes, its newline included (all of it without one). */
-function firstLine(bytes: Buffer): Buffer {
-  const newline = bytes.indexOf(0x0a);
-  return Buffer.from(newline < 0 ? bytes : bytes.subarray(0, newline + 1));
+/** The title slot a rewritten first line holds, if it is one (a whole line, still a title line). */
+function titleSlotOf(line: Buffer): TitleSlot | undefined {
+  if (line[line.length - 1] !== 0x0a) return undefined;
+  let slot: unknown;
+  try {
+    slot = JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!slot || typeof slot !== 'object' || (slot as { type?: unknown }).type !== 'title') return undefined;
+  return slot as TitleSlot;
 }
 
 /** The last `count` bytes of `before` followed by `after`, copied (the inputs may be reused). */

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import type { LeafChange, ServerEvent, TreeNode } from '@canopy/protocol';
 import {
   SessionManager,
-  type SessionEntry,
   type SessionStorage,
   type SessionStorageProvider,
 } from '@canopy/session-core';
@@ -25,7 +24,6 @@ import {
   sameFile,
   stateOf,
   withConfinedSync,
-  type FileState,
   type WriteOnce,
 } from './confined';
 import {
@@ -43,6 +41,9 @@ import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } fro
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
+
+/** Reloads one poll may do in a row before it leaves a file still being rewritten to the next poll. */
+const MAX_RELOADS_PER_POLL = 3;
 
 /** Another writer counts as active for this long after its last append. */
 export const WRITER_ACTIVE_MS = 3000;
@@ -66,6 +67,10 @@ export interface OpenSessionOptions {
   clock: Clock;
   /** The one write() of an append; a test seam for full disks and racing writers. */
   write?: WriteOnce;
+  /** Bytes per read of the file (default READ_CHUNK_BYTES); a test seam, like `afterPiece`. */
+  pieceBytes?: number;
+  /** Test seam: runs after each piece of a whole read, with the bytes read so far (a writer acting mid-read). */
+  afterPiece?: (readSoFar: number) => void;
   /** The session's list row may have changed (entries, size, name). */
   onChange?: () => void;
   log?: (message: string) => void;
@@ -91,8 +96,8 @@ export class OpenSession {
   readonly id: string;
   readonly file: string;
   sm!: SessionManager;
-  /** How far the file was read, and what it looked like then. */
-  private readonly tail: FileTail;
+  /** How far the file was read, and what it looked like then (a new one for every whole read). */
+  private tail: FileTail;
   /** When (by the clock) the file was last seen growing by another writer. */
   private lastGrowthAt = Number.NEGATIVE_INFINITY;
   /** Why the file cannot be read any more (deleted, or now resolving outside the roots). */
@@ -101,10 +106,12 @@ export class OpenSession {
   private landedAfterOthers = false;
   /** The backup and the lines a migration left out, reported after the write. */
   private migration: { backup: string; droppedLines: number[] } | undefined;
-  /** Every entry's node, kept in step with `sm` by every change. */
-  readonly tree: TreeModel;
-  /** The list row's entry facts, counted as entries arrive (the index does not read an open file). */
-  private rowFacts: RowFacts = emptyRowFacts();
+  /**
+   * What the manager's entries made: every entry's node (kept in step with `sm` by every change)
+   * and the list row's entry facts (the index does not read an open file). A whole read builds new
+   * ones beside the current ones, which are replaced together with `sm` when it ends.
+   */
+  private view: { tree: TreeModel; facts: RowFacts };
   private queue: Promise<unknown> = Promise.resolve();
   private watcher: Watcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -120,8 +127,13 @@ export class OpenSession {
   constructor(private readonly options: OpenSessionOptions) {
     this.id = options.id;
     this.file = options.file;
-    this.tree = new TreeModel(options.home);
-    this.tail = new FileTail(options.file);
+    this.view = { tree: new TreeModel(options.home), facts: emptyRowFacts() };
+    this.tail = new FileTail(options.file, options.pieceBytes);
+  }
+
+  /** Every entry's node, kept in step with `sm` by every change. */
+  get tree(): TreeModel {
+    return this.view.tree;
   }
 
   get writerActive(): boolean {
@@ -144,7 +156,18 @@ export class OpenSession {
 
   /** Loads the file and starts tailing it. */
   async open(): Promise<void> {
-    this.loadFromFile(true);
+    try {
+      await this.loadFromFile(true);
+    } catch (error) {
+      if (error instanceof FileSafetyError) {
+        if (error.reason === 'deleted')
+          throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
+        throw fileErrorToAppError(error);
+      }
+      throw error;
+    }
+    // What another writer did while the file was read is found as between two polls.
+    await this.poll();
     this.watcher = watchPath(this.file, false, () => this.schedulePoll());
     this.pollTimer = setInterval(() => this.schedulePoll(), this.options.pollMs);
     this.pollTimer.unref();
@@ -250,50 +273,54 @@ export class OpenSession {
       if (!sameFile(stateOf(stat), this.tail.fileState) || stat.size < this.tail.offset) {
         throw fileChangedUnderneath();
       }
-      for (let at = 0; at < this.tail.offset; at += READ_CHUNK_BYTES) {
-        yield readAtSync(fd, at, Math.min(READ_CHUNK_BYTES, this.tail.offset - at));
+      const pieceBytes = this.options.pieceBytes ?? READ_CHUNK_BYTES;
+      for (let at = 0; at < this.tail.offset; at += pieceBytes) {
+        yield readAtSync(fd, at, Math.min(pieceBytes, this.tail.offset - at));
       }
     } finally {
       fs.closeSync(fd);
     }
   }
 
-  /** (Re)reads the whole file through a verified descriptor. */
-  private loadFromFile(initial: boolean): void {
-    let read: { bytes: Buffer; state: FileState };
+  /**
+   * (Re)reads the whole file through one verified descriptor, piece by piece: each piece is parsed,
+   * hashed and dropped before the next is read, so neither the file nor its text is ever held
+   * whole (an archive, read-only, is decompressed whole). The manager keeps only its index and reads
+   * an entry back from the file when it is asked for (see docs/architecture.md#state); the tree
+   * model gets every entry once through onEntries. The new manager, tree, list facts and tail
+   * replace the current ones together at the end, so nothing reads a half-loaded state. The tail
+   * records the file as it was before the first piece: a change made while reading shows at the
+   * next look (the caller looks at once). A file that vanished or left the roots throws
+   * FileSafetyError.
+   */
+  private async loadFromFile(initial: boolean): Promise<void> {
+    const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
+    const state = stateOf(stat);
+    const tail = new FileTail(this.file, this.options.pieceBytes);
+    const view = { tree: new TreeModel(this.options.home), facts: emptyRowFacts() };
+    let sm: SessionManager;
     try {
-      read = readConfinedSync(this.file);
-    } catch (error) {
-      if (error instanceof FileSafetyError) {
-        if (error.reason === 'deleted')
-          throw new AppError('SESSION_NOT_FOUND', 'The session file no longer exists.');
-        throw fileErrorToAppError(error);
-      }
-      throw error;
+      // A cut-off last line stays buffered in the manager until its newline arrives.
+      sm = await SessionManager.fromJsonlChunks(this.wholeRead(fd, state.size, tail), {
+        storage: this.storage(),
+        storageProvider: this.options.storageProvider,
+        // An archive is not the bytes on disk, so it keeps its entries whole.
+        retain: isArchive(this.file) ? 'all' : 'index',
+        readRange: (offset, length) => this.readRange(offset, length),
+        onEntries: (entries, firstIndex) => {
+          if (firstIndex === 0) view.facts = emptyRowFacts();
+          view.tree.receive(entries, firstIndex);
+          countEntries(view.facts, entries);
+        },
+      });
+    } finally {
+      fs.closeSync(fd);
     }
-    this.loadBytes(read.bytes, read.state, initial);
-  }
-
-  private loadBytes(onDisk: Buffer, state: FileState, initial: boolean): void {
-    // An archive (read-only) is decompressed whole; it is never tailed or written.
-    const bytes = isArchive(this.file) ? decompressArchive(onDisk) : onDisk;
-    // A cut-off last line stays buffered in the manager until its newline arrives. fromJsonl parses
-    // bytes piece by piece, so a file over the runtime's longest string (about 512 MB) still opens.
-    // The manager keeps only its index and reads an entry back from the file when it is asked for
-    // (see docs/architecture.md#state); the tree model gets every entry once through onEntries. An
-    // archive is not the bytes on disk, so it keeps its entries whole.
-    // A file with no entries announces none: its counts start from nothing here.
-    this.rowFacts = emptyRowFacts();
-    const sm = SessionManager.fromJsonl(bytes, {
-      storage: this.storage(),
-      storageProvider: this.options.storageProvider,
-      retain: isArchive(this.file) ? 'all' : 'index',
-      readRange: (offset, length) => this.readRange(offset, length),
-      onEntries: (entries, firstIndex) => this.receiveEntries(entries, firstIndex),
-    });
+    tail.loaded(state, sm.getTitleSlot() !== undefined);
     const previousLeaf = initial ? undefined : this.sm.getLeafId();
     this.sm = sm;
-    this.tail.reset(bytes, state, sm.getTitleSlot() !== undefined);
+    this.tail = tail;
+    this.view = view;
     // Reads from now on are of the file just loaded (the old descriptor closes on the next turn).
     this.reads = undefined;
     this.syncTree();
@@ -305,6 +332,25 @@ export class OpenSession {
     );
     if (notice) this.pendingNotice = notice;
     this.persistLeaf();
+  }
+
+  /** The file's `size` bytes in pieces, each told to `tail` as it is read. */
+  private *wholeRead(fd: number, size: number, tail: FileTail): Generator<Buffer> {
+    if (isArchive(this.file)) {
+      const bytes = decompressArchive(readAtSync(fd, 0, size));
+      tail.took(bytes);
+      yield bytes;
+      return;
+    }
+    const pieceBytes = this.options.pieceBytes ?? READ_CHUNK_BYTES;
+    for (let at = 0; at < size;) {
+      const piece = readAtSync(fd, at, Math.min(pieceBytes, size - at));
+      if (piece.length === 0) return; // shrank while reading: the next look sees it
+      at += piece.length;
+      tail.took(piece);
+      yield piece;
+      this.options.afterPiece?.(at);
+    }
   }
 
   private persistLeaf(): void {
@@ -321,24 +367,32 @@ export class OpenSession {
    * Reads what changed since the last look, through a descriptor verified to be the session file
    * inside the roots (a file swapped for a link to elsewhere is never read). Growth is ingested; a
    * replaced, truncated or rewritten file (same size included: the content hash differs) is
-   * reloaded. With `strict`, a file now outside the roots is an error instead of being ignored.
+   * reloaded, and looked at again (it may have changed while it was read). With `strict`, a file
+   * now outside the roots is an error instead of being ignored.
    */
   private async poll(strict = false): Promise<void> {
-    if (this.closed) return;
-    try {
-      withConfinedSync(this.file, (fd, stat) => this.tail.look(fd, stateOf(stat), this.tailEvents));
-      this.unreachable = undefined;
-    } catch (error) {
-      if (!(error instanceof FileSafetyError)) throw error;
-      // Deleted: the index drops it; open tabs keep the last state. Elsewhere: never read.
-      this.unreachable = error;
-      if (strict && error.reason !== 'deleted') throw fileErrorToAppError(error);
+    // A file rewritten again while every reload reads it is left to the next poll.
+    for (let reloads = 0; reloads <= MAX_RELOADS_PER_POLL; reloads++) {
+      if (this.closed) return;
+      try {
+        const reason = withConfinedSync(this.file, (fd, stat) =>
+          this.tail.look(fd, stateOf(stat), this.tailEvents),
+        );
+        this.unreachable = undefined;
+        if (!reason || reloads === MAX_RELOADS_PER_POLL) return;
+        await this.reload(reason);
+      } catch (error) {
+        if (!(error instanceof FileSafetyError)) throw error;
+        // Deleted: the index drops it; open tabs keep the last state. Elsewhere: never read.
+        this.unreachable = error;
+        if (strict && error.reason !== 'deleted') throw fileErrorToAppError(error);
+        return;
+      }
     }
   }
 
   private readonly tailEvents: TailEvents = {
     grew: (fresh) => this.ingestExternal(fresh),
-    changed: (reason, bytes, state) => this.reload(reason, bytes, state),
     titleRewritten: (slot) => {
       // The name is updated and the list row republished; no reload happens.
       this.sm.replaceTitleSlot(slot);
@@ -361,16 +415,6 @@ export class OpenSession {
     if (entries.length > 0) this.options.onChange?.();
   }
 
-  /**
-   * Every new entry, in full, once (the manager's `onEntries`): rendered by the tree model and
-   * counted for the list row at once, so no more than one batch of full entries is held.
-   */
-  private receiveEntries(entries: readonly SessionEntry[], firstIndex: number): void {
-    if (firstIndex === 0) this.rowFacts = emptyRowFacts();
-    this.tree.receive(entries, firstIndex);
-    countEntries(this.rowFacts, entries);
-  }
-
   /** Brings the tree model up to date with the manager and answers what changed. */
   private syncTree(): TreeDelta {
     return this.tree.sync(this.sm);
@@ -381,11 +425,12 @@ export class OpenSession {
     if (event) this.options.publish(event);
   }
 
-  private reload(reason: ReloadReason, bytes: Buffer, state: FileState): void {
+  /** Reads the file again whole (it was replaced, truncated or rewritten) and says so. */
+  private async reload(reason: ReloadReason): Promise<void> {
     const previousLeaf = this.sm.getLeafId();
     this.pendingNotice = undefined;
     this.lastGrowthAt = this.options.clock.now();
-    this.loadBytes(bytes, state, false);
+    await this.loadFromFile(false);
     this.options.publish({ type: 'session_reloaded', sessionId: this.id, reason });
     const notice = this.pendingNotice as LeafNotice | undefined;
     if (notice || previousLeaf !== this.sm.getLeafId()) {
@@ -423,10 +468,9 @@ export class OpenSession {
   // ------------------------------------------------------------------ writing
 
   /** Re-reads the file after a refused or odd write, so memory matches the disk again. */
-  private resync(reason: 'rewritten'): void {
+  private async resync(reason: 'rewritten'): Promise<void> {
     try {
-      const { bytes, state } = readConfinedSync(this.file);
-      this.reload(reason, bytes, state);
+      await this.reload(reason);
     } catch {
       // Unreadable now: the next poll reports it; the write error is what the caller sees.
     }
@@ -493,7 +537,7 @@ export class OpenSession {
         if (error instanceof FileSafetyError) {
           // Memory may hold an entry the file does not (or a damaged one): start over from the file.
           if (error.reason === 'changed' || error.reason === 'mid-write' || error.reason === 'torn') {
-            this.resync('rewritten');
+            await this.resync('rewritten');
           }
           throw fileErrorToAppError(error);
         }
@@ -505,7 +549,7 @@ export class OpenSession {
       if (this.landedAfterOthers) {
         // Another writer's complete lines landed just before ours: read the file again, keeping
         // the leaf on what we wrote.
-        this.resync('rewritten');
+        await this.resync('rewritten');
         this.persistLeaf();
         return result;
       }
@@ -586,7 +630,7 @@ export class OpenSession {
   listRow(): OpenRow {
     const header = this.sm.getHeader() as unknown as Record<string, unknown> | null;
     return {
-      facts: { ...this.rowFacts },
+      facts: { ...this.view.facts },
       ...(header ? { header } : {}),
       ...(this.sm.getTitleSlot() ? { titleSlot: this.sm.getTitleSlot() } : {}),
       identity: {

@@ -1,0 +1,209 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ServerEvent } from '@canopy/protocol';
+import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { NewFileStorageProvider } from '../src/store/file-storage';
+import { OpenSession, REAL_CLOCK, type OpenSessionOptions } from '../src/store/open-session';
+import { StateStore } from '../src/store/state';
+import { treeNodesOf } from '../src/store/tree-model';
+
+// The open, reload and tail paths read a session file in pieces, never whole. These tests read in
+// pieces far smaller than a line (cutting lines and UTF-8 characters) and compare with a whole read.
+
+const HOME = '/home/dev';
+const WINDOW_BYTES = 64;
+
+/** A session written by session-core: turns with non-ASCII text, a label, then a damaged line. */
+function sessionText(turns: number): string {
+  const storage = new MemoryStorage();
+  const sm = SessionManager.inMemory('/w', { storage });
+  let first = '';
+  for (let i = 0; i < turns; i++) {
+    const id = sm.appendMessage({
+      role: 'user',
+      content: `Frage ${i}: größer als ∑ 🌲 ${'·'.repeat(i % 40)}`,
+      timestamp: i,
+    });
+    first ||= id;
+  }
+  sm.appendLabelChange(first, 'start ✓');
+  return `${storage.read()}not a JSON line\n`;
+}
+
+/** The lines of a session of `turns` turns without its header: what another writer appends. */
+function moreLines(turns: number): string {
+  return sessionText(turns).split('\n').slice(1).join('\n');
+}
+
+/** What a whole read of `text` gives, as the server's tree model builds it. */
+function wholeRead(text: string) {
+  const sm = SessionManager.fromJsonl(text);
+  return {
+    entries: sm.getEntries(),
+    issues: sm.issues,
+    nodes: treeNodesOf(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), HOME),
+  };
+}
+
+function readOf(session: OpenSession) {
+  return {
+    entries: session.sm.getEntries(),
+    issues: session.sm.issues,
+    nodes: [...session.tree.all],
+  };
+}
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+describe('an open session reads its file in pieces', () => {
+  const sessions: OpenSession[] = [];
+  let dir = '';
+  afterEach(() => {
+    vi.restoreAllMocks();
+    for (const session of sessions.splice(0)) session.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function fileWith(text: string): string {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-pieces-'));
+    const file = path.join(dir, 'session.jsonl');
+    fs.writeFileSync(file, text);
+    return file;
+  }
+
+  async function open(file: string, options: Partial<OpenSessionOptions> = {}) {
+    const events: ServerEvent[] = [];
+    const session = new OpenSession({
+      id: 'piecewise',
+      file,
+      state: new StateStore(path.join(dir, 'state')),
+      home: HOME,
+      publish: (event) => events.push(event),
+      // Polls only when the test asks (refresh); nothing depends on a timer.
+      pollMs: 1e9,
+      midWriteWaitMs: 0,
+      storageProvider: new NewFileStorageProvider(
+        dir,
+        () => 0o600,
+        () => true,
+      ),
+      confined: () => true,
+      quietWindowMs: 0,
+      clock: REAL_CLOCK,
+      ...options,
+    });
+    sessions.push(session);
+    await session.open();
+    return { session, events };
+  }
+
+  it('a read in 5-byte pieces gives exactly what a whole read gives: entries, issues, leaf, nodes, list facts and the content hash', async () => {
+    // Ends in a cut-off line, which stays buffered.
+    const text = `${sessionText(60)}{"type":"mess`;
+    const file = fileWith(text);
+    const { session: inPieces } = await open(file, { pieceBytes: 5 });
+    const { session: inOne } = await open(file);
+    const whole = { ...wholeRead(text) };
+    expect(whole.entries).toHaveLength(61);
+    expect(whole.issues.length).toBeGreaterThan(0);
+    expect(readOf(inPieces)).toEqual(whole);
+    expect(readOf(inOne)).toEqual(whole);
+    expect(inPieces.sm.getLeafId()).toBe(whole.entries.at(-1)!.id);
+    expect(inOne.sm.getLeafId()).toBe(whole.entries.at(-1)!.id);
+    expect(inPieces.listRow()).toEqual(inOne.listRow());
+    expect(inPieces.sm.pendingBytes).toBe(13);
+    // The running hash over 5-byte pieces is the hash of the whole file.
+    const tailHash = (session: OpenSession) =>
+      (session as unknown as { tail: { contentHash: string } }).tail.contentHash;
+    expect(tailHash(inPieces)).toBe(sha256(fs.readFileSync(file)));
+    expect(tailHash(inOne)).toBe(sha256(fs.readFileSync(file)));
+  });
+
+  it('no read of an open, an append by another writer, a same-size rewrite or its reload asks for more than one piece and the window', async () => {
+    const text = sessionText(200);
+    const file = fileWith(text);
+    const pieceBytes = 1024;
+    expect(Buffer.byteLength(text)).toBeGreaterThan(10 * pieceBytes);
+    const lengths: number[] = [];
+    // The test's own whole-file reads (readFileSync reads through fs.readSync) are not counted.
+    let recording = true;
+    const onDisk = (): Buffer => {
+      recording = false;
+      const bytes = fs.readFileSync(file);
+      recording = true;
+      return bytes;
+    };
+    // The server reads with readSync(fd, buffer, offset, length, position).
+    const readSync = fs.readSync as unknown as (...args: unknown[]) => number;
+    vi.spyOn(fs, 'readSync').mockImplementation(((...args: unknown[]) => {
+      if (recording) lengths.push(args[3] as number);
+      return readSync(...args);
+    }) as unknown as typeof fs.readSync);
+    const { session, events } = await open(file, { pieceBytes });
+
+    fs.appendFileSync(file, moreLines(40));
+    await session.refresh();
+    expect(readOf(session)).toEqual(wholeRead(onDisk().toString('utf8')));
+
+    // Rewritten in place, same size: the hash over pieces differs, and the reload reads in pieces.
+    const bytes = onDisk();
+    const at = bytes.indexOf('Frage 3:');
+    bytes.write('Frage 9', at);
+    fs.writeFileSync(file, bytes);
+    fs.utimesSync(file, new Date(), new Date(Date.now() + 5000));
+    await session.refresh();
+    expect(events.filter((event) => event.type === 'session_reloaded')).toEqual([
+      { type: 'session_reloaded', sessionId: 'piecewise', reason: 'rewritten' },
+    ]);
+    expect(readOf(session)).toEqual(wholeRead(bytes.toString('utf8')));
+    expect(lengths.length).toBeGreaterThan(20);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(pieceBytes + WINDOW_BYTES);
+  });
+
+  it('a file rewritten in place while it is being read is read again: the open session equals the file on disk', async () => {
+    const text = sessionText(100);
+    const file = fileWith(text);
+    const changed = Buffer.from(text);
+    changed.write('Frage 7', changed.indexOf('Frage 1:'));
+    let rewrites = 0;
+    let pieces = 0;
+    const { session, events } = await open(file, {
+      pieceBytes: 512,
+      afterPiece: (readSoFar) => {
+        // Once, after the first piece: bytes already read change, the size stays.
+        pieces++;
+        if (readSoFar !== 512 || rewrites > 0) return;
+        rewrites++;
+        fs.writeFileSync(file, changed);
+        fs.utimesSync(file, new Date(), new Date(Date.now() + 5000));
+      },
+    });
+    expect(rewrites).toBe(1);
+    // Read twice: the first read, then the reload.
+    expect(pieces).toBe(2 * Math.ceil(Buffer.byteLength(text) / 512));
+    expect(events.filter((event) => event.type === 'session_reloaded')).toEqual([
+      { type: 'session_reloaded', sessionId: 'piecewise', reason: 'rewritten' },
+    ]);
+    expect(readOf(session)).toEqual(wholeRead(changed.toString('utf8')));
+    expect(session.sm.getEntries().some((entry) => JSON.stringify(entry).includes('Frage 7:'))).toBe(true);
+  });
+
+  it('a file appended to while it is being read takes the new lines as growth, without a reload', async () => {
+    const text = sessionText(100);
+    const file = fileWith(text);
+    const more = moreLines(5);
+    let appends = 0;
+    const { session, events } = await open(file, {
+      pieceBytes: 512,
+      afterPiece: () => {
+        if (appends++ === 0) fs.appendFileSync(file, more);
+      },
+    });
+    expect(events.some((event) => event.type === 'session_reloaded')).toBe(false);
+    expect(readOf(session)).toEqual(wholeRead(text + more));
+    expect(session.writerActive).toBe(true);
+  });
+});
