@@ -33,7 +33,8 @@ Environment: CANOPY_STATE_DIR (state folder), XDG_STATE_HOME; sessions folders:
   PI_CODING_AGENT_SESSION_DIR, PI_CODING_AGENT_DIR (<dir>/sessions), OMP_PROFILE / PI_PROFILE
   (~/.omp/profiles/<name>/agent/sessions), PI_CONFIG_DIR (~/<dir>/agent/sessions),
   XDG_DATA_HOME ($XDG_DATA_HOME/omp/sessions); an LLM summariser: CANOPY_SUMMARY_PROVIDER,
-  CANOPY_SUMMARY_MODEL, CANOPY_SUMMARY_API_KEY, CANOPY_SUMMARY_BASE_URL.`;
+  CANOPY_SUMMARY_MODEL, CANOPY_SUMMARY_API_KEY, CANOPY_SUMMARY_BASE_URL; CANOPY_IDLE_CLOSE_MS
+  (an open session no browser follows is released after this many ms, default 60000).`;
 
 /** Parses `canopy [paths…] [--port N] [--host H] [--extension M]…`; throws a readable Error on bad input. */
 export function parseCli(argv: string[]): CliOptions {
@@ -68,6 +69,20 @@ export function parseCli(argv: string[]): CliOptions {
 }
 
 /** `$CANOPY_STATE_DIR`, else `$XDG_STATE_HOME/canopy`, else `~/.local/state/canopy`. */
+/**
+ * `CANOPY_IDLE_CLOSE_MS`: how long an open session nobody follows stays in memory (undefined: the
+ * default). Throws a readable Error unless it is a whole number of milliseconds, at least 1.
+ */
+export function idleCloseMsFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.CANOPY_IDLE_CLOSE_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < 1) {
+    throw new Error(`CANOPY_IDLE_CLOSE_MS must be a whole number of milliseconds (at least 1), not "${raw}"`);
+  }
+  return value;
+}
+
 export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
   if (env.CANOPY_STATE_DIR) return path.resolve(env.CANOPY_STATE_DIR);
   if (env.XDG_STATE_HOME) return path.resolve(env.XDG_STATE_HOME, 'canopy');

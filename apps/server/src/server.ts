@@ -12,6 +12,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_PORT,
   expandPath,
+  idleCloseMsFromEnv,
   loadSummarizers,
   parseCli,
   resolveStateDir,
@@ -59,8 +60,10 @@ function defaultWebDist(): string {
 
 async function main(): Promise<void> {
   let cli;
+  let idleCloseMs;
   try {
     cli = parseCli(process.argv.slice(2));
+    idleCloseMs = idleCloseMsFromEnv();
   } catch (error) {
     process.stderr.write(`canopy: ${(error as Error).message}\n\n${USAGE}\n`);
     process.exit(2);
@@ -112,6 +115,7 @@ async function main(): Promise<void> {
     webDist: process.env.CANOPY_WEB_DIST ?? defaultWebDist(),
     logger: { level: process.env.CANOPY_LOG_LEVEL ?? 'warn' },
     home,
+    idleCloseMs,
   });
 
   let closing = false;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { idleCloseMsFromEnv } from '../src/config';
 import type { Clock } from '../src/store/open-session';
 import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
@@ -68,5 +69,18 @@ describe('idle sessions', () => {
     now += 1;
     expect(store.releaseIdle()).toEqual([id]);
     ws.terminate();
+  });
+});
+
+describe('CANOPY_IDLE_CLOSE_MS', () => {
+  it('sets the idle period in whole milliseconds; unset or empty is the default; anything else is refused by name', () => {
+    expect(idleCloseMsFromEnv({ CANOPY_IDLE_CLOSE_MS: '15000' })).toBe(15_000);
+    expect(idleCloseMsFromEnv({})).toBeUndefined();
+    expect(idleCloseMsFromEnv({ CANOPY_IDLE_CLOSE_MS: '' })).toBeUndefined();
+    for (const bad of ['0', '-5', '1.5', '10s', 'soon']) {
+      expect(() => idleCloseMsFromEnv({ CANOPY_IDLE_CLOSE_MS: bad })).toThrow(
+        `CANOPY_IDLE_CLOSE_MS must be a whole number of milliseconds (at least 1), not "${bad}"`,
+      );
+    }
   });
 });
