@@ -1,8 +1,10 @@
 // Server memory per open session, without a browser (the web app need not be built): starts the
 // built server bundle over a temp root holding a copy of each session, opens it with
-// `GET /api/sessions/:id` (the snapshot), and reports VmRSS growth right after it and after the
-// server has been idle for SETTLE_MS, and the peak (VmHWM) growth, over the server's RSS before the
-// open, relative to the file size. One fresh server per sample.
+// `GET /api/sessions/:id` (the snapshot, timed: the whole body read, from a freshly started server),
+// and reports VmRSS growth right after it, after the server has been idle for SETTLE_MS (the
+// session still open), after the session was released (CANOPY_IDLE_CLOSE_MS=IDLE_CLOSE_MS, read
+// at RELEASED_MS), and the peak (VmHWM) growth, over the server's RSS before the open, relative to
+// the file size. One fresh server per sample.
 //
 //   node .tools/node_modules/pnpm/bin/pnpm.cjs --filter @canopy/server run build
 //   node .tools/node_modules/pnpm/bin/pnpm.cjs exec tsx bench/server-rss.ts [--sizes 50k,200k] [--runs 1] [--bundle FILE]
@@ -15,7 +17,11 @@ import { median } from './load.bench';
 import { sessionFile, SIZES } from './sessions';
 
 /** How long the server is left idle before the settled RSS is read. */
-const SETTLE_MS = 30_000;
+const SETTLE_MS = 15_000;
+/** The server releases a session nobody follows after this long (its sweep looks 4× per period). */
+const IDLE_CLOSE_MS = 20_000;
+/** When (after the open) the released RSS is read: past the release, with time for V8 to shrink. */
+const RELEASED_MS = 45_000;
 
 function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -27,13 +33,19 @@ async function sample(
   file: string,
   web: string,
   bundle: string,
-): Promise<{ growth: number; settled: number; peak: number }> {
+): Promise<{ growth: number; settled: number; released: number; peak: number; openMs: number }> {
   const base = mkdtempSync(join(tmpdir(), 'canopy-rss-'));
   const sessions = join(base, 'sessions');
   mkdirSync(sessions);
   copyFileSync(file, join(sessions, basename(file)));
   const child = spawn(process.execPath, [bundle, sessions, '--port', '0'], {
-    env: { ...process.env, CANOPY_STATE_DIR: join(base, 'state'), HOME: base, CANOPY_WEB_DIST: web },
+    env: {
+      ...process.env,
+      CANOPY_STATE_DIR: join(base, 'state'),
+      HOME: base,
+      CANOPY_WEB_DIST: web,
+      CANOPY_IDLE_CLOSE_MS: String(IDLE_CLOSE_MS),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
@@ -55,8 +67,10 @@ async function sample(
     const id = list.sessions[0]?.id as string;
     const pid = child.pid as number;
     const before = vmKb(pid, 'VmRSS');
+    const start = performance.now();
     const response = await fetch(`${url.origin}/api/sessions/${encodeURIComponent(id)}`, { headers });
     await response.arrayBuffer();
+    const openMs = performance.now() - start;
     if (!response.ok) throw new Error(`open failed: ${response.status}`);
     const bytes = statSync(file).size;
     const growth = (vmKb(pid, 'VmRSS') - before) / bytes;
@@ -64,7 +78,9 @@ async function sample(
     // is what the open session keeps.
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const settled = (vmKb(pid, 'VmRSS') - before) / bytes;
-    return { growth, settled, peak: (vmKb(pid, 'VmHWM') - before) / bytes };
+    await new Promise((resolve) => setTimeout(resolve, RELEASED_MS - SETTLE_MS));
+    const released = (vmKb(pid, 'VmRSS') - before) / bytes;
+    return { growth, settled, released, peak: (vmKb(pid, 'VmHWM') - before) / bytes, openMs };
   } finally {
     child.kill('SIGKILL');
     rmSync(base, { recursive: true, force: true });
@@ -83,11 +99,15 @@ async function main(): Promise<void> {
   writeFileSync(join(web, 'index.html'), '<!doctype html><title>Canopy</title>');
   for (const name of sizes) {
     const file = await sessionFile(SIZES[name]!);
-    const samples = [];
+    const samples: Array<Awaited<ReturnType<typeof sample>>> = [];
     for (let run = 0; run < runs; run++) samples.push(await sample(file, web, bundle));
     const mb = (statSync(file).size / 1e6).toFixed(0);
+    const of = (key: 'growth' | 'settled' | 'released' | 'peak') =>
+      median(samples.map((s) => s[key])).toFixed(2);
     console.log(
-      `${name} (${mb} MB): RSS growth ${median(samples.map((s) => s.growth)).toFixed(2)}×, ${SETTLE_MS / 1000} s later ${median(samples.map((s) => s.settled)).toFixed(2)}× (peak ${median(samples.map((s) => s.peak)).toFixed(2)}×)`,
+      `${name} (${mb} MB): first snapshot ${(median(samples.map((s) => s.openMs)) / 1000).toFixed(2)} s; ` +
+        `RSS growth ${of('growth')}×, ${SETTLE_MS / 1000} s later ${of('settled')}×, ` +
+        `released (${RELEASED_MS / 1000} s) ${of('released')}× (peak ${of('peak')}×)`,
     );
   }
 }
