@@ -2,7 +2,7 @@ import { decodeNodes, encodeNodes, type NodeColumns } from '@canopy/protocol';
 import { SessionManager, ToolCallIndex, type SessionEntry } from '@canopy/session-core';
 import { describe, expect, it, vi } from 'vitest';
 import { assistantMsg, entryFactory, userMsg } from '../../../../packages/session-core/test/messages';
-import { CHUNK_NODES, nodeChunkLines, TreeModel, treeNodesOf } from './tree-model';
+import { CHUNK_NODES, nodeChunkLines, RowToolCalls, TreeModel, treeNodesOf } from './tree-model';
 
 const HOME = '/home/dev';
 const HEADER = JSON.stringify({
@@ -244,5 +244,44 @@ describe('TreeModel', () => {
     );
     expect(sent).toEqual(freshNodes(before));
     expect(chunkedNodes(model)).toEqual(freshNodes(file.text));
+  });
+
+  it("keeps of each tool call only the arguments its result's row shows, and every row reads as with all arguments kept", () => {
+    const entry = entryFactory();
+    const big = 'x'.repeat(50_000);
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['read', { path: '/home/dev/a.ts', offset: 10, limit: 5, extra: big }],
+      ['write', { path: '/home/dev/b.ts', content: big }],
+      ['edit', { file_path: '/home/dev/c.ts', oldText: big, newText: big }],
+      ['bash', { command: `echo ${'y'.repeat(80)}`, timeout: 5 }],
+      ['grep', { pattern: 'needle', path: '/home/dev', glob: big }],
+      ['find', { pattern: '*.ts', extra: big }],
+      ['ls', { path: '/home/dev/src', all: true }],
+      ['custom_tool', { anything: 'kept whole', more: 1 }],
+    ];
+    const entries: SessionEntry[] = [];
+    let parent: string | null = null;
+    calls.forEach(([name, args], i) => {
+      entries.push(entry('message', `a${i}`, parent, { message: toolCallMsg(`c${i}`, name, args) }));
+      entries.push(entry('message', `r${i}`, `a${i}`, { message: toolResultMsg(`c${i}`, name) }));
+      parent = `r${i}`;
+    });
+    const text = `${HEADER}\n${jsonl(entries)}`;
+    const model = new TreeModel(HOME);
+    model.sync(feeding(model, { text }, 'index'));
+    expect(model.all).toEqual(freshNodes(text));
+    expect(model.all.find((node) => node.id === 'r1')!.text).toBe('[write: ~/b.ts]');
+    const kept = new RowToolCalls();
+    kept.addEntries(entries);
+    expect(calls.map((_, i) => kept.get(`c${i}`)!.arguments)).toEqual([
+      { path: '/home/dev/a.ts', offset: 10, limit: 5 },
+      { path: '/home/dev/b.ts' },
+      { file_path: '/home/dev/c.ts' },
+      { command: `echo ${'y'.repeat(80)}` },
+      { pattern: 'needle', path: '/home/dev' },
+      { pattern: '*.ts' },
+      { path: '/home/dev/src' },
+      { anything: 'kept whole', more: 1 },
+    ]);
   });
 });

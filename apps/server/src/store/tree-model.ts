@@ -1,6 +1,46 @@
 import { encodeNodes, type TreeNode, type UsageNumbers } from '@canopy/protocol';
 import { ToolCallIndex, toViewEntries, type SessionEntry, type SessionManager } from '@canopy/session-core';
 
+/**
+ * The argument keys a tool result's row reads for the tools session-core's `formatToolCall` knows
+ * (a read's range, a bash command, a search pattern, a path); any other tool's row shows the start
+ * of its arguments' JSON, so those are kept whole.
+ */
+const ROW_ARGUMENT_KEYS: Readonly<Record<string, readonly string[]>> = {
+  read: ['path', 'file_path', 'offset', 'limit'],
+  write: ['path', 'file_path'],
+  edit: ['path', 'file_path'],
+  bash: ['command'],
+  grep: ['pattern', 'path'],
+  find: ['pattern', 'path'],
+  ls: ['path'],
+};
+
+/**
+ * The tool calls of an open session for as long as it is open, keeping of each call's arguments
+ * only what its result's row shows: a write's file content or an edit's texts are not held for the
+ * session's lifetime (the result rows are the same as with every argument kept).
+ */
+export class RowToolCalls extends ToolCallIndex {
+  override add(entry: SessionEntry): void {
+    if (entry.type !== 'message') return;
+    const message = entry.message as { role?: unknown; content?: unknown } | undefined;
+    if (message?.role !== 'assistant' || !Array.isArray(message.content)) return;
+    const content = (message.content as unknown[]).map((block) => {
+      if (!block || typeof block !== 'object') return block;
+      const call = block as { type?: unknown; name?: unknown; arguments?: unknown };
+      const keys = typeof call.name === 'string' ? ROW_ARGUMENT_KEYS[call.name] : undefined;
+      if (call.type !== 'toolCall' || !keys || !call.arguments || typeof call.arguments !== 'object')
+        return block;
+      const args = call.arguments as Record<string, unknown>;
+      const kept: Record<string, unknown> = {};
+      for (const key of keys) if (key in args) kept[key] = args[key];
+      return { ...call, arguments: kept };
+    });
+    super.add({ ...entry, message: { ...message, content } } as SessionEntry);
+  }
+}
+
 /** Nodes per snapshot chunk: small enough that the first screen of rows arrives early. */
 export const CHUNK_NODES = 4096;
 
@@ -96,7 +136,7 @@ export interface TreeDelta {
 export class TreeModel {
   private sm: SessionManager | undefined;
   private nodes: TreeNode[] = [];
-  private toolCalls = new ToolCallIndex();
+  private toolCalls: ToolCallIndex = new RowToolCalls();
   /** Position of every entry id in file order (ids in the entry list are unique). */
   private positions = new Map<string, number>();
   /** Tool call id → positions of results rendered without their call. */
@@ -161,7 +201,7 @@ export class TreeModel {
   clear(): void {
     this.sm = undefined;
     this.nodes = [];
-    this.toolCalls = new ToolCallIndex();
+    this.toolCalls = new RowToolCalls();
     this.positions = new Map();
     this.waitingForCall = new Map();
     this.syncedCount = 0;
