@@ -94,6 +94,8 @@ export interface AppOptions {
   midWriteWaitMs?: number;
   /** Open sessions nobody follows are closed after this long (default 60 s). */
   idleCloseMs?: number;
+  /** Runs a little after idle sessions were released (the CLI: a full garbage collection). */
+  afterRelease?: () => void;
   heartbeatMs?: number;
   /** A write waits until the session file has not grown for this long (default QUIET_WINDOW_MS). */
   quietWindowMs?: number;
@@ -163,6 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rescanMs: options.rescanMs,
     midWriteWaitMs: options.midWriteWaitMs,
     idleCloseMs: options.idleCloseMs,
+    afterRelease: options.afterRelease,
     quietWindowMs: options.quietWindowMs,
     clock: options.clock,
     write: options.appendWrite,

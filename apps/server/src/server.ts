@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
+import { fullCollection } from './memory';
 import { printOutlines } from './outline';
 import {
   agentSessionDirs,
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
     logger: { level: process.env.CANOPY_LOG_LEVEL ?? 'warn' },
     home,
     idleCloseMs,
+    afterRelease: fullCollection(),
   });
 
   let closing = false;

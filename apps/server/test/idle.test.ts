@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { idleCloseMsFromEnv } from '../src/config';
+import { fullCollection } from '../src/memory';
 import type { Clock } from '../src/store/open-session';
 import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
@@ -37,7 +38,8 @@ describe('idle sessions', () => {
   it('by the injected clock: an unfollowed session closes idleCloseMs after its last use, a followed one idleCloseMs after its last subscriber left', async () => {
     let now = 1_000_000;
     const clock: Clock = { now: () => now, sleep: async () => undefined };
-    env = await setup([SEED], { idleCloseMs: 60_000, clock });
+    const afterRelease = vi.fn();
+    env = await setup([SEED], { idleCloseMs: 60_000, clock, afterRelease });
     const { store } = env.app.canopy;
     const id = await sessionIdOf(env.app, SEED);
     await getSnapshot(env.app, id);
@@ -50,6 +52,8 @@ describe('idle sessions', () => {
     now += 1;
     expect(store.releaseIdle()).toEqual([id]);
     expect(store.isOpen(id)).toBe(false);
+    // The memory goes back once the closed session's last jobs have run.
+    await waitFor(() => afterRelease.mock.calls.length === 1);
     // Released, not forgotten: the list still has it, and the next read opens it again.
     expect(store.list().map((item) => item.id)).toContain(id);
     expect((await getSnapshot(env.app, id)).nodes.length).toBeGreaterThan(0);
@@ -82,5 +86,17 @@ describe('CANOPY_IDLE_CLOSE_MS', () => {
         `CANOPY_IDLE_CLOSE_MS must be a whole number of milliseconds (at least 1), not "${bad}"`,
       );
     }
+  });
+});
+
+describe('fullCollection', () => {
+  it('gives a function that runs a full garbage collection: an object nothing refers to is gone after it', async () => {
+    const gc = fullCollection();
+    expect(gc).toBeTypeOf('function');
+    const ref = (() => new WeakRef({ payload: 'x'.repeat(1000) }))();
+    // A WeakRef's target lives at least until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc!();
+    expect(ref.deref()).toBeUndefined();
   });
 });

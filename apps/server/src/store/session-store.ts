@@ -21,6 +21,11 @@ export interface SessionStoreOptions {
   midWriteWaitMs?: number;
   /** Open sessions without subscribers are closed after this long (by `clock`), see releaseIdle. */
   idleCloseMs?: number;
+  /**
+   * Runs a little after a sweep closed sessions (their last promise jobs and timers have run by
+   * then): the server gives their memory back with a full collection (see memory.ts).
+   */
+  afterRelease?: () => void;
   /** A write waits until the file has not grown for this long. */
   quietWindowMs?: number;
   clock?: Clock;
@@ -232,6 +237,8 @@ export class SessionStore {
       this.index.release(id);
       released.push(id);
     }
+    const afterRelease = this.options.afterRelease;
+    if (released.length > 0 && afterRelease) setTimeout(afterRelease, 1000).unref();
     return released;
   }
 
