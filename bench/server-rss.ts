@@ -16,6 +16,12 @@ import { serverBundle } from '../e2e/support/server';
 import { median } from './load.bench';
 import { sessionFile, SIZES } from './sessions';
 
+/**
+ * How long the started server is left idle before the RSS the growth is measured from is read: the
+ * start-up listing of the sessions leaves garbage that V8 collects once idle, which would otherwise
+ * count against the open (and make the later readings fall below the baseline).
+ */
+const BASELINE_SETTLE_MS = 15_000;
 /** How long the server is left idle before the settled RSS is read. */
 const SETTLE_MS = 15_000;
 /** The server releases a session nobody follows after this long (its sweep looks 4× per period). */
@@ -66,7 +72,10 @@ async function sample(
     };
     const id = list.sessions[0]?.id as string;
     const pid = child.pid as number;
+    await new Promise((resolve) => setTimeout(resolve, BASELINE_SETTLE_MS));
     const before = vmKb(pid, 'VmRSS');
+    // The peak counts from here: writing 5 to clear_refs resets VmHWM to the current RSS (Linux ≥ 4.0).
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
     const start = performance.now();
     const response = await fetch(`${url.origin}/api/sessions/${encodeURIComponent(id)}`, { headers });
     await response.arrayBuffer();
@@ -97,6 +106,7 @@ async function main(): Promise<void> {
   const web = mkdtempSync(join(tmpdir(), 'canopy-rss-web-'));
   mkdirSync(web, { recursive: true });
   writeFileSync(join(web, 'index.html'), '<!doctype html><title>Canopy</title>');
+  process.once('exit', () => rmSync(web, { recursive: true, force: true }));
   for (const name of sizes) {
     const file = await sessionFile(SIZES[name]!);
     const samples: Array<Awaited<ReturnType<typeof sample>>> = [];
