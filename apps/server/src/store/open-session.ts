@@ -6,11 +6,7 @@
 
 import fs from 'node:fs';
 import type { LeafChange, ServerEvent, TreeNode } from '@canopy/protocol';
-import {
-  SessionManager,
-  type SessionStorage,
-  type SessionStorageProvider,
-} from '@canopy/session-core';
+import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
 import {
   appendConfinedSync,
