@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { formatDeepLink } from './lib/deepLink';
+import { prepareFormatters } from './lib/format';
 import { createAppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
 import './styles.css';
@@ -58,3 +59,6 @@ createRoot(document.getElementById('root')!).render(
     </StoreProvider>
   </StrictMode>,
 );
+
+// While the first requests are out, not in the first render of the list or the tree.
+prepareFormatters((step) => setTimeout(step, 0));
