@@ -3,7 +3,7 @@
 
 import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
 import type { ViewEntry } from '@canopy/session-core';
-import { useEffect, useMemo, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { branchTotals } from '../lib/branchTotals';
 import { entryKind, KIND_COLOR_VAR, kindTitle } from '../lib/entryKind';
 import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
@@ -89,7 +89,9 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
 
 function Totals({ entryId }: { entryId: string }) {
   const tree = useApp(treeOf);
-  const treeVersion = useApp(treeVersionOf);
+  // The session's totals walk every entry: deferred, so that a tree change (every part of a
+  // snapshot that refreshes the rows) draws the rows first and adds the totals in a later task.
+  const treeVersion = useDeferredValue(useApp(treeVersionOf));
   const leafId = useApp(leafIdOf);
   const totals = useMemo(() => {
     void treeVersion;
