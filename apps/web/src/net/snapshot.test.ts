@@ -8,7 +8,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleNodes, snapshotParts } from '../store/testing';
 import { ApiError } from './errors';
-import { readSnapshotThrough, type SnapshotPart } from './snapshot';
+import { readSnapshotHere, readSnapshotThrough, type SnapshotPart } from './snapshot';
 import { SnapshotDecodeError, SnapshotDecoder } from './snapshotDecoder';
 import { NODES_PER_MESSAGE, serveSnapshots } from './snapshotService';
 import type { FetchLike } from './snapshotStream';
@@ -253,5 +253,21 @@ describe('readSnapshotThrough a snapshot service', () => {
     const parts = await collect(readSnapshotThrough(port, '/api/sessions/fast'));
     expect(joined(parts).nodes).toEqual(nodes);
     expect(signals[1]?.aborted).toBe(false);
+  });
+});
+
+describe('readSnapshotHere (no worker)', () => {
+  it('gives the same parts as the worker path, and the same ApiError for a refusal', async () => {
+    const nodes = manyNodes(500);
+    const text = snapshotText(nodes, 128);
+    const parts = await collect(
+      readSnapshotHere('/api/sessions/s1', undefined, () => Promise.resolve(responseOf(text, 333))),
+    );
+    expect(joined(parts)).toEqual(oneShot(text));
+    const body = JSON.stringify({ error: { code: 'NOT_FOUND', message: 'No session s9' } });
+    const refused = () => Promise.resolve(new Response(body, { status: 404 }));
+    await expect(collect(readSnapshotHere('/api/sessions/s9', undefined, refused))).rejects.toEqual(
+      new ApiError(404, 'NOT_FOUND', 'No session s9'),
+    );
   });
 });

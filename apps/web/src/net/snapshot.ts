@@ -7,7 +7,7 @@
 import { API_ROUTES, apiPath } from '@canopy/protocol';
 import { ApiError } from './errors';
 import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
-import { SnapshotStreamError, streamSnapshot } from './snapshotStream';
+import { SnapshotStreamError, streamSnapshot, type FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, ToSnapshotWorker } from './snapshotWorkerProtocol';
 
 export type { SnapshotPart } from './snapshotDecoder';
@@ -137,10 +137,14 @@ export function readSnapshotThrough(
 }
 
 /** One snapshot read and decoded on the calling thread (where there is no Worker). */
-export function readSnapshotHere(url: string, signal?: AbortSignal): AsyncGenerator<SnapshotPart> {
+export function readSnapshotHere(
+  url: string,
+  signal?: AbortSignal,
+  fetchImpl?: FetchLike,
+): AsyncGenerator<SnapshotPart> {
   return pulled(signal, (push, finish) => {
     const controller = new AbortController();
-    streamSnapshot(url, controller.signal, push).then(
+    streamSnapshot(url, controller.signal, push, fetchImpl).then(
       () => finish({ ok: true }),
       (error: unknown) => {
         if (controller.signal.aborted) return;
