@@ -187,6 +187,11 @@ function snapshotWorker(): Worker | null {
   return worker;
 }
 
+/** Starts the snapshot worker ahead of the first open, so that its script loads meanwhile. */
+export function prepareSnapshotReader(): void {
+  snapshotWorker();
+}
+
 /** The parts of one session's snapshot, in order. Throws ApiError on a refusal or a cut stream. */
 export function readSnapshot(id: string, signal?: AbortSignal): AsyncGenerator<SnapshotPart> {
   const url = apiPath(API_ROUTES.getSession.url, { id });
