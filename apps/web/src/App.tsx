@@ -94,6 +94,8 @@ function TreeArea() {
   const sidebarOpen = useApp((s) => s.sidebarOpen);
   const session = useApp((s) => s.session);
   const loading = useApp((s) => s.loading);
+  // The first rows show before the last part of a large snapshot is in; the tree is busy till then.
+  const streaming = useApp((s) => s.snapshot !== null);
   const loadError = useApp((s) => s.loadError);
   const unauthorized = useApp((s) => s.unauthorized);
   const issues = session?.issues ?? [];
@@ -127,7 +129,7 @@ function TreeArea() {
     );
   }
   return (
-    <main className="tree-area" aria-busy={loading}>
+    <main className="tree-area" aria-busy={loading || streaming} data-testid="tree.area">
       {unauthorized && (
         <div className="notice error" data-testid="auth.required">
           The server no longer accepts this page’s access token (it was probably restarted). Open the new URL
