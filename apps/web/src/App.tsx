@@ -15,7 +15,7 @@ import { TreeToolbar } from './components/TreeToolbar';
 import { useTreeKeys } from './components/useTreeKeys';
 import { filterTag } from '@canopy/session-core';
 import { parseDeepLink } from './lib/deepLink';
-import { countOf } from './lib/format';
+import { countOf, formatCount } from './lib/format';
 import { MAX_DETAIL_WIDTH, MAX_SPLIT_RATIO, MIN_DETAIL_WIDTH, MIN_SPLIT_RATIO } from './layout/panes';
 import { LiveSocket } from './net/socket';
 import { useApp, useAppStore } from './store/context';
@@ -32,7 +32,7 @@ function StatusBar() {
       <span data-testid="tree.position">
         ({position}/{selector.rows.length})<span className="filter-tag">{filterTag(selector.mode)}</span>
       </span>
-      <span>{total.toLocaleString()} entries</span>
+      <span>{formatCount(total)} entries</span>
       {issues > 0 && (
         <span
           style={{ color: 'var(--warning)' }}

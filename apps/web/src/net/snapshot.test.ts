@@ -8,7 +8,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleNodes, snapshotParts } from '../store/testing';
 import { ApiError } from './errors';
-import { readSnapshotHere, readSnapshotThrough, type SnapshotPart } from './snapshot';
+import { MAX_NODES_PER_STEP, readSnapshotHere, readSnapshotThrough, type SnapshotPart } from './snapshot';
 import { SnapshotDecodeError, SnapshotDecoder } from './snapshotDecoder';
 import { NODES_PER_MESSAGE, serveSnapshots } from './snapshotService';
 import type { FetchLike } from './snapshotStream';
@@ -157,7 +157,7 @@ describe('SnapshotDecoder', () => {
 });
 
 describe('readSnapshotThrough a snapshot service', () => {
-  it('gives the head and every node, equal to a one-shot decode, in parts of at most NODES_PER_MESSAGE nodes', async () => {
+  it('posts the head, then the nodes in messages of NODES_PER_MESSAGE, then done', async () => {
     const nodes = manyNodes(NODES_PER_MESSAGE * 2 + 300);
     const text = snapshotText(nodes, 4096);
     const requested: string[] = [];
@@ -165,15 +165,76 @@ describe('readSnapshotThrough a snapshot service', () => {
       requested.push(url);
       return Promise.resolve(responseOf(text, 65_536));
     });
-    const parts = await collect(readSnapshotThrough(port, '/api/sessions/s1'));
+    const messages: FromSnapshotWorker[] = [];
+    const finished = new Promise<void>((resolve) => {
+      port.onmessage = (event: MessageEvent<FromSnapshotWorker>) => {
+        messages.push(event.data);
+        if (event.data.type !== 'part') resolve();
+      };
+    });
+    const load: ToSnapshotWorker = { type: 'load', loadId: 7, url: '/api/sessions/s1' };
+    port.postMessage(load);
+    await finished;
     expect(requested).toEqual(['/api/sessions/s1']);
+    expect(messages.map((message) => message.loadId)).toEqual(messages.map(() => 7));
+    expect(
+      messages.map((message) =>
+        message.type !== 'part'
+          ? message.type
+          : message.part.kind === 'head'
+            ? 'head'
+            : message.part.nodes.length,
+      ),
+    ).toEqual(['head', NODES_PER_MESSAGE, NODES_PER_MESSAGE, 300, 'done']);
+  });
+
+  it('gives the head and every node, equal to a one-shot decode, in steps of at most MAX_NODES_PER_STEP nodes', async () => {
+    const nodes = manyNodes(MAX_NODES_PER_STEP * 3 + 5);
+    const text = snapshotText(nodes, 4096);
+    const port = serviceWith(() => Promise.resolve(responseOf(text, 65_536)));
+    const parts = await collect(readSnapshotThrough(port, '/api/sessions/s1'));
     expect(joined(parts)).toEqual(oneShot(text));
-    expect(parts.map((part) => (part.kind === 'nodes' ? part.nodes.length : 'head'))).toEqual([
+    for (const part of parts.slice(1)) {
+      expect(part.kind).toBe('nodes');
+      if (part.kind === 'nodes') expect(part.nodes.length).toBeLessThanOrEqual(MAX_NODES_PER_STEP);
+    }
+  });
+
+  it('joins node parts that queued up while the page was busy into steps of up to MAX_NODES_PER_STEP, in order', async () => {
+    const nodes = manyNodes(NODES_PER_MESSAGE * 6);
+    const [head] = snapshotParts(nodes, null, nodes.length);
+    // A port that answers a load at once, with every message, before the reader takes the first.
+    const listeners = new Set<(event: MessageEvent<FromSnapshotWorker>) => void>();
+    const deliver = (data: FromSnapshotWorker) => {
+      for (const listener of [...listeners]) listener(new MessageEvent('message', { data }));
+    };
+    const port = {
+      addEventListener: (type: string, listener: (event: MessageEvent<FromSnapshotWorker>) => void) => {
+        if (type === 'message') listeners.add(listener);
+      },
+      removeEventListener: (type: string, listener: (event: MessageEvent<FromSnapshotWorker>) => void) => {
+        if (type === 'message') listeners.delete(listener);
+      },
+      postMessage: (message: ToSnapshotWorker) => {
+        if (message.type !== 'load') return;
+        const loadId = message.loadId;
+        deliver({ type: 'part', loadId, part: head! });
+        for (let at = 0; at < nodes.length; at += NODES_PER_MESSAGE)
+          deliver({
+            type: 'part',
+            loadId,
+            part: { kind: 'nodes', nodes: nodes.slice(at, at + NODES_PER_MESSAGE) },
+          });
+        deliver({ type: 'done', loadId });
+      },
+    } as unknown as MessagePort;
+    const parts = await collect(readSnapshotThrough(port, '/api/sessions/s1'));
+    expect(parts.map((part) => (part.kind === 'head' ? 'head' : part.nodes.length))).toEqual([
       'head',
-      NODES_PER_MESSAGE,
-      NODES_PER_MESSAGE,
-      300,
+      MAX_NODES_PER_STEP,
+      NODES_PER_MESSAGE * 6 - MAX_NODES_PER_STEP,
     ]);
+    expect(joined(parts).nodes).toEqual(nodes);
   });
 
   it('turns a refusal into the ApiError of the server’s error body', async () => {

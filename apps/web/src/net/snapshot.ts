@@ -30,6 +30,30 @@ export function nextTask(): Promise<void> {
 type Outcome = { ok: true } | { ok: false; failure: SnapshotFailure };
 
 /**
+ * Most nodes handed to the store in one step. Parts that queued up while the page was busy (each
+ * message was already received, in a task of its own) go together, up to this many: one append
+ * and one render for them instead of one each.
+ */
+export const MAX_NODES_PER_STEP = 4096;
+
+/** The next part of `queue`, with the node parts right behind it joined in, up to MAX_NODES_PER_STEP. */
+function takeStep(queue: SnapshotPart[]): SnapshotPart {
+  const part = queue.shift()!;
+  if (part.kind !== 'nodes') return part;
+  let count = part.nodes.length;
+  let take = 0;
+  while (take < queue.length) {
+    const next = queue[take]!;
+    if (next.kind !== 'nodes' || count + next.nodes.length > MAX_NODES_PER_STEP) break;
+    count += next.nodes.length;
+    take++;
+  }
+  if (take === 0) return part;
+  const joined = queue.splice(0, take).flatMap((next) => (next.kind === 'nodes' ? next.nodes : []));
+  return { kind: 'nodes', nodes: part.nodes.concat(joined) };
+}
+
+/**
  * The parts that `start` produces, pulled one at a time. `start` gets the functions to push parts
  * and to finish, and answers a function that cancels it. After the first part, every part is
  * yielded in a task of its own (see the file comment).
@@ -70,7 +94,7 @@ async function* pulled(
         if (!first) await nextTask();
         signal?.throwIfAborted();
         first = false;
-        yield queue.shift()!;
+        yield takeStep(queue);
         continue;
       }
       if (outcome) {
