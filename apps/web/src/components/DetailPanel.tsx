@@ -89,13 +89,14 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
 
 function Totals({ entryId }: { entryId: string }) {
   const tree = useApp(treeOf);
-  // The session's totals walk every entry: deferred, so that a tree change (every part of a
-  // snapshot that refreshes the rows) draws the rows first and adds the totals in a later task.
+  // The session's totals walk every entry: deferred, so that a tree change draws the rows first
+  // and adds the totals in a later task, and not made at all until the whole snapshot is in.
   const treeVersion = useDeferredValue(useApp(treeVersionOf));
+  const streaming = useDeferredValue(useApp((s) => s.snapshot !== null));
   const leafId = useApp(leafIdOf);
   const totals = useMemo(() => {
     void treeVersion;
-    if (!tree) return null;
+    if (!tree || streaming) return null;
     // The tree holds the nodes as the server sent them, usage included.
     const usageOf = (entry: ViewEntry | undefined) => (entry as TreeNode | undefined)?.usage;
     const lookup = (id: string) => {
@@ -117,7 +118,7 @@ function Totals({ entryId }: { entryId: string }) {
       };
     }
     return { here: branchTotals(entryId, lookup), leaf: branchTotals(leafId, lookup), session };
-  }, [tree, treeVersion, entryId, leafId]);
+  }, [tree, treeVersion, streaming, entryId, leafId]);
   if (!totals) return null;
   const row = (
     name: string,
