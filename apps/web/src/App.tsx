@@ -23,6 +23,8 @@ import { useApp, useAppStore } from './store/context';
 function StatusBar() {
   const selector = useApp((s) => s.selector);
   const total = useApp((s) => s.selector?.tree.size ?? 0);
+  // Nodes of the snapshot still to come: the rows on screen are not the whole tree yet.
+  const remaining = useApp((s) => s.snapshot?.remaining ?? 0);
   const issues = useApp((s) => s.session?.issues.length ?? 0);
   const needsMigration = useApp((s) => s.session?.needsMigration ?? false);
   if (!selector) return null;
@@ -33,6 +35,11 @@ function StatusBar() {
         ({position}/{selector.rows.length})<span className="filter-tag">{filterTag(selector.mode)}</span>
       </span>
       <span>{formatCount(total)} entries</span>
+      {remaining > 0 && (
+        <span className="help" data-testid="tree.loading-progress">
+          loading, {formatCount(remaining)} more…
+        </span>
+      )}
       {issues > 0 && (
         <span
           style={{ color: 'var(--warning)' }}

@@ -119,6 +119,7 @@ function Totals({ entryId }: { entryId: string }) {
     }
     return { here: branchTotals(entryId, lookup), leaf: branchTotals(leafId, lookup), session };
   }, [tree, treeVersion, streaming, entryId, leafId]);
+  if (streaming) return <div className="help">Counted once the whole session has loaded…</div>;
   if (!totals) return null;
   const row = (
     name: string,
