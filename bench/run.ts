@@ -177,6 +177,12 @@ function report(options: Options, files: Map<string, string>, samples: Samples):
         `${fmtMs(m(canopy, 'coldOpen'))} / ${fmtMs(m(canopy, 'warmOpen'))}`,
         `export ${both('coldOpen')[1]} / ${both('warmOpen')[1]}`,
       ]);
+      rows.push([
+        label,
+        'every node in: fresh server / warm',
+        `${fmtMs(m(canopy, 'coldLoaded'))} / ${fmtMs(m(canopy, 'warmLoaded'))}`,
+        '',
+      ]);
       const heap = m(canopy, 'heapUsed');
       rows.push([
         label,

@@ -18,6 +18,9 @@ test('a 20,000-entry session opens with only the rows on screen in the DOM, and 
   );
   await app.openSession('large.jsonl');
   await expect(app.row(large.leafId)).toHaveAttribute('data-leaf', 'true', { timeout: 30_000 });
+  // The first rows show before the last part of the snapshot; the tree area is busy until it is in.
+  await expect(page.getByTestId('tree.area')).toHaveAttribute('aria-busy', 'false', { timeout: 30_000 });
+  await expect(page.getByTestId('tree.loading-progress')).toHaveCount(0);
   await expect(page.getByTestId('tree.status')).toContainText(
     `${large.entries.toLocaleString('en-US')} entries`,
   );

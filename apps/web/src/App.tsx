@@ -15,7 +15,7 @@ import { TreeToolbar } from './components/TreeToolbar';
 import { useTreeKeys } from './components/useTreeKeys';
 import { filterTag } from '@canopy/session-core';
 import { parseDeepLink } from './lib/deepLink';
-import { countOf } from './lib/format';
+import { countOf, formatCount } from './lib/format';
 import { MAX_DETAIL_WIDTH, MAX_SPLIT_RATIO, MIN_DETAIL_WIDTH, MIN_SPLIT_RATIO } from './layout/panes';
 import { LiveSocket } from './net/socket';
 import { useApp, useAppStore } from './store/context';
@@ -23,6 +23,8 @@ import { useApp, useAppStore } from './store/context';
 function StatusBar() {
   const selector = useApp((s) => s.selector);
   const total = useApp((s) => s.selector?.tree.size ?? 0);
+  // Nodes of the snapshot still to come: the rows on screen are not the whole tree yet.
+  const remaining = useApp((s) => s.snapshot?.remaining ?? 0);
   const issues = useApp((s) => s.session?.issues.length ?? 0);
   const needsMigration = useApp((s) => s.session?.needsMigration ?? false);
   if (!selector) return null;
@@ -32,7 +34,12 @@ function StatusBar() {
       <span data-testid="tree.position">
         ({position}/{selector.rows.length})<span className="filter-tag">{filterTag(selector.mode)}</span>
       </span>
-      <span>{total.toLocaleString()} entries</span>
+      <span>{formatCount(total)} entries</span>
+      {remaining > 0 && (
+        <span className="help" data-testid="tree.loading-progress">
+          loading, {formatCount(remaining)} more…
+        </span>
+      )}
       {issues > 0 && (
         <span
           style={{ color: 'var(--warning)' }}
@@ -94,6 +101,8 @@ function TreeArea() {
   const sidebarOpen = useApp((s) => s.sidebarOpen);
   const session = useApp((s) => s.session);
   const loading = useApp((s) => s.loading);
+  // The first rows show before the last part of a large snapshot is in; the tree is busy till then.
+  const streaming = useApp((s) => s.snapshot !== null);
   const loadError = useApp((s) => s.loadError);
   const unauthorized = useApp((s) => s.unauthorized);
   const issues = session?.issues ?? [];
@@ -127,7 +136,7 @@ function TreeArea() {
     );
   }
   return (
-    <main className="tree-area" aria-busy={loading}>
+    <main className="tree-area" aria-busy={loading || streaming} data-testid="tree.area">
       {unauthorized && (
         <div className="notice error" data-testid="auth.required">
           The server no longer accepts this page’s access token (it was probably restarted). Open the new URL

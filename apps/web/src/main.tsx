@@ -2,6 +2,8 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { formatDeepLink } from './lib/deepLink';
+import { prepareFormatters } from './lib/format';
+import { prepareSnapshotReader } from './net/snapshot';
 import { createAppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
 import './styles.css';
@@ -58,3 +60,8 @@ createRoot(document.getElementById('root')!).render(
     </StoreProvider>
   </StrictMode>,
 );
+
+// While the first requests are out: the snapshot worker's script loads, and the formatters are
+// made in short tasks instead of in the first render of the list or the tree.
+prepareSnapshotReader();
+prepareFormatters((step) => setTimeout(step, 0));

@@ -10,17 +10,25 @@ export interface Validator<T extends TSchema> {
 }
 
 /**
- * Compiles the schema once. The compiler generates code with `new Function`; where a
- * Content-Security-Policy forbids that, it falls back to the (slower) interpreting checker.
+ * Compiles the schema once, on the first check: every bundle that imports the protocol (the web
+ * app's page and its snapshot worker too) would otherwise pay for compiling both validators when
+ * it loads, though only development builds and the server ever check. The compiler generates code
+ * with `new Function`; where a Content-Security-Policy forbids that, it falls back to the (slower)
+ * interpreting checker.
  */
 export function createValidator<T extends TSchema>(schema: T): Validator<T> {
-  let check: (value: unknown) => boolean;
-  try {
-    const compiled = TypeCompiler.Compile(schema);
-    check = (value) => compiled.Check(value);
-  } catch {
-    check = (value) => Value.Check(schema, value);
-  }
+  let compiled: ((value: unknown) => boolean) | undefined;
+  const check = (value: unknown): boolean => {
+    if (!compiled) {
+      try {
+        const compiledSchema = TypeCompiler.Compile(schema);
+        compiled = (candidate) => compiledSchema.Check(candidate);
+      } catch {
+        compiled = (candidate) => Value.Check(schema, candidate);
+      }
+    }
+    return compiled(value);
+  };
   return {
     check: (value: unknown): value is Static<T> => check(value),
     firstError(value) {

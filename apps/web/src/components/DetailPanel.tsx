@@ -3,7 +3,7 @@
 
 import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
 import type { ViewEntry } from '@canopy/session-core';
-import { useEffect, useMemo, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { branchTotals } from '../lib/branchTotals';
 import { entryKind, KIND_COLOR_VAR, kindTitle } from '../lib/entryKind';
 import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
@@ -89,11 +89,14 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
 
 function Totals({ entryId }: { entryId: string }) {
   const tree = useApp(treeOf);
-  const treeVersion = useApp(treeVersionOf);
+  // The session's totals walk every entry: deferred, so that a tree change draws the rows first
+  // and adds the totals in a later task, and not made at all until the whole snapshot is in.
+  const treeVersion = useDeferredValue(useApp(treeVersionOf));
+  const streaming = useDeferredValue(useApp((s) => s.snapshot !== null));
   const leafId = useApp(leafIdOf);
   const totals = useMemo(() => {
     void treeVersion;
-    if (!tree) return null;
+    if (!tree || streaming) return null;
     // The tree holds the nodes as the server sent them, usage included.
     const usageOf = (entry: ViewEntry | undefined) => (entry as TreeNode | undefined)?.usage;
     const lookup = (id: string) => {
@@ -115,7 +118,8 @@ function Totals({ entryId }: { entryId: string }) {
       };
     }
     return { here: branchTotals(entryId, lookup), leaf: branchTotals(leafId, lookup), session };
-  }, [tree, treeVersion, entryId, leafId]);
+  }, [tree, treeVersion, streaming, entryId, leafId]);
+  if (streaming) return <div className="help">Counted once the whole session has loaded…</div>;
   if (!totals) return null;
   const row = (
     name: string,

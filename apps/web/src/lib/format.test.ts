@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCost, formatRelativeTime, formatTokens } from './format';
+import {
+  countOf,
+  formatBytes,
+  formatCost,
+  formatCount,
+  formatRelativeTime,
+  formatTimestamp,
+  formatTokens,
+  prepareFormatters,
+} from './format';
 
 describe('format', () => {
   it('formats sizes', () => {
@@ -20,5 +29,29 @@ describe('format', () => {
     expect(formatRelativeTime(now - 5 * 60_000, now)).toBe('5 min ago');
     expect(formatRelativeTime(now - 26 * 3600_000, now)).toBe('yesterday');
     expect(formatRelativeTime(Date.UTC(2025, 11, 1), now)).toBe('2025-12-01');
+  });
+  it('formats counts and timestamps as toLocaleString does, with one formatter made once', () => {
+    expect(formatCount(1_234_567)).toBe((1_234_567).toLocaleString());
+    expect(countOf(12_345, 'entry', 'entries')).toBe(`${(12_345).toLocaleString()} entries`);
+    const iso = '2026-03-04T05:06:07.000Z';
+    const options: Intl.DateTimeFormatOptions = {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    };
+    expect(formatTimestamp(iso)).toBe(new Date(iso).toLocaleString(undefined, options));
+    expect(formatTimestamp('not a date')).toBe('not a date');
+  });
+  it('prepares the formatters one step per scheduled task', () => {
+    const steps: Array<() => void> = [];
+    prepareFormatters((step) => steps.push(step));
+    expect(steps).toHaveLength(1);
+    steps.shift()!();
+    expect(steps).toHaveLength(1);
+    steps.shift()!();
+    expect(steps).toHaveLength(0);
   });
 });

@@ -1,4 +1,6 @@
-// Human-readable numbers for the UI.
+// Human-readable numbers for the UI. Counts and timestamps go through one Intl formatter each,
+// made once: making one loads the browser's locale data (tens of ms the first time), and
+// `toLocaleString` with options makes a new one on every call.
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -38,10 +40,19 @@ export function formatRelativeTime(ms: number, now: number = Date.now()): string
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+let countFormat: Intl.NumberFormat | undefined;
+let timestampFormat: Intl.DateTimeFormat | undefined;
+
+/** A count with the user's digit grouping ("12,345"): what `count.toLocaleString()` gives. */
+export function formatCount(count: number): string {
+  countFormat ??= new Intl.NumberFormat();
+  return countFormat.format(count);
+}
+
 export function formatTimestamp(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, {
+  timestampFormat ??= new Intl.DateTimeFormat(undefined, {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
@@ -49,9 +60,23 @@ export function formatTimestamp(iso: string): string {
     minute: '2-digit',
     second: '2-digit',
   });
+  return timestampFormat.format(date);
+}
+
+/**
+ * Makes the formatters ahead of their first use, each in a task of its own (`schedule`), for a
+ * page to call while it waits for the network: their cost then falls in short tasks instead of in
+ * the first render of the session list or the tree. The browser keeps the locale data loaded, so
+ * plain `toLocaleString()` calls elsewhere get cheaper too.
+ */
+export function prepareFormatters(schedule: (step: () => void) => void): void {
+  schedule(() => {
+    formatCount(0);
+    schedule(() => formatTimestamp('2000-01-01T00:00:00.000Z'));
+  });
 }
 
 /** "1 issue", "4 issues": a count with its noun in the right number. */
 export function countOf(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${count.toLocaleString()} ${count === 1 ? singular : pluralForm}`;
+  return `${formatCount(count)} ${count === 1 ? singular : pluralForm}`;
 }

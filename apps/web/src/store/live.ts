@@ -169,6 +169,9 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
   return head.nodeCount === 0 ? finishSnapshot(next) : result(next, { reveal: true });
 }
 
+/** How much the tree grows while a snapshot streams in before its rows are computed again. */
+const ROWS_GROWTH = 4;
+
 function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied {
   const { selector, snapshot } = state;
   if (!selector || !snapshot) return result(state);
@@ -177,10 +180,12 @@ function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied
   const remaining = Math.max(0, snapshot.remaining - nodes.length);
   const wanted = snapshot.wantedId;
   const wantedArrived = wanted !== null && tree.has(wanted);
-  // Rows are recomputed for the first chunk (the first screen), whenever the tree has doubled since
-  // and at the end: O(n) in all however small the chunks, where every chunk would be O(n²). Until
-  // then the selector's rows stay those of its (older) `treeVersion`, consistent in themselves.
-  const recompute = snapshot.rowsAtSize === 0 || tree.size >= 2 * snapshot.rowsAtSize || wantedArrived;
+  // Rows are recomputed for the first chunk (the first screen), whenever the tree has grown
+  // fourfold since and at the end: O(n) in all however small the chunks (1.33n; doubling cost 2n,
+  // and each recompute also lays out the graph), where every chunk would be O(n²). Until then the
+  // selector's rows stay those of its (older) `treeVersion`, consistent in themselves.
+  const recompute =
+    snapshot.rowsAtSize === 0 || tree.size >= ROWS_GROWTH * snapshot.rowsAtSize || wantedArrived;
   let nextSelector = selector;
   if (recompute || remaining === 0) nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
   // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.

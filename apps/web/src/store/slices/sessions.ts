@@ -13,6 +13,10 @@ export interface SessionsSlice {
   sessions: readonly SessionListItem[];
   sessionsLoaded: boolean;
   sessionQuery: string;
+  /**
+   * Loads the server's info and settings (what opening a session needs: the default filter) and
+   * resolves with them; starts loading the session list, which it does not wait for.
+   */
   init(): Promise<void>;
   loadSessions(): Promise<void>;
   setSessionQuery(query: string): void;
@@ -28,12 +32,13 @@ export function createSessionsSlice({ set, get, api }: StoreKit): SessionsSlice 
     sessionQuery: '',
 
     async init() {
+      // The list is not waited for: a deep-linked session opens alongside it, not after it.
+      void get().loadSessions();
       const [info, settings] = await Promise.allSettled([api.info(), api.getSettings()]);
       if (info.status === 'fulfilled') set({ info: info.value });
       else if (info.reason instanceof ApiError && info.reason.status === 401) set({ unauthorized: true });
       if (settings.status === 'fulfilled')
         set({ settings: settings.value, idleFilterMode: settings.value.defaultFilter });
-      await get().loadSessions();
     },
 
     async loadSessions() {

@@ -1,0 +1,93 @@
+// The snapshot's NDJSON (a head line, then one `NodeColumns` line per chunk of nodes) turned into
+// parts, piece by piece as the text arrives. Pure and environment-free: the snapshot worker
+// (snapshotWorker.ts) runs it off the main thread, and the main thread runs the same code where
+// there are no workers (tests), so both decode alike.
+
+import { decodeNodes, type NodeColumns, type SessionSnapshotHead, type TreeNode } from '@canopy/protocol';
+
+export type SnapshotPart = { kind: 'head'; head: SessionSnapshotHead } | { kind: 'nodes'; nodes: TreeNode[] };
+
+/** Why a snapshot could not be read; `status` 0 when it never got an HTTP answer to blame. */
+export interface SnapshotFailure {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export class SnapshotDecodeError extends Error {
+  constructor(
+    readonly code: 'SNAPSHOT_CUT' | 'SNAPSHOT_INVALID',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SnapshotDecodeError';
+  }
+}
+
+/**
+ * Splits text into lines and decodes each complete line as it is completed. A line's pieces are
+ * kept in a list and joined once, when its newline arrives: appending every piece to one growing
+ * string and searching it again would copy a multi-megabyte chunk line once per network read.
+ */
+export class SnapshotDecoder {
+  private pieces: string[] = [];
+  private head: SessionSnapshotHead | undefined;
+  private received = 0;
+  private lineNumber = 0;
+
+  /** The parts completed by `text`, in order. Throws SnapshotDecodeError on a line that is not one. */
+  push(text: string): SnapshotPart[] {
+    const parts: SnapshotPart[] = [];
+    let from = 0;
+    for (let newline = text.indexOf('\n'); newline >= 0; newline = text.indexOf('\n', from)) {
+      this.pieces.push(text.slice(from, newline));
+      from = newline + 1;
+      const line = this.pieces.length === 1 ? this.pieces[0]! : this.pieces.join('');
+      this.pieces = [];
+      if (line) parts.push(this.partOf(line));
+    }
+    if (from < text.length) this.pieces.push(from === 0 ? text : text.slice(from));
+    return parts;
+  }
+
+  /** The last part (a final line without a newline), after checking that every node came. */
+  end(): SnapshotPart[] {
+    const rest = this.pieces.join('');
+    this.pieces = [];
+    const parts = rest ? [this.partOf(rest)] : [];
+    if (!this.head || this.received !== this.head.nodeCount)
+      throw new SnapshotDecodeError(
+        'SNAPSHOT_CUT',
+        `The snapshot ended after ${this.received} of ${this.head?.nodeCount ?? '?'} nodes`,
+      );
+    return parts;
+  }
+
+  private partOf(line: string): SnapshotPart {
+    this.lineNumber += 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (cause) {
+      throw new SnapshotDecodeError(
+        'SNAPSHOT_INVALID',
+        `The snapshot's line ${this.lineNumber} is not JSON (${(cause as Error).message})`,
+      );
+    }
+    if (!this.head) {
+      this.head = value as SessionSnapshotHead;
+      return { kind: 'head', head: this.head };
+    }
+    let nodes: TreeNode[];
+    try {
+      nodes = decodeNodes(value as NodeColumns);
+    } catch (cause) {
+      throw new SnapshotDecodeError(
+        'SNAPSHOT_INVALID',
+        `The snapshot's line ${this.lineNumber} holds no nodes (${(cause as Error).message})`,
+      );
+    }
+    this.received += nodes.length;
+    return { kind: 'nodes', nodes };
+  }
+}
