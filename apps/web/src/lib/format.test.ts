@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCost, formatRelativeTime, formatTokens } from './format';
+import { formatBytes, formatCost, formatRelativeTime, formatTimestamp, formatTokens } from './format';
 
 describe('format', () => {
   it('formats sizes', () => {
@@ -20,5 +20,24 @@ describe('format', () => {
     expect(formatRelativeTime(now - 5 * 60_000, now)).toBe('5 min ago');
     expect(formatRelativeTime(now - 26 * 3600_000, now)).toBe('yesterday');
     expect(formatRelativeTime(Date.UTC(2025, 11, 1), now)).toBe('2025-12-01');
+  });
+});
+
+describe('formatTimestamp', () => {
+  it('formats a date as toLocaleString does with the same options, and again with the kept formatter', () => {
+    const options: Intl.DateTimeFormatOptions = {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    };
+    for (const iso of ['2026-12-01T04:05:06.000Z', '1999-01-31T23:59:59.000Z'])
+      expect(formatTimestamp(iso)).toBe(new Date(iso).toLocaleString(undefined, options));
+  });
+
+  it('returns a text that is not a date as it is', () => {
+    expect(formatTimestamp('not a date')).toBe('not a date');
   });
 });

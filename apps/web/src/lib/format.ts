@@ -38,10 +38,16 @@ export function formatRelativeTime(ms: number, now: number = Date.now()): string
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/**
+ * One formatter for every timestamp: `toLocaleString` with options builds a new `Intl.DateTimeFormat`
+ * on each call, a fixed cost of milliseconds on every selection (the detail panel's date).
+ */
+let timestampFormat: Intl.DateTimeFormat | undefined;
+
 export function formatTimestamp(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(undefined, {
+  timestampFormat ??= new Intl.DateTimeFormat(undefined, {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
@@ -49,6 +55,7 @@ export function formatTimestamp(iso: string): string {
     minute: '2-digit',
     second: '2-digit',
   });
+  return timestampFormat.format(date);
 }
 
 /** "1 issue", "4 issues": a count with its noun in the right number. */

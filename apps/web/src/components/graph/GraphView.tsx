@@ -4,11 +4,12 @@
 // when zoomed in far enough to read, the toolbar (GraphControls), the minimap and drag-select.
 
 import { tokenizeQuery } from '@canopy/session-core';
-import { useDeferredValue, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { nodesInRect } from '../../layout/graphLayout';
 import { visibleRect } from '../../layout/viewport';
 import { useApp, useAppStore, useDerived } from '../../store/context';
 import { leafIdOf, selectedIdOf } from '../../store/selectors';
+import { useValueAfterPaint } from './afterPaint';
 import { GraphCanvas } from './GraphCanvas';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
@@ -38,9 +39,10 @@ export function GraphView() {
   const [selectTool, setSelectTool] = useState(false);
   const [minimapOpen, setMinimapOpen] = useState(true);
 
-  // The layout of a big tree takes a moment; deferring it lets the outline show a filter change or
-  // a search keystroke first, and the graph follows.
-  const selector = useDeferredValue(useApp((s) => s.selector));
+  // The layout of a big tree takes a moment: the graph takes a new selector state only after the
+  // outline's update has been painted (afterPaint.ts), so a filter change, a keystroke or a live
+  // append shows in the outline first, and the graph follows a frame later.
+  const selector = useValueAfterPaint(useApp((s) => s.selector));
   // Everything the layout reads comes from that one (deferred) selector state, so a render never
   // mixes the rows of one session or tree version with the tree of another.
   const tree = selector?.tree ?? null;
