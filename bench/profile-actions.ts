@@ -6,6 +6,7 @@
 // trace event (script, style, layout, paint, GC) and the page's top functions by self time.
 //
 //   pnpm exec tsx bench/profile-actions.ts [--size 2.7k] [--top 12] [--out DIR]
+//   pnpm exec tsx bench/profile-actions.ts --size 50k --no-trace [--repeat 5]   # wall times only, medians
 //
 // With --out, each action's trace (.json, for the Performance panel) and profile (.cpuprofile) are
 // written there. Nothing here is asserted; it is a tool for reading where the milliseconds go.
@@ -62,11 +63,13 @@ const KINDS = [
 
 const tracing = !args.includes('--no-trace');
 
+/** With --no-trace: the wall times of each action over the --repeat rounds, in ms. */
+const samples = new Map<string, number[]>();
+
 async function traced(cdp: CDPSession, name: string, run: () => Promise<number>): Promise<void> {
   if (!tracing) {
-    const times = [];
-    for (let i = 0; i < 1; i++) times.push((await run()).toFixed(1));
-    console.log(`${name}: ${times.join(', ')} ms`);
+    const wall = await run().catch(() => NaN);
+    samples.set(name, [...(samples.get(name) ?? []), wall]);
     return;
   }
   const events: TraceEvent[] = [];
@@ -162,89 +165,104 @@ async function main(): Promise<void> {
     const rows = page.locator(rowSelector);
     const raf = { polling: 'raf' as const, timeout: 60_000 };
 
-    await traced(cdp, 'live-append', async () => {
-      const leaf = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id');
-      const id = `prof${Date.now().toString(36)}`;
-      const line = JSON.stringify({
-        type: 'message',
-        id,
-        parentId: leaf,
-        timestamp: new Date().toISOString(),
-        message: { role: 'user', content: 'appended by the profiler', timestamp: Date.now() },
+    const rounds = tracing ? 1 : Number(option('--repeat') ?? 5);
+    for (let round = 0; round < rounds; round++) {
+      await traced(cdp, 'live-append', async () => {
+        const leaf = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id');
+        const id = `prof${Date.now().toString(36)}`;
+        const line = JSON.stringify({
+          type: 'message',
+          id,
+          parentId: leaf,
+          timestamp: new Date().toISOString(),
+          message: { role: 'user', content: 'appended by the profiler', timestamp: Date.now() },
+        });
+        return timed(
+          async () => appendFileSync(liveFile, `${line}\n`),
+          () => page.waitForSelector(`${rowSelector}[data-entry-id="${id}"]`),
+        );
       });
-      return timed(
-        async () => appendFileSync(liveFile, `${line}\n`),
-        () => page.waitForSelector(`${rowSelector}[data-entry-id="${id}"]`),
+      await traced(cdp, 'click', async () => {
+        const target = rows.nth(2);
+        const handle = await target.elementHandle();
+        return timed(
+          () => target.click(),
+          () => page.waitForFunction((el) => el?.getAttribute('aria-selected') === 'true', handle, raf),
+        );
+      });
+      await traced(cdp, 'click-at-point', async () => {
+        // A row in view that is not selected: the outline keeps rows above and below the view in the DOM.
+        const point = await page.evaluate((selector) => {
+          const outline = document.querySelector('[data-testid="tree.outline"]')!.getBoundingClientRect();
+          const row = Array.from(document.querySelectorAll(selector))
+            .map((el) => ({ el, box: el.getBoundingClientRect() }))
+            .filter(
+              ({ el, box }) =>
+                box.top >= outline.top + 44 &&
+                box.bottom <= outline.bottom &&
+                el.getAttribute('aria-selected') !== 'true',
+            )[0]!;
+          return { x: row.box.left + 200, y: row.box.top + row.box.height / 2 };
+        }, rowSelector);
+        return timed(
+          () => page.mouse.click(point.x, point.y),
+          () =>
+            page.waitForFunction(
+              ({ x, y }) =>
+                document
+                  .elementFromPoint(x, y)
+                  ?.closest('[role="treeitem"]')
+                  ?.getAttribute('aria-selected') === 'true',
+              point,
+              raf,
+            ),
+        );
+      });
+      await traced(cdp, 'jump', async () => {
+        const before = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id');
+        return timed(
+          () => page.keyboard.press('Enter'),
+          () =>
+            page.waitForFunction(
+              ({ selector, old }) =>
+                document.querySelector(`${selector}[data-leaf]`)?.getAttribute('data-entry-id') !== old,
+              { selector: rowSelector, old: before },
+              raf,
+            ),
+        );
+      });
+      await page.getByTestId('tree.outline').focus();
+      await traced(cdp, 'search-key', async () =>
+        timed(
+          () => page.keyboard.press('e'),
+          () => page.getByTestId('search.count').waitFor(),
+        ),
       );
-    });
-    await traced(cdp, 'click', async () => {
-      const target = rows.nth(2);
-      const handle = await target.elementHandle();
-      return timed(
-        () => target.click(),
-        () => page.waitForFunction((el) => el?.getAttribute('aria-selected') === 'true', handle, raf),
+      await page.keyboard.press('Escape');
+      await traced(cdp, 'filter', async () =>
+        timed(
+          () => page.getByTestId('filter.user-only').click(),
+          () =>
+            page.waitForFunction(
+              () =>
+                document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') ===
+                'true',
+              undefined,
+              raf,
+            ),
+        ),
       );
-    });
-    await traced(cdp, 'click-at-point', async () => {
-      // A row in view that is not selected: the outline keeps rows above and below the view in the DOM.
-      const point = await page.evaluate((selector) => {
-        const outline = document.querySelector('[data-testid="tree.outline"]')!.getBoundingClientRect();
-        const row = Array.from(document.querySelectorAll(selector))
-          .map((el) => ({ el, box: el.getBoundingClientRect() }))
-          .filter(
-            ({ el, box }) =>
-              box.top >= outline.top + 44 &&
-              box.bottom <= outline.bottom &&
-              el.getAttribute('aria-selected') !== 'true',
-          )[0]!;
-        return { x: row.box.left + 200, y: row.box.top + row.box.height / 2 };
-      }, rowSelector);
-      return timed(
-        () => page.mouse.click(point.x, point.y),
-        () =>
-          page.waitForFunction(
-            ({ x, y }) =>
-              document.elementFromPoint(x, y)?.closest('[role="treeitem"]')?.getAttribute('aria-selected') ===
-              'true',
-            point,
-            raf,
-          ),
+      // (Esc was pressed after the search; a second one would close the session.)
+      await page.getByTestId('filter.default').click();
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 200))));
+    }
+    for (const [name, walls] of samples) {
+      const sorted = walls.filter((wall) => !Number.isNaN(wall)).sort((a, b) => a - b);
+      const median = sorted[sorted.length >> 1] ?? NaN;
+      console.log(
+        `${name}: median ${median.toFixed(1)} ms of ${walls.map((wall) => wall.toFixed(0)).join(', ')}`,
       );
-    });
-    await traced(cdp, 'jump', async () => {
-      const before = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id');
-      return timed(
-        () => page.keyboard.press('Enter'),
-        () =>
-          page.waitForFunction(
-            ({ selector, old }) =>
-              document.querySelector(`${selector}[data-leaf]`)?.getAttribute('data-entry-id') !== old,
-            { selector: rowSelector, old: before },
-            raf,
-          ),
-      );
-    });
-    await page.getByTestId('tree.outline').focus();
-    await traced(cdp, 'search-key', async () =>
-      timed(
-        () => page.keyboard.press('e'),
-        () => page.getByTestId('search.count').waitFor(),
-      ),
-    );
-    await page.keyboard.press('Escape');
-    await traced(cdp, 'filter', async () =>
-      timed(
-        () => page.getByTestId('filter.user-only').click(),
-        () =>
-          page.waitForFunction(
-            () =>
-              document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') ===
-              'true',
-            undefined,
-            raf,
-          ),
-      ),
-    );
+    }
     await page.close();
   } finally {
     await browser.close();
