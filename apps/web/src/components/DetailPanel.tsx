@@ -30,7 +30,15 @@ function useEntryDetail(entryId: string | null, treeVersion: number) {
       .getState()
       .loadDetail(entryId)
       .then((detail) => {
-        if (!cancelled) setState({ id: entryId, detail, error: null });
+        // Every tree version asks again (a label or a late tool result changes the detail), but the
+        // cache mostly answers with the same object: keep the state then, so a live append does not
+        // render the whole entry content again.
+        if (!cancelled)
+          setState((previous) =>
+            previous.id === entryId && previous.detail === detail && previous.error === null
+              ? previous
+              : { id: entryId, detail, error: null },
+          );
       })
       .catch((error: unknown) => {
         if (!cancelled) setState({ id: entryId, detail: null, error: (error as Error).message });
