@@ -168,6 +168,23 @@ function measureSize(name: string, runs: number): Map<string, number[]> {
       graphSourceFromRows(tree, state),
     );
     timed(samples, 'graph: layout after the jumps (reused)', () => layoutGraph(after));
+    // A live append (what store/live.ts does for session_changed): one entry, a child of the leaf,
+    // added to the tree, and the leaf moved onto it.
+    const parent = state.leafId;
+    const appended: ViewEntry = { ...views[views.length - 1]!, id: `live-${run}`, parentId: parent };
+    state = timed(samples, 'live append: tree + selector (leaf moves onto it)', () => {
+      tree.append([appended]);
+      const next = treeSelectorReducer(state, { type: 'setLeaf', leafId: appended.id, select: true });
+      settle(next);
+      return next;
+    });
+    // The same keystroke as above, after the append: the cached queries catch up with one entry.
+    state = timed(samples, 'selector: search keystroke ("e") after the live append', () => {
+      const next = treeSelectorReducer(state, { type: 'typeQuery', text: 'e' });
+      settle(next);
+      return next;
+    });
+    state = treeSelectorReducer(state, { type: 'clearQuery' });
   }
   for (const list of samples.values()) list.shift();
   return samples;

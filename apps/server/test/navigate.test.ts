@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { SessionManager } from '@canopy/session-core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BeforeTreeEvent } from '../src/extensions/types';
 import type { Summarizer } from '../src/summarizer';
 import { AUTH, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
@@ -38,6 +39,21 @@ describe('navigateTree', () => {
       editorText: 'Try approach B',
     });
     expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(before);
+  });
+
+  it('a plain jump reads no path of the tree; one that asks for a summary reads the abandoned path', async () => {
+    env = await setup([SEED]);
+    const getBranch = vi.spyOn(SessionManager.prototype, 'getBranch');
+    try {
+      const plain = await navigate({ targetId: SEED_IDS.bResult });
+      expect(plain.json()).toMatchObject({ cancelled: false, newLeafId: SEED_IDS.bResult });
+      expect(getBranch).not.toHaveBeenCalled();
+      const summarized = await navigate({ targetId: SEED_IDS.tryB, summary: { text: 'B was tried' } });
+      expect(summarized.statusCode).toBe(200);
+      expect(getBranch).toHaveBeenCalled();
+    } finally {
+      getBranch.mockRestore();
+    }
   });
 
   it('to a root user message: the leaf becomes null', async () => {

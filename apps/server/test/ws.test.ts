@@ -269,3 +269,32 @@ describe('WebSocket /ws', () => {
     ok.terminate();
   });
 });
+
+describe('noticing an append', () => {
+  let env: TestEnv;
+  afterEach(async () => env.close());
+
+  it('acts on the file watcher at once: an append is published with the size poll an hour away', async () => {
+    // The poll is the fallback for a missed watch event; here it cannot be what notices the line.
+    env = await setup([SEED], { pollMs: 3_600_000 });
+    const id = await sessionIdOf(env.app, SEED);
+    const ws = await env.app.injectWS('/ws', { headers: AUTH });
+    const events = collect(ws);
+    ws.send(JSON.stringify({ type: 'subscribe', sessionId: id }));
+    await waitFor(() => events.find((event) => event.type === 'subscribed'));
+    const line = JSON.stringify({
+      type: 'custom',
+      id: 'w0000001',
+      parentId: SEED_IDS.milestoneLabel,
+      timestamp: new Date().toISOString(),
+      customType: 'x',
+    });
+    fs.appendFileSync(env.file(SEED), `${line}\n`);
+    const changed = (await waitFor(() =>
+      events.find((event) => event.type === 'session_changed' && event.added !== undefined),
+    )) as unknown as SessionChangedEvent;
+    expect(decodeNodes(changed.added!).map((node) => node.id)).toEqual(['w0000001']);
+    expect(changed.leaf).toEqual({ id: 'w0000001', previousId: SEED_IDS.milestoneLabel });
+    ws.terminate();
+  });
+});

@@ -60,7 +60,14 @@ export class Navigator {
     // 2. Validate and compute the abandoned path.
     const target = sm.getEntry(targetId);
     if (!target) throw new AppError('ENTRY_NOT_FOUND', `Entry ${targetId} not found.`);
-    const { entries: abandoned, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
+    // Only a summary (the user's or an extension's) reads the abandoned path: it is every entry on
+    // both paths from the root read back from the file, tens of milliseconds on a long session,
+    // which a plain jump does not pay.
+    const hasTreeHandlers = extensions.hasHandlers('session_before_tree');
+    const { entries: abandoned, commonAncestorId } =
+      wantsSummary || hasTreeHandlers
+        ? collectEntriesForBranchSummary(sm, oldLeafId, targetId)
+        : { entries: [], commonAncestorId: null };
     const entries = narrowToSelection(abandoned, options.onlyIds);
     const needsSummarizer = wantsSummary && options.summary === undefined && entries.length > 0;
     const resolveSummarizer = () =>
@@ -70,7 +77,7 @@ export class Navigator {
 
     // Only a navigation that may produce a summary holds the session's slot: plain jumps are
     // serialized by the session's write queue and must not refuse each other.
-    const maySummarize = wantsSummary || extensions.hasHandlers('session_before_tree');
+    const maySummarize = wantsSummary || hasTreeHandlers;
     const slot = maySummarize
       ? runner.begin(sessionId, options.clientId, options.signal)
       : runner.unclaimed(sessionId, options.signal);
@@ -81,7 +88,7 @@ export class Navigator {
       let extensionSummary: { summary: string; details?: unknown } | undefined;
 
       // 3. Extensions may cancel or supply the summary.
-      if (extensions.hasHandlers('session_before_tree')) {
+      if (hasTreeHandlers) {
         const result = await extensions.beforeTree({
           sessionId,
           signal: slot.signal,

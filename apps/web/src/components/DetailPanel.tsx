@@ -30,7 +30,15 @@ function useEntryDetail(entryId: string | null, treeVersion: number) {
       .getState()
       .loadDetail(entryId)
       .then((detail) => {
-        if (!cancelled) setState({ id: entryId, detail, error: null });
+        // Every tree version asks again (a label or a late tool result changes the detail), but the
+        // cache mostly answers with the same object: keep the state then, so a live append does not
+        // render the whole entry content again.
+        if (!cancelled)
+          setState((previous) =>
+            previous.id === entryId && previous.detail === detail && previous.error === null
+              ? previous
+              : { id: entryId, detail, error: null },
+          );
       })
       .catch((error: unknown) => {
         if (!cancelled) setState({ id: entryId, detail: null, error: (error as Error).message });
@@ -87,6 +95,9 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
   );
 }
 
+/** The tree holds the nodes as the server sent them, usage included. */
+const usageOf = (entry: ViewEntry | undefined) => (entry as TreeNode | undefined)?.usage;
+
 function Totals({ entryId }: { entryId: string }) {
   const tree = useApp(treeOf);
   // The session's totals walk every entry: deferred, so that a tree change draws the rows first
@@ -94,32 +105,37 @@ function Totals({ entryId }: { entryId: string }) {
   const treeVersion = useDeferredValue(useApp(treeVersionOf));
   const streaming = useDeferredValue(useApp((s) => s.snapshot !== null));
   const leafId = useApp(leafIdOf);
-  const totals = useMemo(() => {
+  // Three memos, not one: the whole session's sum visits every entry, and it must not be redone
+  // when only the selection moves (a click); the two branch sums walk one path each.
+  const session = useMemo(() => {
     void treeVersion;
     if (!tree || streaming) return null;
-    // The tree holds the nodes as the server sent them, usage included.
-    const usageOf = (entry: ViewEntry | undefined) => (entry as TreeNode | undefined)?.usage;
-    const lookup = (id: string) => {
+    let tokens = 0;
+    let cost = 0;
+    let withUsage = 0;
+    for (const entry of tree.allEntries()) {
+      const u = usageOf(entry);
+      if (!u) continue;
+      tokens += u.totalTokens > 0 ? u.totalTokens : u.input + u.output + u.cacheRead + u.cacheWrite;
+      cost += u.cost;
+      withUsage++;
+    }
+    return { tokens, cost, withUsage };
+  }, [tree, treeVersion, streaming]);
+  const lookup = useMemo(() => {
+    void treeVersion;
+    if (!tree) return null;
+    return (id: string) => {
       const entry = tree.get(id);
       if (!entry) return undefined;
       const u = usageOf(entry);
       return { parentId: tree.parentOf(id), ...(u ? { usage: u } : {}) };
     };
-    let session = { tokens: 0, cost: 0, withUsage: 0 };
-    for (const entry of tree.allEntries()) {
-      const u = usageOf(entry);
-      if (!u) continue;
-      session = {
-        tokens:
-          session.tokens +
-          (u.totalTokens > 0 ? u.totalTokens : u.input + u.output + u.cacheRead + u.cacheWrite),
-        cost: session.cost + u.cost,
-        withUsage: session.withUsage + 1,
-      };
-    }
-    return { here: branchTotals(entryId, lookup), leaf: branchTotals(leafId, lookup), session };
-  }, [tree, treeVersion, streaming, entryId, leafId]);
+  }, [tree, treeVersion]);
+  const here = useMemo(() => (lookup ? branchTotals(entryId, lookup) : null), [lookup, entryId]);
+  const leaf = useMemo(() => (lookup ? branchTotals(leafId, lookup) : null), [lookup, leafId]);
   if (streaming) return <div className="help">Counted once the whole session has loaded…</div>;
+  const totals = session && here && leaf ? { here, leaf, session } : null;
   if (!totals) return null;
   const row = (
     name: string,

@@ -9,7 +9,7 @@ import { formatCost, formatTokens } from '../lib/format';
 import { artifactIdsIn, blobHashOf } from '../lib/ompFiles';
 import { api } from '../net/api';
 import { ArtifactView } from './ArtifactView';
-import { Markdown, Pre } from './Markdown';
+import { Markdown, OpenedOnce, Pre } from './Markdown';
 
 /** The open session's id: blob images and artifacts are fetched through it. */
 export const EntrySessionContext = createContext<string | null>(null);
@@ -206,12 +206,13 @@ function MessageContent({ message, detail }: { message: Json; detail: EntryDetai
             if (!isObject(block)) return null;
             if (block.type === 'thinking')
               return (
-                <details className="block" key={i} data-testid="detail.thinking">
-                  <summary>thinking ({str(block.thinking).length.toLocaleString()} characters)</summary>
-                  <div className="block-body">
-                    <Markdown text={str(block.thinking)} />
-                  </div>
-                </details>
+                <OpenedOnce
+                  key={i}
+                  testId="detail.thinking"
+                  summary={`thinking (${str(block.thinking).length.toLocaleString()} characters)`}
+                >
+                  <Markdown text={str(block.thinking)} />
+                </OpenedOnce>
               );
             if (block.type === 'redactedThinking')
               return (

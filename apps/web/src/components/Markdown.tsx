@@ -1,6 +1,6 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 
 // Session texts can be huge (a pasted log); rendering a megabyte of markdown blocks the page, so
 // long texts render their beginning and offer the rest on demand.
@@ -41,5 +41,33 @@ export function Pre({ text, testId }: { text: string; testId?: string }) {
         </button>
       )}
     </>
+  );
+}
+
+/**
+ * A collapsed block whose body is rendered only once it is first opened (and kept after): a long
+ * thinking block's markdown was parsed and sanitised on every selection of its message, closed.
+ */
+export function OpenedOnce({
+  summary,
+  testId,
+  children,
+}: {
+  summary: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  const [opened, setOpened] = useState(false);
+  return (
+    <details
+      className="block"
+      data-testid={testId}
+      onToggle={(e) => {
+        if (e.currentTarget.open) setOpened(true);
+      }}
+    >
+      <summary>{summary}</summary>
+      <div className="block-body">{opened && children}</div>
+    </details>
   );
 }

@@ -30,20 +30,9 @@ describe('format', () => {
     expect(formatRelativeTime(now - 26 * 3600_000, now)).toBe('yesterday');
     expect(formatRelativeTime(Date.UTC(2025, 11, 1), now)).toBe('2025-12-01');
   });
-  it('formats counts and timestamps as toLocaleString does, with one formatter made once', () => {
+  it('formats counts as toLocaleString does, with one formatter made once', () => {
     expect(formatCount(1_234_567)).toBe((1_234_567).toLocaleString());
     expect(countOf(12_345, 'entry', 'entries')).toBe(`${(12_345).toLocaleString()} entries`);
-    const iso = '2026-03-04T05:06:07.000Z';
-    const options: Intl.DateTimeFormatOptions = {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    };
-    expect(formatTimestamp(iso)).toBe(new Date(iso).toLocaleString(undefined, options));
-    expect(formatTimestamp('not a date')).toBe('not a date');
   });
   it('prepares the formatters one step per scheduled task', () => {
     const steps: Array<() => void> = [];
@@ -53,5 +42,24 @@ describe('format', () => {
     expect(steps).toHaveLength(1);
     steps.shift()!();
     expect(steps).toHaveLength(0);
+  });
+});
+
+describe('formatTimestamp', () => {
+  it('formats a date as toLocaleString does with the same options, and again with the kept formatter', () => {
+    const options: Intl.DateTimeFormatOptions = {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    };
+    for (const iso of ['2026-12-01T04:05:06.000Z', '1999-01-31T23:59:59.000Z'])
+      expect(formatTimestamp(iso)).toBe(new Date(iso).toLocaleString(undefined, options));
+  });
+
+  it('returns a text that is not a date as it is', () => {
+    expect(formatTimestamp('not a date')).toBe('not a date');
   });
 });

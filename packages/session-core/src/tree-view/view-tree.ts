@@ -8,7 +8,7 @@
 // re-flattening 200,000 entries stays cheap and every walk is a loop, never recursion. A snapshot
 // streamed in chunks is built with `append`: each chunk costs time in proportion to its own size,
 // not the tree's (children lists are sorted when next read, not on every insertion).
-// One file because every method reads and writes the same parallel arrays.
+// One file (past 300 lines) because every method reads and writes the same parallel arrays.
 
 import type { ViewEntry } from './view-entry';
 
@@ -17,6 +17,9 @@ function timestampKey(timestamp: string): number {
   // Invalid timestamps sort after every valid one, keeping file order among themselves.
   return Number.isNaN(key) ? Number.POSITIVE_INFINITY : key;
 }
+
+/** In-place edits remembered for {@link ViewTree.entriesChangedSince}. */
+const MAX_EDITS = 64;
 
 export class ViewTree {
   private entries: ViewEntry[] = [];
@@ -32,6 +35,10 @@ export class ViewTree {
   private unsorted = new Set<number>();
   private revision = 0;
   private skipped = 0;
+  /** Nodes whose entry was replaced in place (a label, a replaced row), with the version that did it. */
+  private edits: { version: number; index: number }[] = [];
+  /** Changes before this version are not known one by one (built anew, or too many edits since). */
+  private editsKnownFrom = 0;
 
   constructor(entries: readonly ViewEntry[] = []) {
     this.build(entries);
@@ -45,6 +52,19 @@ export class ViewTree {
   /** Changes whenever the structure or a label changes; caches key on it. */
   get version(): number {
     return this.revision;
+  }
+
+  /**
+   * The nodes whose entry changed in place since `version` (a label set, a row replaced), for
+   * caches that keep per-node facts: nodes from the size the tree had then are new and not listed.
+   * Null when that is not known (the tree was built anew since, or too many edits ago): compute
+   * from scratch. Node indices never change while the tree lives; it only grows.
+   */
+  entriesChangedSince(version: number): readonly number[] | null {
+    if (version < this.editsKnownFrom || version > this.revision) return null;
+    const changed: number[] = [];
+    for (const edit of this.edits) if (edit.version > version) changed.push(edit.index);
+    return changed;
   }
 
   /** Entries dropped because their id was empty or already taken. */
@@ -141,6 +161,7 @@ export class ViewTree {
     else updated.label = next;
     this.entries[index] = updated;
     this.revision++;
+    this.noteEdit(index);
     return true;
   }
 
@@ -154,9 +175,17 @@ export class ViewTree {
     if (index === undefined) return false;
     const before = this.entries[index]!;
     this.entries[index] = entry;
-    if (before.parentId === entry.parentId && before.timestamp === entry.timestamp) this.revision++;
-    else this.build(this.entries);
+    if (before.parentId === entry.parentId && before.timestamp === entry.timestamp) {
+      this.revision++;
+      this.noteEdit(index);
+    } else this.build(this.entries);
     return true;
+  }
+
+  private noteEdit(index: number): void {
+    this.edits.push({ version: this.revision, index });
+    // A long run of edits is cheaper to recompute from scratch than to keep listing.
+    if (this.edits.length > MAX_EDITS) this.editsKnownFrom = this.edits.shift()!.version;
   }
 
   // ---- building
@@ -234,6 +263,8 @@ export class ViewTree {
       if (!sorted) list.sort((a, b) => keys[a]! - keys[b]! || a - b);
     }
     this.revision++;
+    this.edits = [];
+    this.editsKnownFrom = this.revision;
   }
 
   /**

@@ -131,3 +131,57 @@ describe('cached visibility (visibility.ts)', () => {
     expect(matching('b')).toEqual([1, 1, 1, 1, 1, 0]);
   });
 });
+
+describe('cached visibility after a change to the tree', () => {
+  /** User messages whose search text counts its reads: a read is one entry tested against a query. */
+  function countingEntries(count: number, from = 0) {
+    const reads = { count: 0 };
+    const entries = Array.from({ length: count }, (_, i): ViewEntry => {
+      const n = from + i;
+      const entry = {
+        id: `c${n}`,
+        parentId: n === 0 ? null : `c${n - 1}`,
+        type: 'message',
+        role: 'user',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        text: n % 2 === 0 ? 'even' : 'odd',
+        flags: 0,
+      } as ViewEntry;
+      Object.defineProperty(entry, 'search', {
+        enumerable: true,
+        get: () => {
+          reads.count++;
+          return n % 2 === 0 ? 'even' : 'odd';
+        },
+      });
+      return entry;
+    });
+    return { entries, reads };
+  }
+
+  it('an append tests only the appended entries against the query, and the bits equal a fresh tree', () => {
+    const first = countingEntries(50);
+    const tree = new ViewTree(first.entries);
+    const tokens = tokenizeQuery('even');
+    visibleBits(tree, 'default', tokens);
+    expect(first.reads.count).toBe(50);
+    const added = countingEntries(3, 50);
+    tree.append(added.entries);
+    first.reads.count = 0;
+    const bits = [...visibleBits(tree, 'default', tokens)];
+    expect(first.reads.count).toBe(0);
+    expect(added.reads.count).toBe(3);
+    const fresh = new ViewTree([...first.entries, ...added.entries]);
+    expect(bits).toEqual([...visibleBits(fresh, 'default', tokens)]);
+  });
+
+  it('a label set after the cache was filled is seen by the filter and the query', () => {
+    const { entries } = countingEntries(6);
+    const tree = new ViewTree(entries);
+    expect([...visibleBits(tree, 'labeled-only', [])]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([...visibleBits(tree, 'all', tokenizeQuery('pinned'))]).toEqual([0, 0, 0, 0, 0, 0]);
+    tree.setLabel('c3', 'Pinned');
+    expect([...visibleBits(tree, 'labeled-only', [])]).toEqual([0, 0, 0, 1, 0, 0]);
+    expect([...visibleBits(tree, 'all', tokenizeQuery('pinned'))]).toEqual([0, 0, 0, 1, 0, 0]);
+  });
+});

@@ -44,11 +44,45 @@ function refines(narrower: readonly string[], broader: readonly string[]): boole
 
 function cacheOf(tree: ViewTree): VisibilityCache {
   let cache = caches.get(tree);
-  if (cache === undefined || cache.version !== tree.version || cache.size !== tree.size) {
+  if (cache !== undefined && (cache.version !== tree.version || cache.size !== tree.size)) {
+    const changed = tree.entriesChangedSince(cache.version);
+    if (changed !== null && tree.size >= cache.size) catchUp(tree, cache, changed);
+    else cache = undefined;
+  }
+  if (cache === undefined) {
     cache = { version: tree.version, size: tree.size, filters: new Map(), queries: [], last: null };
     caches.set(tree, cache);
   }
   return cache;
+}
+
+/**
+ * Brings a cache up to date with a tree that grew and changed some entries in place (a live
+ * append, a label): only the appended and changed entries are tested again, for every filter and
+ * query the cache holds, instead of the whole tree.
+ */
+function catchUp(tree: ViewTree, cache: VisibilityCache, changed: readonly number[]): void {
+  const from = cache.size;
+  const count = tree.size;
+  const update = (old: Uint8Array, passes: (node: number) => boolean): Uint8Array => {
+    // A new array even when the size is the same: readers may hold the old one (and compare it).
+    const bits = new Uint8Array(count);
+    bits.set(old);
+    for (let node = from; node < count; node++) bits[node] = passes(node) ? 1 : 0;
+    for (const node of changed) bits[node] = passes(node) ? 1 : 0;
+    return bits;
+  };
+  for (const [mode, bits] of cache.filters)
+    cache.filters.set(
+      mode,
+      update(bits, (node) => passesFilter(tree.entryAt(node), mode, false)),
+    );
+  for (const query of cache.queries)
+    query.bits = update(query.bits, (node) => matchesQuery(tree.entryAt(node), query.tokens));
+  // The combined bits are one AND away from the two above: computed again on the next read.
+  cache.last = null;
+  cache.version = tree.version;
+  cache.size = count;
 }
 
 function filterBits(tree: ViewTree, cache: VisibilityCache, mode: FilterMode): Uint8Array {

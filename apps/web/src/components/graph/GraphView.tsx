@@ -4,11 +4,12 @@
 // when zoomed in far enough to read, the toolbar (GraphControls), the minimap and drag-select.
 
 import { tokenizeQuery } from '@canopy/session-core';
-import { useDeferredValue, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { nodesInRect } from '../../layout/graphLayout';
 import { visibleRect } from '../../layout/viewport';
 import { useApp, useAppStore, useDerived } from '../../store/context';
 import { leafIdOf, selectedIdOf } from '../../store/selectors';
+import { useValueAfterPaint } from './afterPaint';
 import { GraphCanvas } from './GraphCanvas';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
@@ -26,10 +27,6 @@ const MAX_DOM_NODES = 700;
 
 export function GraphView() {
   const store = useAppStore();
-  const leafId = useApp(leafIdOf);
-  const query = useApp((s) => s.selector?.query ?? '');
-  const searchRows = useApp((s) => s.selector?.indexById);
-  const selectedId = useApp(selectedIdOf);
   const expandedRuns = useApp((s) => s.expandedRuns);
   const followLeaf = useApp((s) => s.followLeaf);
   const revealTick = useApp((s) => s.revealTick);
@@ -38,12 +35,18 @@ export function GraphView() {
   const [selectTool, setSelectTool] = useState(false);
   const [minimapOpen, setMinimapOpen] = useState(true);
 
-  // The layout of a big tree takes a moment; deferring it lets the outline show a filter change or
-  // a search keystroke first, and the graph follows.
-  const selector = useDeferredValue(useApp((s) => s.selector));
-  // Everything the layout reads comes from that one (deferred) selector state, so a render never
-  // mixes the rows of one session or tree version with the tree of another.
+  // The layout of a big tree takes a moment, and repainting the canvas and the cards for a new
+  // selection or search takes some too: the graph takes a new selector state only after the
+  // outline's update has been painted (afterPaint.ts), so a click, a filter change, a keystroke or
+  // a live append shows in the outline first, and the graph follows a frame later.
+  const selector = useValueAfterPaint(useApp((s) => s.selector));
+  // Everything the graph shows of the tree (layout, leaf, selection, search) comes from that one
+  // selector state, so a render never mixes the rows of one tree version with the tree of another.
   const tree = selector?.tree ?? null;
+  const leafId = selector ? leafIdOf({ selector }) : null;
+  const selectedId = selector ? selectedIdOf({ selector }) : null;
+  const query = selector?.query ?? '';
+  const searchRows = selector?.indexById;
   const derived = useDerived();
   const rows = derived.graphRows(selector);
   const layout = derived.graphLayoutFor(tree, rows, expandedRuns);

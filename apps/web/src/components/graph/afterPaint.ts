@@ -1,0 +1,80 @@
+// Hands a value on only after the browser has painted a frame. The graph's layout of a large tree
+// is one long piece of work that React cannot split (one component's render), and a deferred
+// render (useDeferredValue) may still run before the browser paints the outline's update: a live
+// append, a filter change or a keystroke then reached the screen only after the graph was done.
+// Taking the new value in a task queued from an animation frame callback puts that frame's paint
+// in between, so the outline shows first and the graph follows.
+
+import { startTransition, useEffect, useState } from 'react';
+
+/** The browser's frame and task queues (injected in tests). */
+export interface PaintClock {
+  /** Runs `callback` before the next frame is painted. */
+  requestFrame(callback: () => void): number;
+  cancelFrame(handle: number): void;
+  /** Runs `callback` in a task of its own, after whatever is running (and a frame it requested) is done. */
+  queueTask(callback: () => void): number;
+  cancelTask(handle: number): void;
+}
+
+export const browserPaintClock: PaintClock = {
+  requestFrame: (callback) => requestAnimationFrame(callback),
+  cancelFrame: (handle) => cancelAnimationFrame(handle),
+  queueTask: (callback) => window.setTimeout(callback, 0),
+  cancelTask: (handle) => window.clearTimeout(handle),
+};
+
+/**
+ * Delivers the latest offered value once per painted frame: offers made while one is pending only
+ * replace the value it will deliver, so a burst of changes (a held key, a stream of appends) costs
+ * one delivery per frame, and the last value always arrives.
+ */
+export class AfterPaint<T> {
+  private latest: T | undefined;
+  private frame: number | undefined;
+  private task: number | undefined;
+
+  constructor(
+    private readonly clock: PaintClock,
+    private readonly deliver: (value: T) => void,
+  ) {}
+
+  get pending(): boolean {
+    return this.frame !== undefined || this.task !== undefined;
+  }
+
+  offer(value: T): void {
+    this.latest = value;
+    if (this.pending) return;
+    this.frame = this.clock.requestFrame(() => {
+      this.frame = undefined;
+      this.task = this.clock.queueTask(() => {
+        this.task = undefined;
+        this.deliver(this.latest as T);
+      });
+    });
+  }
+
+  /** Drops what is pending (the value already shown is current again, or the component is gone). */
+  cancel(): void {
+    if (this.frame !== undefined) this.clock.cancelFrame(this.frame);
+    if (this.task !== undefined) this.clock.cancelTask(this.task);
+    this.frame = undefined;
+    this.task = undefined;
+    this.latest = undefined;
+  }
+}
+
+/** `value` as of the last painted frame: a new value arrives after the frame that showed the rest. */
+export function useValueAfterPaint<T>(value: T, clock: PaintClock = browserPaintClock): T {
+  const [shown, setShown] = useState(value);
+  const [scheduler] = useState(
+    () => new AfterPaint<T>(clock, (next) => startTransition(() => setShown(() => next))),
+  );
+  useEffect(() => {
+    if (Object.is(value, shown)) scheduler.cancel();
+    else scheduler.offer(value);
+  }, [value, shown, scheduler]);
+  useEffect(() => () => scheduler.cancel(), [scheduler]);
+  return shown;
+}
