@@ -5,6 +5,7 @@
 // One file because line splitting, JSON parsing, entry validation and issue reporting share one state
 // machine per chunk.
 
+import { ABRIDGED, abridgedEntryIsExact, abridgeLine } from './line-scan';
 import { getSessionVersion } from './migrate';
 import { CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPES } from './types';
 import type { IssueKind, ParseIssue, SessionEntry, SessionHeader } from './types';
@@ -199,6 +200,14 @@ export class SessionLineParser {
    */
   allowEntriesWithoutId = false;
 
+  /**
+   * Whether lines read from bytes may be parsed abridged (see line-scan.ts): long strings cut short,
+   * the entry marked with `ABRIDGED`. Only for a caller that keeps no entry it is handed but a stub
+   * (a SessionManager loading with retain 'index'); never while the header is still expected or for a
+   * legacy file that will be migrated.
+   */
+  abridgeLongStrings = false;
+
   /** The session header, once its line has been read. */
   get header(): SessionHeader | undefined {
     return this.currentHeader;
@@ -391,14 +400,84 @@ export class SessionLineParser {
       const joined = concatBytes(this.pendingByteParts, this.pendingByteCount + firstNewline + 1);
       const joinedOffset = this.countedBytes;
       this.countedBytes += joined.length;
-      this.consumeLines(this.decoder.decode(joined), batch, joinedOffset, joined);
+      this.consumeRegion(joined, batch, joinedOffset);
       region = chunk.subarray(firstNewline + 1, lastNewline + 1);
     }
     this.pendingByteParts = lastNewline + 1 < chunk.length ? [chunk.slice(lastNewline + 1)] : [];
     this.pendingByteCount = chunk.length - lastNewline - 1;
     const regionOffset = this.countedBytes;
     this.countedBytes += region.length;
-    if (region.length > 0) this.consumeLines(this.decoder.decode(region), batch, regionOffset, region);
+    if (region.length > 0) this.consumeRegion(region, batch, regionOffset);
+  }
+
+  /** Complete lines of bytes: decoded whole, or line by line when lines may be abridged. */
+  private consumeRegion(region: Uint8Array, batch: ParseBatch, regionOffset: number): void {
+    if (this.abridgeLongStrings) this.consumeLineBytes(region, batch, regionOffset);
+    else this.consumeLines(this.decoder.decode(region), batch, regionOffset, region);
+  }
+
+  /**
+   * `consumeLines` over bytes, one line at a time, so a line whose long strings are cut is never
+   * decoded whole. The same line ends ("\r\n" too), blank lines and byte-order mark at the file start.
+   */
+  private consumeLineBytes(bytes: Uint8Array, batch: ParseBatch, regionOffset: number): void {
+    let start = 0;
+    if (this.atFileStart) {
+      this.atFileStart = false;
+      // U+FEFF in UTF-8.
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    }
+    const length = bytes.length;
+    while (start < length) {
+      const newline = bytes.indexOf(NEWLINE_BYTE, start);
+      let end = newline;
+      if (end > start && bytes[end - 1] === CARRIAGE_RETURN) end--;
+      this.completeLines++;
+      if (end > start) this.classifyLineBytes(bytes, start, end, this.completeLines, batch, regionOffset + start);
+      start = newline + 1;
+    }
+  }
+
+  private classifyLineBytes(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    line: number,
+    batch: ParseBatch,
+    offset: number,
+  ): void {
+    if (bytes[start] === OPEN_BRACE && this.mayAbridge()) {
+      const abridged = abridgeLine(bytes, start, end);
+      if (abridged) {
+        let value: unknown;
+        try {
+          value = JSON.parse(this.decoder.decode(abridged.bytes));
+        } catch {
+          // The full line's own parse below reports it (with its own message).
+          value = undefined;
+        }
+        if (
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          abridgedEntryIsExact(value as Record<string, unknown>, abridged.cuts)
+        ) {
+          (value as { [ABRIDGED]?: true })[ABRIDGED] = true;
+          this.classifyObject(value as Record<string, unknown>, line, batch, offset, end - start);
+          return;
+        }
+      }
+    }
+    this.classifyLine(this.decoder.decode(bytes.subarray(start, end)), line, batch, offset, end - start);
+  }
+
+  /** Abridged entries only once the header is settled and the file needs no migration. */
+  private mayAbridge(): boolean {
+    return (
+      this.headerState !== 'expecting' &&
+      !this.allowEntriesWithoutId &&
+      (this.fileVersion === undefined || this.fileVersion >= CURRENT_SESSION_VERSION)
+    );
   }
 
   /**
