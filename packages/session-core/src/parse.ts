@@ -433,7 +433,8 @@ export class SessionLineParser {
       let end = newline;
       if (end > start && bytes[end - 1] === CARRIAGE_RETURN) end--;
       this.completeLines++;
-      if (end > start) this.classifyLineBytes(bytes, start, end, this.completeLines, batch, regionOffset + start);
+      if (end > start)
+        this.classifyLineBytes(bytes, start, end, this.completeLines, batch, regionOffset + start);
       start = newline + 1;
     }
   }
