@@ -8,8 +8,27 @@
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { SessionManager } from '../packages/session-core/src/index';
-import { jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
+import { jsonParseLines, median, referenceLoad, serverLoad } from './load.bench';
+
+setFlagsFromString('--expose_gc');
+const gc = runInNewContext('gc') as () => void;
+
+/**
+ * Wall and CPU (user + system, every thread of the process) milliseconds of `run`, after a full
+ * collection, so one contender's garbage is not collected in the next one's time.
+ */
+async function timed(run: () => unknown): Promise<{ wall: number; cpu: number }> {
+  gc();
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  await run();
+  const wall = performance.now() - start;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { wall, cpu: (cpu.user + cpu.system) / 1000 };
+}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -26,38 +45,47 @@ async function main(): Promise<void> {
           SessionManager: typeof SessionManager;
         })
       : undefined;
-  const samples: Record<string, number[]> = {};
-  const add = (name: string, ms: number) => (samples[name] ??= []).push(ms);
+  const samples: Record<string, { wall: number[]; cpu: number[] }> = {};
+  const add = (name: string, sample: { wall: number; cpu: number }) => {
+    const entry = (samples[name] ??= { wall: [], cpu: [] });
+    entry.wall.push(sample.wall);
+    entry.cpu.push(sample.cpu);
+  };
+  const workDir = join(process.cwd(), 'bench', '.cache');
   // One warm-up round, not recorded.
   for (let run = -1; run < runs; run++) {
-    const keep = run >= 0;
-    const json = time(() => jsonParseLines(file)).ms;
-    const reference = time(() => referenceLoad(file, join(process.cwd(), 'bench', '.cache'))).ms;
-    let start = performance.now();
-    const loaded = await serverLoad(file);
-    const core = performance.now() - start;
-    loaded.close();
-    let before = Number.NaN;
+    const round: Record<string, { wall: number; cpu: number }> = {
+      'JSON.parse': await timed(() => jsonParseLines(file)),
+      reference: await timed(() => referenceLoad(file, workDir)),
+    };
+    // The two session-core loads take turns going first.
+    const loads: Array<[string, () => Promise<void>]> = [
+      ['core', async () => (await serverLoad(file)).close()],
+    ];
     if (other) {
-      start = performance.now();
-      const previous = await serverLoad(file, other.SessionManager);
-      before = performance.now() - start;
-      previous.close();
+      const otherLoad: [string, () => Promise<void>] = [
+        'core (other checkout)',
+        async () => (await serverLoad(file, other.SessionManager)).close(),
+      ];
+      if (run % 2 === 0) loads.unshift(otherLoad);
+      else loads.push(otherLoad);
     }
-    if (keep) {
-      add('JSON.parse', json);
-      add('reference', reference);
-      add('core', core);
-      if (other) add('core (other checkout)', before);
-      console.log(
-        `run ${run + 1}: JSON.parse ${json.toFixed(0)} ms, reference ${reference.toFixed(0)} ms, core ${core.toFixed(0)} ms${other ? `, other ${before.toFixed(0)} ms` : ''}  (load ${loadavg()[0]!.toFixed(1)})`,
-      );
-    }
-  }
-  const m = (name: string) => median(samples[name] ?? [Number.NaN]);
-  for (const name of Object.keys(samples)) {
+    for (const [name, load] of loads) round[name] = await timed(load);
+    if (run < 0) continue;
+    for (const [name, sample] of Object.entries(round)) add(name, sample);
     console.log(
-      `${name.padEnd(24)} ${m(name).toFixed(0).padStart(6)} ms   ÷ reference ${(m(name) / m('reference')).toFixed(2)}×   ÷ JSON.parse ${(m(name) / m('JSON.parse')).toFixed(2)}×`,
+      `run ${run + 1} (load ${loadavg()[0]!.toFixed(1)}): ${Object.entries(round)
+        .map(([name, sample]) => `${name} ${sample.wall.toFixed(0)} ms (cpu ${sample.cpu.toFixed(0)})`)
+        .join(', ')}`,
+    );
+  }
+  const m = (name: string, kind: 'wall' | 'cpu') => median(samples[name]?.[kind] ?? [Number.NaN]);
+  console.log('medians: wall ms [cpu ms]; ratios of wall medians [of cpu medians]');
+  for (const name of Object.keys(samples)) {
+    const ratio = (base: string) =>
+      `${(m(name, 'wall') / m(base, 'wall')).toFixed(2)}× [${(m(name, 'cpu') / m(base, 'cpu')).toFixed(2)}×]`;
+    console.log(
+      `${name.padEnd(24)} ${m(name, 'wall').toFixed(0).padStart(6)} ms [${m(name, 'cpu').toFixed(0)}]   ÷ reference ${ratio('reference')}   ÷ JSON.parse ${ratio('JSON.parse')}`,
     );
   }
 }
