@@ -9,7 +9,8 @@ import { describe, expect, test } from 'vitest';
 import { fixtureNames, fixturesDir } from '../test/fixtures';
 import { bytesReader } from '../test/retention';
 import { ABRIDGE_KEEP_UNITS, abridgedEntryIsExact, abridgeLine, isAbridged } from './line-scan';
-import { utf8Decoder, utf8Encode } from './parse';
+import { SessionLineParser, utf8Decoder, utf8Encode } from './parse';
+import type { ParseBatch } from './parse';
 import { SessionManager } from './session-manager';
 import { userMessageText } from './text';
 import { ToolCallIndex, toViewEntry } from './tree-view/view-entry';
@@ -444,6 +445,70 @@ describe('abridgeLine', () => {
       }
     }
     expect(lines).toBeGreaterThan(100);
+  });
+});
+
+describe('SessionLineParser cutting long strings', () => {
+  /** Every batch of a file pushed in the given piece sizes, flattened. */
+  function parseAll(bytes: Uint8Array, pieces: readonly number[], abridge: boolean) {
+    const parser = new SessionLineParser();
+    parser.abridgeLongStrings = abridge;
+    const batches: ParseBatch[] = [];
+    let at = 0;
+    for (let i = 0; at < bytes.length; i++) {
+      const size = pieces[i % pieces.length]!;
+      batches.push(parser.push(bytes.subarray(at, at + size)));
+      at += size;
+    }
+    batches.push(parser.end());
+    return {
+      issues: batches.flatMap((batch) => batch.issues),
+      header: batches.find((batch) => batch.header)?.header,
+      entries: batches.flatMap((batch) => batch.entries),
+    };
+  }
+
+  test('reports the same header, issues and entry positions as a full parse, on damaged generated files in any pieces', () => {
+    const rng = random(11);
+    let abridged = 0;
+    for (let file = 0; file < 12; file++) {
+      const header = utf8Encode(
+        JSON.stringify({
+          type: 'session',
+          version: 3,
+          id: `f${file}`,
+          timestamp: '2025-01-01T00:00:00.000Z',
+          cwd: '/',
+        }),
+      );
+      const parts: Uint8Array[] = [...(file % 3 === 0 ? [new Uint8Array([0xef, 0xbb, 0xbf])] : []), header];
+      for (const line of generatedLines(100 + file, 60)) {
+        parts.push(utf8Encode(rng() < 0.1 ? '\r\n' : rng() < 0.05 ? '\n  \n' : '\n'));
+        parts.push(rng() < 0.3 ? damaged(rng, line) : utf8Encode(line));
+      }
+      if (file % 2 === 0) parts.push(utf8Encode('\n'));
+      const bytes = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
+      parts.reduce((offset, part) => (bytes.set(part, offset), offset + part.length), 0);
+      const pieces = [1 + Math.floor(rng() * 5000), 1 + Math.floor(rng() * 300)];
+
+      const full = parseAll(bytes, pieces, false);
+      const cut = parseAll(bytes, pieces, true);
+      expect(cut.issues).toEqual(full.issues);
+      expect(cut.header).toEqual(full.header);
+      const position = ({ line, offset, length, entry }: (typeof full.entries)[number]) => ({
+        line,
+        offset,
+        length,
+        id: entry.id,
+      });
+      expect(cut.entries.map(position)).toEqual(full.entries.map(position));
+      cut.entries.forEach(({ entry }, i) => {
+        if (isAbridged(entry)) abridged++;
+        expectPrefixShape(entry, full.entries[i]!.entry, ABRIDGE_KEEP_UNITS);
+      });
+      expect(full.entries.some(({ entry }) => isAbridged(entry))).toBe(false);
+    }
+    expect(abridged).toBeGreaterThan(20);
   });
 });
 
