@@ -18,6 +18,8 @@
 //   replacement of invalid UTF-8 never spans a safe point.
 // - Which fields may be cut is decided by {@link abridgedEntryIsExact} from the entry's type and the
 //   keys the cut strings sat under; anything else (and any doubt) takes the full parse.
+// One file because the scanner and the guard are one proof: what may be cut is decided by where the
+// scan found it.
 
 import { hasTextContent, isRecord } from './text';
 
