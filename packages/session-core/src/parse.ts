@@ -67,6 +67,11 @@ const CARRIAGE_RETURN = 0x0d;
 const OPEN_BRACE = 0x7b;
 const BYTE_ORDER_MARK = 0xfeff;
 const MAX_REASON_LENGTH = 160;
+/**
+ * Shorter lines are not scanned for long strings: what cutting them could save is less than the scan
+ * costs (a measured choice, see bench/README.md#the-skeleton-scan-line-scants-before-and-after).
+ */
+const ABRIDGE_MIN_LINE_BYTES = 2048;
 
 /** UTF-8 length of a short string, counted in JS. */
 function utf8LengthByCounting(text: string): number {
@@ -417,8 +422,10 @@ export class SessionLineParser {
   }
 
   /**
-   * `consumeLines` over bytes, one line at a time, so a line whose long strings are cut is never
-   * decoded whole. The same line ends ("\r\n" too), blank lines and byte-order mark at the file start.
+   * `consumeLines` over bytes, for a parser that may abridge: a long line whose abridged parse is
+   * usable (see line-scan.ts) is never decoded whole; every other line is decoded and parsed as
+   * today, together with its neighbours in one decode call. The same line ends ("\r\n" too), blank
+   * lines and byte-order mark at the file start.
    */
   private consumeLineBytes(bytes: Uint8Array, batch: ParseBatch, regionOffset: number): void {
     let start = 0;
@@ -427,49 +434,51 @@ export class SessionLineParser {
       // U+FEFF in UTF-8.
       if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
     }
+    // The lines from here to `start` are not abridged; they are decoded as one run.
+    let runStart = start;
+    const flushRun = (runEnd: number) => {
+      const run = bytes.subarray(runStart, runEnd);
+      this.consumeLines(this.decoder.decode(run), batch, regionOffset + runStart, run);
+      runStart = runEnd;
+    };
     const length = bytes.length;
     while (start < length) {
       const newline = bytes.indexOf(NEWLINE_BYTE, start);
       let end = newline;
       if (end > start && bytes[end - 1] === CARRIAGE_RETURN) end--;
-      this.completeLines++;
-      if (end > start)
-        this.classifyLineBytes(bytes, start, end, this.completeLines, batch, regionOffset + start);
+      // Whether a line may be abridged depends on the header, which may be in the run.
+      if (this.headerState === 'expecting' && runStart < start) flushRun(start);
+      const abridged =
+        end - start >= ABRIDGE_MIN_LINE_BYTES && bytes[start] === OPEN_BRACE && this.mayAbridge()
+          ? this.abridgedObject(bytes, start, end)
+          : undefined;
+      if (abridged) {
+        if (runStart < start) flushRun(start);
+        this.completeLines++;
+        this.classifyObject(abridged, this.completeLines, batch, regionOffset + start, end - start);
+        runStart = newline + 1;
+      }
       start = newline + 1;
     }
+    if (runStart < length) flushRun(length);
   }
 
-  private classifyLineBytes(
-    bytes: Uint8Array,
-    start: number,
-    end: number,
-    line: number,
-    batch: ParseBatch,
-    offset: number,
-  ): void {
-    if (bytes[start] === OPEN_BRACE && this.mayAbridge()) {
-      const abridged = abridgeLine(bytes, start, end);
-      if (abridged) {
-        let value: unknown;
-        try {
-          value = JSON.parse(this.decoder.decode(abridged.bytes));
-        } catch {
-          // The full line's own parse below reports it (with its own message).
-          value = undefined;
-        }
-        if (
-          typeof value === 'object' &&
-          value !== null &&
-          !Array.isArray(value) &&
-          abridgedEntryIsExact(value as Record<string, unknown>, abridged.cuts)
-        ) {
-          (value as { [ABRIDGED]?: true })[ABRIDGED] = true;
-          this.classifyObject(value as Record<string, unknown>, line, batch, offset, end - start);
-          return;
-        }
-      }
+  /** The line's abridged object, marked, when the scan cut something and its skeleton is exact. */
+  private abridgedObject(bytes: Uint8Array, start: number, end: number): Record<string, unknown> | undefined {
+    const abridged = abridgeLine(bytes, start, end);
+    if (!abridged) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(this.decoder.decode(abridged.bytes));
+    } catch {
+      // The full line's own parse reports it (with its own message).
+      return undefined;
     }
-    this.classifyLine(this.decoder.decode(bytes.subarray(start, end)), line, batch, offset, end - start);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    const object = value as Record<string, unknown>;
+    if (!abridgedEntryIsExact(object, abridged.cuts)) return undefined;
+    (object as { [ABRIDGED]?: true })[ABRIDGED] = true;
+    return object;
   }
 
   /** Abridged entries only once the header is settled and the file needs no migration. */
