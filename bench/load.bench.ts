@@ -8,13 +8,25 @@
 // --stress adds a 200,000-entry linear chain and a 200,000-entry fan-out (small entries).
 // One file: one table of measurements, each a few lines, that must run in the same process to be
 // comparable.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SessionManager as RefSessionManager } from '@mariozechner/pi-coding-agent';
+import { TreeModel } from '../apps/server/src/store/tree-model';
 import { ensureFixtures } from '../packages/fixtures/src/index';
 import {
   computeRows,
@@ -115,6 +127,42 @@ export function referenceLoad(path: string, workDir: string) {
   return { sm, tree, context };
 }
 
+const PIECE = 4 << 20;
+const SERVER_LOAD = 'session-core as the server: index, TreeModel, context';
+const CORE_ALL_LOAD = 'session-core retain all: + getTree + context';
+
+/**
+ * session-core loading a file as the server opens a session: keeping only its index, the file read
+ * through one descriptor in 4 MB pieces into `fromJsonlChunks`, entries read back with `readSync`,
+ * every batch rendered by the server's own `TreeModel` from `onEntries` (view entries, usage, the
+ * tool-call lookup), then the model's first `sync` and the leaf's context. No `getTree`: the server
+ * never asks for it (with retain 'index' it reads every entry back; see bench/README.md).
+ */
+export async function serverLoad(
+  path: string,
+  Manager: typeof SessionManager = SessionManager,
+): Promise<{ sm: SessionManager; model: TreeModel; close: () => void }> {
+  const fd = openSync(path, 'r');
+  const size = fstatSync(fd).size;
+  const readRange = (offset: number, length: number): Uint8Array => {
+    const buffer = Buffer.allocUnsafe(length);
+    return buffer.subarray(0, readSync(fd, buffer, 0, length, offset));
+  };
+  function* pieces(): Generator<Uint8Array> {
+    for (let at = 0; at < size; at += PIECE) yield readRange(at, Math.min(PIECE, size - at));
+  }
+  const model = new TreeModel('/home/bench');
+  const sm = await Manager.fromJsonlChunks(pieces(), {
+    retain: 'index',
+    readRange,
+    onEntries: (entries, firstIndex) => model.receive(entries, firstIndex),
+  });
+  model.sync(sm);
+  sm.buildSessionContext();
+  // The descriptor stays open while the session may read entries back.
+  return { sm, model, close: () => closeSync(fd) };
+}
+
 function coreLoad(path: string) {
   const sm = SessionManager.fromJsonl(readFileSync(path));
   const tree = sm.getTree();
@@ -195,7 +243,7 @@ function runsFor(file: BenchFile, runs: number): number {
   return file.bytes < 10e6 ? runs * 4 : runs;
 }
 
-function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
+async function benchFile(file: BenchFile, runs: number, workDir: string): Promise<FileResult> {
   const rows = new Map<string, number[]>();
   // The first round (run -1) warms up the JIT on this file's shapes and is not recorded.
   let warmingUp = true;
@@ -231,11 +279,18 @@ function benchFile(file: BenchFile, runs: number, workDir: string): FileResult {
       }
     }
 
+    const serverStart = performance.now();
+    const server = await serverLoad(file.path);
+    record(SERVER_LOAD, performance.now() - serverStart);
+    // getTree is not on the server's path: with retain 'index' it reads every entry back.
+    record('  then getTree (reads every entry back)', time(() => server.sm.getTree()).ms);
+    server.close();
+
     const core = time(() => SessionManager.fromJsonl(readFileSync(file.path)));
     const coreTree = time(() => core.value.getTree());
     const coreContext = time(() => core.value.buildSessionContext());
-    record('session-core fromJsonl', core.ms);
-    record('session-core fromJsonl + getTree + context', core.ms + coreTree.ms + coreContext.ms);
+    record('session-core retain all: fromJsonl', core.ms);
+    record(CORE_ALL_LOAD, core.ms + coreTree.ms + coreContext.ms);
 
     const sm = core.value;
     const views = time(() => viewEntriesOf(sm));
@@ -301,8 +356,9 @@ const padLeft = (text: string, width: number) => text.padStart(width);
 const COMPARISONS: Record<string, { vsJson: boolean; vsReference?: string }> = {
   'reference open': { vsJson: true },
   'reference open + getTree + context': { vsJson: true },
-  'session-core fromJsonl': { vsJson: true, vsReference: 'reference open' },
-  'session-core fromJsonl + getTree + context': {
+  [SERVER_LOAD]: { vsJson: true, vsReference: 'reference open + getTree + context' },
+  'session-core retain all: fromJsonl': { vsJson: true, vsReference: 'reference open' },
+  [CORE_ALL_LOAD]: {
     vsJson: true,
     vsReference: 'reference open + getTree + context',
   },
@@ -321,7 +377,7 @@ function printFile(result: FileResult, runs: number): void {
   };
   const json = medianOf('JSON.parse every line');
   console.log(
-    `   ${pad('step', 46)}${padLeft('median ms', 10)}${padLeft('min', 9)}${padLeft('max', 9)}${padLeft('÷ JSON.parse', 14)}${padLeft('÷ reference', 13)}`,
+    `   ${pad('step', 56)}${padLeft('median ms', 10)}${padLeft('min', 9)}${padLeft('max', 9)}${padLeft('÷ JSON.parse', 14)}${padLeft('÷ reference', 13)}`,
   );
   for (const row of result.rows) {
     const m = median(row.samples);
@@ -329,7 +385,7 @@ function printFile(result: FileResult, runs: number): void {
     const vsJson = comparison?.vsJson ? ratio(m, json) : '';
     const vsReference = comparison?.vsReference ? ratio(m, medianOf(comparison.vsReference)) : '';
     console.log(
-      `   ${pad(row.step, 46)}${padLeft(ms(m), 10)}${padLeft(ms(Math.min(...row.samples)), 9)}${padLeft(ms(Math.max(...row.samples)), 9)}${padLeft(vsJson, 14)}${padLeft(vsReference, 13)}`,
+      `   ${pad(row.step, 56)}${padLeft(ms(m), 10)}${padLeft(ms(Math.min(...row.samples)), 9)}${padLeft(ms(Math.max(...row.samples)), 9)}${padLeft(vsJson, 14)}${padLeft(vsReference, 13)}`,
     );
   }
   const heap = result.heap;
@@ -343,8 +399,9 @@ function printFile(result: FileResult, runs: number): void {
 
 function printSummary(results: readonly FileResult[]): void {
   console.log(
-    '\n== summary (load = open/fromJsonl + getTree + buildSessionContext; median ms, ratios of medians',
+    "\n== summary (reference: open + getTree + buildSessionContext; session-core: the server's load, see serverLoad;",
   );
+  console.log('   median ms, ratios of medians');
   console.log('   and, in brackets, of the fastest runs, which a busy machine disturbs least)');
   console.log(
     `   ${pad('file', 36)}${padLeft('size', 10)}${padLeft('JSON.parse', 12)}${padLeft('reference', 11)}${padLeft('session-core', 14)}${padLeft('core÷ref', 17)}${padLeft('core÷JSON', 17)}${padLeft('views+rows', 12)}${padLeft('core heap', 11)}`,
@@ -354,7 +411,7 @@ function printSummary(results: readonly FileResult[]): void {
     const both = (step: string) => ({ median: median(samples(step)), min: Math.min(...samples(step)) });
     const json = both('JSON.parse every line');
     const reference = both('reference open + getTree + context');
-    const core = both('session-core fromJsonl + getTree + context');
+    const core = both(SERVER_LOAD);
     const views = both('tree-view total (entries + tree + 5 modes)');
     const ratios = (a: typeof core, b: typeof core) =>
       `${ratio(a.median, b.median)} [${ratio(a.min, b.min)}]`;
@@ -378,7 +435,7 @@ async function main(): Promise<void> {
     const results: FileResult[] = [];
     for (const file of files) {
       const runs = runsFor(file, options.runs);
-      const result = benchFile(file, runs, workDir);
+      const result = await benchFile(file, runs, workDir);
       printFile(result, runs);
       results.push(result);
     }

@@ -8,12 +8,11 @@
 //   npm run bench -- --huge                # + the 500k-entry, ~1 GB session (disk and minutes)
 //   npm run bench -- --sizes 50k,200k --runs 5 --no-browser --no-export --json out.json
 //   npm run bench -- --sizes 50k --profile /tmp/prof   # CPU profiles of the server and the page
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { SessionManager } from '../packages/session-core/src/index';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
-import { jsonParseLines, median, referenceLoad, time } from './load.bench';
+import { jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
 import { sessionFile, SIZES, type Size } from './sessions';
 import { repoRoot } from '../e2e/support/server';
 
@@ -59,16 +58,13 @@ function parseOptions(argv: readonly string[]): Options {
   return { sizes, runs, ...options };
 }
 
-/** session-core as the server loads it now: the bytes in 4 MB pieces, then the tree and the context. */
+/** session-core as the server loads a session (see `serverLoad` in load.bench.ts). */
 async function coreLoad(path: string): Promise<number> {
   const start = performance.now();
-  const bytes = readFileSync(path);
-  const pieces: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; at += 4 << 20) pieces.push(bytes.subarray(at, at + (4 << 20)));
-  const sm = await SessionManager.fromJsonlChunks(pieces);
-  sm.getTree();
-  sm.buildSessionContext();
-  return performance.now() - start;
+  const loaded = await serverLoad(path);
+  const ms = performance.now() - start;
+  loaded.close();
+  return ms;
 }
 
 function syncMs(run: () => unknown): number {

@@ -12,3 +12,4 @@ export * from './navigation';
 export * from './summary-input';
 export * from './tree-view/index';
 export * from './entry-store';
+export * from './line-scan';

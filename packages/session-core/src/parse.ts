@@ -5,6 +5,7 @@
 // One file because line splitting, JSON parsing, entry validation and issue reporting share one state
 // machine per chunk.
 
+import { ABRIDGED, abridgedEntryIsExact, abridgeLine } from './line-scan';
 import { getSessionVersion } from './migrate';
 import { CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPES } from './types';
 import type { IssueKind, ParseIssue, SessionEntry, SessionHeader } from './types';
@@ -66,6 +67,11 @@ const CARRIAGE_RETURN = 0x0d;
 const OPEN_BRACE = 0x7b;
 const BYTE_ORDER_MARK = 0xfeff;
 const MAX_REASON_LENGTH = 160;
+/**
+ * Shorter lines are not scanned for long strings: what cutting them could save is less than the scan
+ * costs (a measured choice, see bench/README.md#the-skeleton-scan-line-scants-before-and-after).
+ */
+const ABRIDGE_MIN_LINE_BYTES = 2048;
 
 /** UTF-8 length of a short string, counted in JS. */
 function utf8LengthByCounting(text: string): number {
@@ -198,6 +204,14 @@ export class SessionLineParser {
    * as `missing-id`. Set from the header; a caller that has rewritten a migrated file turns it off.
    */
   allowEntriesWithoutId = false;
+
+  /**
+   * Whether lines read from bytes may be parsed abridged (see line-scan.ts): long strings cut short,
+   * the entry marked with `ABRIDGED`. Only for a caller that keeps no entry it is handed but a stub
+   * (a SessionManager loading with retain 'index'); never while the header is still expected or for a
+   * legacy file that will be migrated.
+   */
+  abridgeLongStrings = false;
 
   /** The session header, once its line has been read. */
   get header(): SessionHeader | undefined {
@@ -391,14 +405,89 @@ export class SessionLineParser {
       const joined = concatBytes(this.pendingByteParts, this.pendingByteCount + firstNewline + 1);
       const joinedOffset = this.countedBytes;
       this.countedBytes += joined.length;
-      this.consumeLines(this.decoder.decode(joined), batch, joinedOffset, joined);
+      this.consumeRegion(joined, batch, joinedOffset);
       region = chunk.subarray(firstNewline + 1, lastNewline + 1);
     }
     this.pendingByteParts = lastNewline + 1 < chunk.length ? [chunk.slice(lastNewline + 1)] : [];
     this.pendingByteCount = chunk.length - lastNewline - 1;
     const regionOffset = this.countedBytes;
     this.countedBytes += region.length;
-    if (region.length > 0) this.consumeLines(this.decoder.decode(region), batch, regionOffset, region);
+    if (region.length > 0) this.consumeRegion(region, batch, regionOffset);
+  }
+
+  /** Complete lines of bytes: decoded whole, or line by line when lines may be abridged. */
+  private consumeRegion(region: Uint8Array, batch: ParseBatch, regionOffset: number): void {
+    if (this.abridgeLongStrings) this.consumeLineBytes(region, batch, regionOffset);
+    else this.consumeLines(this.decoder.decode(region), batch, regionOffset, region);
+  }
+
+  /**
+   * `consumeLines` over bytes, for a parser that may abridge: a long line whose abridged parse is
+   * usable (see line-scan.ts) is never decoded whole; every other line is decoded and parsed as
+   * today, together with its neighbours in one decode call. The same line ends ("\r\n" too), blank
+   * lines and byte-order mark at the file start.
+   */
+  private consumeLineBytes(bytes: Uint8Array, batch: ParseBatch, regionOffset: number): void {
+    let start = 0;
+    if (this.atFileStart) {
+      this.atFileStart = false;
+      // U+FEFF in UTF-8.
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
+    }
+    // The lines from here to `start` are not abridged; they are decoded as one run.
+    let runStart = start;
+    const flushRun = (runEnd: number) => {
+      const run = bytes.subarray(runStart, runEnd);
+      this.consumeLines(this.decoder.decode(run), batch, regionOffset + runStart, run);
+      runStart = runEnd;
+    };
+    const length = bytes.length;
+    while (start < length) {
+      const newline = bytes.indexOf(NEWLINE_BYTE, start);
+      let end = newline;
+      if (end > start && bytes[end - 1] === CARRIAGE_RETURN) end--;
+      // Whether a line may be abridged depends on the header, which may be in the run.
+      if (this.headerState === 'expecting' && runStart < start) flushRun(start);
+      const abridged =
+        end - start >= ABRIDGE_MIN_LINE_BYTES && bytes[start] === OPEN_BRACE && this.mayAbridge()
+          ? this.abridgedObject(bytes, start, end)
+          : undefined;
+      if (abridged) {
+        if (runStart < start) flushRun(start);
+        this.completeLines++;
+        this.classifyObject(abridged, this.completeLines, batch, regionOffset + start, end - start);
+        runStart = newline + 1;
+      }
+      start = newline + 1;
+    }
+    if (runStart < length) flushRun(length);
+  }
+
+  /** The line's abridged object, marked, when the scan cut something and its skeleton is exact. */
+  private abridgedObject(bytes: Uint8Array, start: number, end: number): Record<string, unknown> | undefined {
+    const abridged = abridgeLine(bytes, start, end);
+    if (!abridged) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(this.decoder.decode(abridged.bytes));
+    } catch {
+      // The full line's own parse reports it (with its own message).
+      return undefined;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    const object = value as Record<string, unknown>;
+    if (!abridgedEntryIsExact(object, abridged.cuts)) return undefined;
+    (object as { [ABRIDGED]?: true })[ABRIDGED] = true;
+    return object;
+  }
+
+  /** Abridged entries only once the header is settled and the file needs no migration. */
+  private mayAbridge(): boolean {
+    return (
+      this.headerState !== 'expecting' &&
+      !this.allowEntriesWithoutId &&
+      (this.fileVersion === undefined || this.fileVersion >= CURRENT_SESSION_VERSION)
+    );
   }
 
   /**

@@ -9,6 +9,7 @@ import { buildSessionContext } from './context';
 import { EntryStore } from './entry-store';
 import type { EntryRetention, RangeReader } from './entry-store';
 import { generateEntryId, generateSessionId } from './ids';
+import { isAbridged } from './line-scan';
 import { getSessionVersion, migrateV1Line, migrateV2Line } from './migrate';
 import type { V1ChainState } from './migrate';
 import { SessionLineParser, utf8Length } from './parse';
@@ -66,6 +67,12 @@ export interface SessionManagerOptions {
    * (branched, forked or new session, the rewrite of a migrated file) it is called once with every
    * entry of the new state and `firstIndex` 0. With `retain: 'index'` this is the one time a consumer
    * sees every full entry without reading the file again.
+   *
+   * While a session with `retain: 'index'` loads (`fromJsonl` of bytes, `fromJsonlChunks`), an entry
+   * may instead come abridged (`isAbridged(entry)` is true): string values longer than the tree ever
+   * reads are cut short (line-scan.ts). Everything the tree's skeleton derives from it (`toViewEntry`,
+   * the tool-call index, usage, the first user message) is exactly what the full entry gives; any
+   * other use must read the entry with `getEntry`. Never keep an abridged entry.
    */
   onEntries?: (entries: readonly SessionEntry[], firstIndex: number) => void;
 }
@@ -301,11 +308,21 @@ export class SessionManager {
   }
 
   private static loading(options: FromJsonlOptions): SessionManager {
-    return new SessionManager({ ...options, header: undefined, headerOnDisk: false, cwd: options.cwd ?? '' });
+    const manager = new SessionManager({
+      ...options,
+      header: undefined,
+      headerOnDisk: false,
+      cwd: options.cwd ?? '',
+    });
+    // Keeping only stubs, a load needs from each line only what the index and `onEntries` read: long
+    // strings are cut before decoding (line-scan.ts). Appends read later are parsed in full.
+    manager.parser.abridgeLongStrings = manager.store.dropsEntries;
+    return manager;
   }
 
   /** The end of a load: the leaf on the last entry, and a header in memory for an empty file. */
   private loaded(): SessionManager {
+    this.parser.abridgeLongStrings = false;
     this.leafId = this.index.last()?.id ?? null;
     const blank =
       this.header === undefined &&
@@ -844,7 +861,12 @@ export class SessionManager {
       }
       // A migrated entry is not what its line says, so it cannot be read back from it: kept whole.
       const span = this.legacy || !this.store.dropsEntries ? undefined : { offset, length, line };
-      const duplicate = this.index.add(entry, line, this.store.retain(entry, span));
+      const retained = this.store.retain(entry, span);
+      if (retained === entry && isAbridged(entry)) {
+        // The parser abridges only while every entry it hands over is kept as a stub.
+        throw new Error(`internal: an abridged entry (line ${line}) would be kept whole`);
+      }
+      const duplicate = this.index.add(entry, line, retained);
       if (duplicate) {
         issues.push(duplicate);
         continue;

@@ -25,8 +25,8 @@ export function bytesReader(content: string | Uint8Array): CountingReader {
 
 /**
  * `SessionManager.fromJsonl(content, options)` keeping `retention`. In 'index' mode text is loaded
- * through a MemoryStorage holding it, so what the session appends later is read back too; bytes (which
- * may not be valid UTF-8) are read back from the bytes themselves.
+ * from its bytes with a MemoryStorage holding it, so what the session appends later is read back too;
+ * bytes (which may not be valid UTF-8) are read back from the bytes themselves.
  */
 export function loadIn(
   retention: EntryRetention,
@@ -35,7 +35,12 @@ export function loadIn(
 ): SessionManager {
   if (retention === 'all') return SessionManager.fromJsonl(content, options);
   if (typeof content === 'string' && options.storage === undefined && options.readRange === undefined) {
-    return SessionManager.fromStorage(new MemoryStorage(content), { ...options, retain: 'index' });
+    // Loaded from its bytes, as the server loads a file, so long lines are parsed abridged.
+    return SessionManager.fromJsonl(utf8Encode(content), {
+      ...options,
+      storage: new MemoryStorage(content),
+      retain: 'index',
+    });
   }
   return SessionManager.fromJsonl(content, { readRange: bytesReader(content), ...options, retain: 'index' });
 }

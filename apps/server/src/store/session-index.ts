@@ -56,6 +56,17 @@ export interface IndexedSession extends RowFacts {
 const CHUNK_BYTES = 1 << 20;
 
 /**
+ * A parser for counting a file's row facts. The index keeps no entry, only counts, the first user
+ * message (300 characters) and the names, so long strings may be cut before decoding (session-core's
+ * skeleton scan): the counts and texts are exactly those of a full parse.
+ */
+function listingParser(): SessionLineParser {
+  const parser = new SessionLineParser();
+  parser.abridgeLongStrings = true;
+  return parser;
+}
+
+/**
  * The list of every session file under the roots. A file is re-read only when its size, mtime or
  * identity changed, and a file that only grew is read from where the last scan stopped, so
  * listing a thousand sessions costs a thousand stats, not a thousand parses.
@@ -228,7 +239,7 @@ export class SessionIndex {
         root,
         identity,
         offset: 0,
-        parser: new SessionLineParser(),
+        parser: listingParser(),
         entryCount: 0,
         messageCount: 0,
         firstMessage: '',

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isAbridged, SessionLineParser } from '@canopy/session-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { countEntries, emptyRowFacts } from './list-row';
+import { SessionIndex } from './session-index';
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+const stamp = '2025-01-01T00:00:00.000Z';
+
+/** A session whose lines have long strings where the list row reads them, and damaged long lines. */
+function sessionText(): string {
+  const message = (id: string, parentId: string | null, body: Record<string, unknown>) =>
+    JSON.stringify({ type: 'message', id, parentId, timestamp: stamp, message: body });
+  const lines = [
+    JSON.stringify({ type: 'session', version: 3, id: 'listed', timestamp: stamp, cwd: '/w' }),
+    message('a', null, {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'x'.repeat(5000) }],
+      usage: { input: 1 },
+    }),
+    // The first user message: a short block, then a long one whose start the row shows.
+    message('b', 'a', {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'short ' },
+        { type: 'text', text: `${'é'.repeat(150)}${' \n'.repeat(400)}😀${'y'.repeat(3000)}` },
+      ],
+    }),
+    message('c', 'b', { role: 'user', content: 'later '.repeat(1000) }),
+    // Damaged in the part a scan would cut: an issue, not an entry.
+    `{"type":"message","id":"d","parentId":"c","timestamp":"${stamp}","message":{"role":"user","content":"${'z'.repeat(900)}\\q"}}`,
+    `{"type":"message","id":"e","parentId":"c","timestamp":"${stamp}","message":{"role":"user","content":"${'z'.repeat(900)}`,
+    JSON.stringify({
+      type: 'session_info',
+      id: 'f',
+      parentId: 'c',
+      timestamp: stamp,
+      name: 'n'.repeat(2000),
+    }),
+    JSON.stringify({
+      type: 'custom',
+      id: 'g',
+      parentId: 'f',
+      timestamp: stamp,
+      customType: 'k',
+      data: { blob: 'b'.repeat(4000) },
+    }),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The row facts and issue count of a full parse of the whole text. */
+function fullParseFacts(text: string) {
+  const parser = new SessionLineParser();
+  const batch = parser.push(Buffer.from(text));
+  const facts = emptyRowFacts();
+  countEntries(
+    facts,
+    batch.entries.map(({ entry }) => entry),
+  );
+  return {
+    facts,
+    issueCount: batch.issues.length,
+    abridged: batch.entries.filter(({ entry }) => isAbridged(entry)).length,
+  };
+}
+
+describe('SessionIndex', () => {
+  it('counts entries, messages, issues, the name and the first message of a file with long lines exactly as a full parse does', async () => {
+    const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-index-')));
+    folders.push(folder);
+    const text = sessionText();
+    fs.writeFileSync(path.join(folder, 'listed.jsonl'), text);
+
+    const index = new SessionIndex([{ name: 'root', path: folder }]);
+    await index.scan();
+    const [session] = index.all();
+    const expected = fullParseFacts(text);
+    expect(expected.abridged).toBe(0);
+    expect(expected.facts).toMatchObject({ entryCount: 5, messageCount: 3, infoName: 'n'.repeat(2000) });
+    expect(expected.facts.firstMessage).toHaveLength(300);
+    expect(session).toMatchObject({ ...expected.facts, issueCount: expected.issueCount });
+
+    // The index's parser does take the abridged path on this file.
+    const listing = new SessionLineParser();
+    listing.abridgeLongStrings = true;
+    expect(listing.push(Buffer.from(text)).entries.filter(({ entry }) => isAbridged(entry))).toHaveLength(4);
+  });
+});
