@@ -35,7 +35,13 @@ export interface Derived {
    * on the first keystroke nor when the search is cleared).
    */
   graphRows(selector: TreeSelectorState | null): VisibleRows;
-  /** The graph layout of those rows, memoised on the rows and the expanded runs. */
+  /**
+   * The graph layout of those rows, memoised on the visible tree and the expanded runs: rows of
+   * the same visible tree (a jump that hides and shows no entry) answer the same layout object,
+   * numbered by the rows it was first computed from, so neither the graph source nor the layout's
+   * structure comparison runs again (O(n) each). Read a node's row through `rowOfNode`
+   * (components/graph/nodeFacts.ts), never through its `sourceIndex`.
+   */
   graphLayoutFor(tree: ViewTree | null, rows: VisibleRows, expanded: ReadonlySet<string>): GraphLayout | null;
 }
 
@@ -45,6 +51,29 @@ export function createDerived(): Derived {
   /** The selector's rows of the last state without a search, with what they were computed from. */
   let lastUnsearched: (RowsInput & { rows: TreeSelectorState['rows']; result: VisibleRows }) | null = null;
   let lastComputed: (RowsInput & { result: VisibleRows }) | null = null;
+  /** What each rows result handed out by graphRows was computed from (to compare visible trees). */
+  const inputOf = new WeakMap<VisibleRows, RowsInput>();
+  const remember = (result: VisibleRows, input: RowsInput): VisibleRows => {
+    inputOf.set(result, input);
+    return result;
+  };
+  /**
+   * Whether two rows results show the same visible tree. Within one tree version and filter mode
+   * an entry is visible when it passes the mode, and the leaf also when it passes as the leaf (see
+   * session-core's tree-view/filter.ts), so the visible sets can differ only in the two leaves; a
+   * visible entry's parent is its nearest visible ancestor, the graph's children are in file order
+   * and its pins are labels (same version), so the same visible set is the same graph source.
+   */
+  const sameVisibleTree = (a: VisibleRows, b: VisibleRows): boolean => {
+    const from = inputOf.get(a);
+    const to = inputOf.get(b);
+    if (from === undefined || to === undefined) return false;
+    if (from.tree !== to.tree || from.treeVersion !== to.treeVersion || from.mode !== to.mode) return false;
+    if (a.rows.length !== b.rows.length) return false;
+    for (const leaf of [from.leafId, to.leafId])
+      if (leaf !== null && a.indexById.has(leaf) !== b.indexById.has(leaf)) return false;
+    return true;
+  };
   let lastLayout: {
     rows: VisibleRows;
     expanded: ReadonlySet<string>;
@@ -67,7 +96,7 @@ export function createDerived(): Derived {
         // Not a fresh object literal around the rows: the indexById getter must stay lazy.
         const result: VisibleRows = selector;
         lastUnsearched = { ...input, rows: selector.rows, result };
-        return result;
+        return remember(result, input);
       }
       if (lastUnsearched && sameInputs(lastUnsearched, input)) return lastUnsearched.result;
       if (lastComputed && sameInputs(lastComputed, input)) return lastComputed.result;
@@ -77,17 +106,18 @@ export function createDerived(): Derived {
         query: '',
       });
       lastComputed = { ...input, result };
-      return result;
+      return remember(result, input);
     },
 
     graphLayoutFor(tree, rows, expanded) {
       if (!tree) return null;
       if (
         lastLayout &&
-        lastLayout.rows === rows &&
         lastLayout.expanded === expanded &&
-        lastLayout.tree === tree
+        lastLayout.tree === tree &&
+        (lastLayout.rows === rows || sameVisibleTree(lastLayout.rows, rows))
       )
+        // lastLayout.rows stays the rows the layout is numbered by: its id lookups read them.
         return lastLayout.layout;
       const layout = layoutGraph(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
       lastLayout = { rows, expanded, layout, tree };

@@ -2,7 +2,7 @@
 // text, label and whether it is on the active path, the leaf, or failed. The canvas painter and the
 // DOM cards both draw from these facts, so the two never disagree.
 
-import { ViewFlags, type ViewTree } from '@canopy/session-core';
+import { ViewFlags, type FlatRow, type ViewTree } from '@canopy/session-core';
 import type { GraphLayout } from '../../layout/graphLayout';
 import { entryKind, type EntryKind } from '../../lib/entryKind';
 import type { VisibleRows } from '../../store/derived';
@@ -32,8 +32,7 @@ export function factsOf(
 ): NodeFacts {
   const node = layout.nodes[index]!;
   const ids = node.kind === 'run' ? (node.members as string[]) : [node.id];
-  // The layout numbers its entries by row index (graphSourceFromRows): no id lookup needed.
-  const row = rows.rows[layout.sourceIndex[index]!];
+  const row = rowOfNode(layout, index, rows);
   if (node.kind === 'run') {
     return {
       ids,
@@ -56,6 +55,16 @@ export function factsOf(
     ...(entry.label !== undefined ? { label: entry.label } : {}),
     error: (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0,
   };
+}
+
+/**
+ * The row of a layout node (a run's: its first member's) in `rows`. Looked up by id, not through
+ * `layout.sourceIndex`: a layout is kept across rows of the same visible tree (a jump), and its
+ * source numbers are the row indices of the rows it was first computed from (store/derived.ts).
+ */
+export function rowOfNode(layout: GraphLayout, index: number, rows: VisibleRows): FlatRow | undefined {
+  const row = rows.indexById.get(layout.nodes[index]!.id);
+  return row === undefined ? undefined : rows.rows[row];
 }
 
 /** Whether a search matched any entry of the node. */
