@@ -19,7 +19,7 @@ import {
   type ViewEntry,
 } from '../packages/session-core/src/index';
 import { computeGraphLayout, layoutGraph } from '../apps/web/src/layout/graphLayout';
-import { graphSourceFromRows } from '../apps/web/src/store/derived';
+import { createDerived, graphSourceFromRows } from '../apps/web/src/store/derived';
 import { syntheticJsonl } from './synthetic';
 
 /** The same shapes as `npm run bench` (bench/run.ts), so the numbers compare. */
@@ -152,6 +152,10 @@ function measureSize(name: string, runs: number): Map<string, number[]> {
     const before = timed(samples, 'graph: source from rows', () => graphSourceFromRows(tree, state));
     timed(samples, 'graph: layout from scratch (d3-hierarchy)', () => computeGraphLayout(before));
     layoutGraph(before);
+    // The web store's own path (store/derived.ts), which keeps the layout of an unchanged visible tree.
+    const derived = createDerived();
+    const expanded = new Set<string>();
+    derived.graphLayoutFor(tree, derived.graphRows(state), expanded);
     const target = jumpTarget(tree, leafId);
     state = timed(samples, 'selector: jump (leaf moves to another branch)', () => {
       const next = treeSelectorReducer(state, { type: 'setLeaf', leafId: target, select: true });
@@ -168,6 +172,9 @@ function measureSize(name: string, runs: number): Map<string, number[]> {
       graphSourceFromRows(tree, state),
     );
     timed(samples, 'graph: layout after the jumps (reused)', () => layoutGraph(after));
+    timed(samples, "graph: the store's rows and layout after the jumps (kept)", () =>
+      derived.graphLayoutFor(tree, derived.graphRows(state), expanded),
+    );
     // A live append (what store/live.ts does for session_changed): one entry, a child of the leaf,
     // added to the tree, and the leaf moved onto it.
     const parent = state.leafId;
