@@ -6,8 +6,13 @@ import { readLines } from '../support/sessionFile';
 
 test.use({ sessionFiles: ['seed-example.jsonl'] });
 
-/** Presses Tab until the predicate holds for the focused element (at most `limit` times). */
-async function tabUntil(page: Page, predicate: string, limit = 30): Promise<void> {
+/**
+ * Presses Tab until the predicate holds for the focused element (at most `limit` times). The limit is
+ * a whole cycle of the page's tab order and more: when the session list closes under the focused
+ * item, Chromium starts the next Tab from where that item was, which may be past the tree, so the
+ * walk can go round the page once (banner, toolbars, graph controls, detail panel, composer).
+ */
+async function tabUntil(page: Page, predicate: string, limit = 100): Promise<void> {
   for (let i = 0; i < limit; i++) {
     if (await page.evaluate(predicate)) return;
     await page.keyboard.press('Tab');

@@ -15,6 +15,17 @@ import { isMultiSelectClick, rowSelectPointerDown, rowSelectPointerEnter } from 
 
 export const ROW_HEIGHT = 22;
 
+/**
+ * What an outline without rows says. While the snapshot still streams in, the rows of the view may
+ * simply not have arrived yet: saying "no entries" then would be wrong.
+ */
+export function emptyOutlineNote(query: string, streaming: boolean): string {
+  if (streaming) return 'Loading the session…';
+  return query
+    ? `No entries match “${query}”. Backspace or Esc to clear the search.`
+    : 'No entries in this view. Alt+A shows all, Alt+D the default view.';
+}
+
 interface RowProps {
   row: FlatRow;
   index: number;
@@ -130,6 +141,7 @@ export function OutlineView() {
   const rows = useApp((s) => s.selector?.rows);
   const selectedIndex = useApp((s) => s.selector?.selectedIndex ?? -1);
   const query = useApp((s) => s.selector?.query ?? '');
+  const streaming = useApp((s) => s.snapshot !== null);
   const editingId = useApp((s) => s.labelEditingId);
   const revealTick = useApp((s) => s.revealTick);
   const multiSelection = useApp((s) => s.multiSelection);
@@ -208,9 +220,7 @@ export function OutlineView() {
     >
       {total === 0 ? (
         <div className="empty-note" data-testid="tree.empty">
-          {query
-            ? `No entries match “${query}”. Backspace or Esc to clear the search.`
-            : 'No entries in this view. Alt+A shows all, Alt+D the default view.'}
+          {emptyOutlineNote(query, streaming)}
         </div>
       ) : (
         <div className="outline-inner" style={{ height: alignedContentHeight(total, ROW_HEIGHT, height) }}>
