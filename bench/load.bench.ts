@@ -133,8 +133,8 @@ const CORE_ALL_LOAD = 'session-core retain all: + getTree + context';
 
 /**
  * session-core loading a file as the server opens a session: keeping only its index, the file read
- * through one descriptor in 4 MB pieces into `fromJsonlChunks`, entries read back with `readSync`,
- * every batch rendered by the server's own `TreeModel` from `onEntries` (view entries, usage, the
+ * through one descriptor in 4 MB pieces (into one reused buffer, as the server does) into
+ * `fromJsonlChunks`, entries read back with `readSync`, every batch rendered by the server's own `TreeModel` from `onEntries` (view entries, usage, the
  * tool-call lookup), then the model's first `sync` and the leaf's context. No `getTree`: the server
  * never asks for it (with retain 'index' it reads every entry back; see bench/README.md).
  */
@@ -149,7 +149,10 @@ export async function serverLoad(
     return buffer.subarray(0, readSync(fd, buffer, 0, length, offset));
   };
   function* pieces(): Generator<Uint8Array> {
-    for (let at = 0; at < size; at += PIECE) yield readRange(at, Math.min(PIECE, size - at));
+    const buffer = Buffer.allocUnsafe(Math.min(PIECE, size));
+    for (let at = 0; at < size; at += PIECE) {
+      yield buffer.subarray(0, readSync(fd, buffer, 0, Math.min(PIECE, size - at), at));
+    }
   }
   const model = new TreeModel('/home/bench');
   const sm = await Manager.fromJsonlChunks(pieces(), {

@@ -33,6 +33,33 @@ function sessionText(turns: number): string {
   return `${storage.read()}not a JSON line\n`;
 }
 
+/** A session whose messages are long (well past a read piece, so the load abridges them). */
+function longSessionText(turns: number): string {
+  const storage = new MemoryStorage();
+  const sm = SessionManager.inMemory('/w', { storage });
+  for (let i = 0; i < turns; i++) {
+    sm.appendMessage({ role: 'user', content: `Frage ${i}: ${'größer 🌲 '.repeat(300 + i)}`, timestamp: i });
+    sm.appendMessage({
+      role: 'assistant',
+      content: [{ type: 'text', text: `Antwort ${i} ${'∑ \\ "zitiert" '.repeat(200)}` }],
+      api: 'anthropic-messages',
+      provider: 'anthropic',
+      model: 'claude',
+      usage: {
+        input: 1,
+        output: 2,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 3,
+        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+      },
+      stopReason: 'stop',
+      timestamp: i,
+    });
+  }
+  return storage.read();
+}
+
 /** The lines of a session of `turns` turns without its header: what another writer appends. */
 function moreLines(turns: number): string {
   return sessionText(turns).split('\n').slice(1).join('\n');
@@ -120,6 +147,25 @@ describe('an open session reads its file in pieces', () => {
       (session as unknown as { tail: { contentHash: string } }).tail.contentHash;
     expect(tailHash(inPieces)).toBe(sha256(fs.readFileSync(file)));
     expect(tailHash(inOne)).toBe(sha256(fs.readFileSync(file)));
+  });
+
+  it('a load reads every piece into one reused buffer and still gives exactly what a whole read gives, long lines cut across pieces included', async () => {
+    const text = sessionText(30) + longSessionText(12).split('\n').slice(1).join('\n');
+    const file = fileWith(text);
+    const pieceBytes = 1000;
+    const lineBytes = text.split('\n').map((line) => Buffer.byteLength(line));
+    expect(Math.max(...lineBytes)).toBeGreaterThan(4 * pieceBytes);
+    const buffers = new Set<unknown>();
+    const readSync = fs.readSync as unknown as (...args: unknown[]) => number;
+    vi.spyOn(fs, 'readSync').mockImplementation(((...args: unknown[]) => {
+      buffers.add(args[1]);
+      return readSync(...args);
+    }) as unknown as typeof fs.readSync);
+    const { session } = await open(file, { pieceBytes });
+    vi.restoreAllMocks();
+    expect(buffers.size).toBe(1);
+    expect(readOf(session)).toEqual(wholeRead(text));
+    expect(session.listRow()).toEqual((await open(file)).session.listRow());
   });
 
   it('no read of an open, an append by another writer, a same-size rewrite or its reload asks for more than one piece and the window', async () => {

@@ -118,6 +118,16 @@ describe('SessionLineParser chunking', () => {
     const batch = parser.push(',"parentId":null,"timestamp":"t"}\n');
     expect(batch.entries.map((parsed) => parsed.entry.id)).toEqual(['a']);
   });
+
+  it('copies what it buffers from a Node Buffer too (whose slice is a view), whether the chunk has a newline or not', () => {
+    // A server reads a file into one reused Buffer; `Buffer#slice` shares its memory.
+    const parser = new SessionLineParser();
+    const reused = Buffer.alloc(256);
+    const pieces = [`${HEADER}\n{"type":"message","id":"a"`, ',"parentId":null,', '"timestamp":"t"}\n'];
+    const merged = merge(pieces.map((piece) => parser.push(reused.subarray(0, reused.write(piece)))));
+    expect(merged.entries.map((parsed) => parsed.entry.id)).toEqual(['a']);
+    expect(merged.issues).toEqual([]);
+  });
 });
 
 describe('SessionLineParser classification', () => {

@@ -160,6 +160,16 @@ function emptyBatch(): ParseBatch {
   return { entries: [], issues: [] };
 }
 
+/**
+ * A copy of `bytes` in memory of its own. Not `bytes.slice()`: a Node `Buffer` (a `Uint8Array`) answers
+ * `slice` with a view of the same memory, which a caller reusing its read buffer overwrites.
+ */
+function copyBytes(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
 function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array {
   const joined = new Uint8Array(total);
   let offset = 0;
@@ -392,7 +402,7 @@ export class SessionLineParser {
     const lastNewline = chunk.lastIndexOf(NEWLINE_BYTE);
     if (lastNewline === -1) {
       // Copy: the caller may reuse its buffer for the next read.
-      this.pendingByteParts.push(chunk.slice());
+      this.pendingByteParts.push(copyBytes(chunk));
       this.pendingByteCount += chunk.length;
       return;
     }
@@ -408,7 +418,8 @@ export class SessionLineParser {
       this.consumeRegion(joined, batch, joinedOffset);
       region = chunk.subarray(firstNewline + 1, lastNewline + 1);
     }
-    this.pendingByteParts = lastNewline + 1 < chunk.length ? [chunk.slice(lastNewline + 1)] : [];
+    this.pendingByteParts =
+      lastNewline + 1 < chunk.length ? [copyBytes(chunk.subarray(lastNewline + 1))] : [];
     this.pendingByteCount = chunk.length - lastNewline - 1;
     const regionOffset = this.countedBytes;
     this.countedBytes += region.length;

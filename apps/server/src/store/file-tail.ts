@@ -1,5 +1,5 @@
 import type { TitleSlot } from '@canopy/session-core';
-import { readAtSync, RunningHash, sameFile, type FileState } from './confined';
+import { readAtSync, readIntoSync, RunningHash, sameFile, type FileState } from './confined';
 import { READ_CHUNK_BYTES } from './files';
 import { isArchive } from './omp-files';
 
@@ -159,8 +159,10 @@ export class FileTail {
     asKnown.add(old ?? head);
     const asNow = new RunningHash();
     asNow.add(head);
+    // One buffer for every piece: each is hashed before the next is read.
+    const buffer = Buffer.allocUnsafe(Math.min(this.pieceBytes, this.offset));
     for (let at = head.length; at < this.offset; at += this.pieceBytes) {
-      const piece = readAtSync(fd, at, Math.min(this.pieceBytes, this.offset - at));
+      const piece = readIntoSync(fd, at, buffer, Math.min(this.pieceBytes, this.offset - at));
       if (piece.length === 0) return 'other';
       asKnown.add(piece);
       asNow.add(piece);

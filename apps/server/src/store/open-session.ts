@@ -16,6 +16,7 @@ import {
   openConfinedSync,
   readAtSync,
   readConfinedSync,
+  readIntoSync,
   replaceConfinedSync,
   sameFile,
   stateOf,
@@ -330,7 +331,11 @@ export class OpenSession {
     this.persistLeaf();
   }
 
-  /** The file's `size` bytes in pieces, each told to `tail` as it is read. */
+  /**
+   * The file's `size` bytes in pieces, each told to `tail` as it is read. Every piece is read into
+   * the same buffer, so a piece is valid only until the next is asked for: the parser copies what it
+   * keeps (a cut-off line), the tail copies its window and title line, the hash takes the bytes at once.
+   */
   private *wholeRead(fd: number, size: number, tail: FileTail): Generator<Buffer> {
     if (isArchive(this.file)) {
       const bytes = decompressArchive(readAtSync(fd, 0, size));
@@ -338,9 +343,9 @@ export class OpenSession {
       yield bytes;
       return;
     }
-    const pieceBytes = this.options.pieceBytes ?? READ_CHUNK_BYTES;
+    const buffer = Buffer.allocUnsafe(Math.min(this.options.pieceBytes ?? READ_CHUNK_BYTES, size));
     for (let at = 0; at < size;) {
-      const piece = readAtSync(fd, at, Math.min(pieceBytes, size - at));
+      const piece = readIntoSync(fd, at, buffer, Math.min(buffer.length, size - at));
       if (piece.length === 0) return; // shrank while reading: the next look sees it
       at += piece.length;
       tail.took(piece);
