@@ -21,6 +21,19 @@ const GOTO = { waitUntil: 'commit', timeout: 5 * WAIT_MS } as const;
 /** One measured number (ms or bytes); NaN when the step failed or does not apply. */
 export type Sample = Record<string, number>;
 
+/** A user message under `parentId` with a fresh id, as one JSONL line: what a live-append step writes. */
+export function appendedUserLine(idPrefix: string, parentId: string | null, text: string) {
+  const id = `${idPrefix}${Date.now().toString(36)}`;
+  const line = JSON.stringify({
+    type: 'message',
+    id,
+    parentId,
+    timestamp: new Date().toISOString(),
+    message: { role: 'user', content: text, timestamp: Date.now() },
+  });
+  return { id, line };
+}
+
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
 }
@@ -183,14 +196,7 @@ async function canopyInteractions(page: Page, url: string, file: string): Promis
 
   sample.liveAppend = await attempt('live append', async () => {
     const leaf = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id', { timeout: 5000 });
-    const id = `bench${Date.now().toString(36)}`;
-    const line = JSON.stringify({
-      type: 'message',
-      id,
-      parentId: leaf,
-      timestamp: new Date().toISOString(),
-      message: { role: 'user', content: 'appended by the benchmark', timestamp: Date.now() },
-    });
+    const { id, line } = appendedUserLine('bench', leaf, 'appended by the benchmark');
     return timed(
       async () => appendFileSync(file, `${line}\n`),
       () =>

@@ -14,7 +14,7 @@ import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { cleanup, startCanopy } from '../e2e/support/server';
-import { launchBrowser } from './browser';
+import { appendedUserLine, launchBrowser } from './browser';
 import { sessionFile, SIZES } from './sessions';
 
 interface TraceEvent {
@@ -169,14 +169,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       await traced(cdp, 'live-append', async () => {
         const leaf = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id');
-        const id = `prof${Date.now().toString(36)}`;
-        const line = JSON.stringify({
-          type: 'message',
-          id,
-          parentId: leaf,
-          timestamp: new Date().toISOString(),
-          message: { role: 'user', content: 'appended by the profiler', timestamp: Date.now() },
-        });
+        const { id, line } = appendedUserLine('prof', leaf, 'appended by the profiler');
         return timed(
           async () => appendFileSync(liveFile, `${line}\n`),
           () => page.waitForSelector(`${rowSelector}[data-entry-id="${id}"]`),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { fixtureNames, fixturesDir } from '../test/fixtures';
 import { bytesReader } from '../test/retention';
+import { seededRandom } from '../../fixtures/src/determinism';
 import { ABRIDGE_KEEP_UNITS, abridgedEntryIsExact, abridgeLine, isAbridged } from './line-scan';
 import { SessionLineParser, utf8Decoder, utf8Encode } from './parse';
 import type { ParseBatch } from './parse';
@@ -67,17 +68,6 @@ function checkLine(bytes: Uint8Array, keep: number): boolean {
 }
 
 // ---------------------------------------------------------------- a seeded generator of odd JSON
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
@@ -320,7 +310,7 @@ function damaged(rng: Rng, line: string): Uint8Array {
 }
 
 function generatedLines(seed: number, count: number): string[] {
-  const rng = random(seed);
+  const rng = seededRandom(seed);
   const callIds: string[] = [];
   return Array.from({ length: count }, (_, i) => toJson(randomEntry(rng, i, callIds), rng));
 }
@@ -424,7 +414,7 @@ describe('abridgeLine', () => {
   });
 
   test('accepts exactly what JSON.parse accepts on generated lines, valid and damaged, at every cut length', () => {
-    const rng = random(7);
+    const rng = seededRandom(7);
     let cut = 0;
     for (const line of generatedLines(1, 400)) {
       for (const keep of [0, 1, 2, 5, 41, ABRIDGE_KEEP_UNITS]) {
@@ -469,7 +459,7 @@ describe('SessionLineParser cutting long strings', () => {
   }
 
   test('reports the same header, issues and entry positions as a full parse, on damaged generated files in any pieces', () => {
-    const rng = random(11);
+    const rng = seededRandom(11);
     let abridged = 0;
     for (let file = 0; file < 12; file++) {
       const header = utf8Encode(
