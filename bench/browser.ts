@@ -21,6 +21,15 @@ const GOTO = { waitUntil: 'commit', timeout: 5 * WAIT_MS } as const;
 /** One measured number (ms or bytes); NaN when the step failed or does not apply. */
 export type Sample = Record<string, number>;
 
+/** Resolves once the "User" filter button shows as pressed, checked every animation frame. */
+export async function userOnlyFilterPressed(page: Page, timeout?: number): Promise<void> {
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') === 'true',
+    undefined,
+    { polling: 'raf', ...(timeout !== undefined ? { timeout } : {}) },
+  );
+}
+
 /** A user message under `parentId` with a fresh id, as one JSONL line: what a live-append step writes. */
 export function appendedUserLine(idPrefix: string, parentId: string | null, text: string) {
   const id = `${idPrefix}${Date.now().toString(36)}`;
@@ -274,14 +283,7 @@ async function canopyInteractions(page: Page, url: string, file: string): Promis
     if (!box) return NaN;
     return timed(
       () => page.mouse.click(box.x + box.width / 2, box.y + box.height / 2),
-      () =>
-        page.waitForFunction(
-          () =>
-            document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') ===
-            'true',
-          undefined,
-          { polling: 'raf' },
-        ),
+      () => userOnlyFilterPressed(page),
     );
   });
   await page

@@ -14,7 +14,7 @@ import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { cleanup, startCanopy } from '../e2e/support/server';
-import { appendedUserLine, launchBrowser } from './browser';
+import { appendedUserLine, launchBrowser, userOnlyFilterPressed } from './browser';
 import { sessionFile, SIZES } from './sessions';
 
 interface TraceEvent {
@@ -235,14 +235,7 @@ async function main(): Promise<void> {
       await traced(cdp, 'filter', async () =>
         timed(
           () => page.getByTestId('filter.user-only').click(),
-          () =>
-            page.waitForFunction(
-              () =>
-                document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') ===
-                'true',
-              undefined,
-              raf,
-            ),
+          () => userOnlyFilterPressed(page, raf.timeout),
         ),
       );
       // (Esc was pressed after the search; a second one would close the session.)
