@@ -21,6 +21,7 @@ import {
   type ConfigFile,
 } from './config';
 import { createToken, isWellFormedToken } from './http/security';
+import { warmUp } from './http/warm-up';
 import { writeDemoSessions } from './store/demo';
 import {
   ensureDirSync,
@@ -143,6 +144,9 @@ async function main(): Promise<void> {
   }
   const address = app.server.address();
   const actualPort = address && typeof address === 'object' ? address.port : port;
+  for (const { path: route, status } of await warmUp(app, token, `127.0.0.1:${actualPort}`)) {
+    if (status >= 400) process.stderr.write(`canopy: warm-up request ${route} answered ${status}\n`);
+  }
   const shownHost =
     host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   process.stdout.write(`Canopy is running at http://${shownHost}:${actualPort}/?token=${token}\n`);
