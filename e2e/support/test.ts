@@ -4,7 +4,7 @@
 // `sharedServer: true` and reuses one server per set of files for the whole worker, because
 // starting the server is most of a test's time on a loaded two-core machine.
 import { fixtureIds } from '@canopy/fixtures';
-import { test as base, expect, type Page } from '@playwright/test';
+import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CanopyApp } from '../pages/CanopyApp';
@@ -60,7 +60,7 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
     },
     { scope: 'worker' },
   ],
-  canopy: async ({ sessionFiles, generatedSessions, sharedServer, serverEnv, serverPool }, use) => {
+  canopy: async ({ sessionFiles, generatedSessions, sharedServer, serverEnv, serverPool }, use, testInfo) => {
     if (sharedServer && Object.keys(generatedSessions).length === 0 && Object.keys(serverEnv).length === 0) {
       const key = sessionFiles.join('\n');
       let pending = serverPool.get(key);
@@ -68,7 +68,10 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
         pending = startCanopy({ fixtures: sessionFiles });
         serverPool.set(key, pending);
       }
-      await use(await pending);
+      const running = await pending;
+      const from = running.output().length;
+      await use(running);
+      await attachServerOutput(testInfo, running.output().slice(from));
       return;
     }
     await useOwnCanopy(
@@ -80,7 +83,10 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
             writeFileSync(join(dir, name), make());
         },
       },
-      use,
+      async (running) => {
+        await use(running);
+        await attachServerOutput(testInfo, running.output());
+      },
     );
   },
   app: ({ page, canopy }, use) => useApp(page, canopy, use),
@@ -92,6 +98,18 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
     return use(watchFile(sessionPath(canopy, name)));
   },
 });
+
+/**
+ * A failed test keeps what its server printed (warnings, errors, a crash) beside its trace: a
+ * failure seen only in CI, such as a dropped WebSocket, can then be read from the server's side.
+ */
+async function attachServerOutput(testInfo: TestInfo, output: string): Promise<void> {
+  if (testInfo.status === testInfo.expectedStatus) return;
+  await testInfo.attach('canopy server output', {
+    body: output.length > 0 ? output : '(the server printed nothing during this test)',
+    contentType: 'text/plain',
+  });
+}
 
 /** The `canopy` fixture's body for one test: a server started for it, stopped and removed after it. */
 export async function useOwnCanopy(

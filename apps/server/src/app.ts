@@ -152,7 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
     (_extension, message) => hub.publish({ type: 'error', code: 'EXTENSION_ERROR', message }),
   );
-  const hub = new EventHub();
+  const hub = new EventHub((message) => app.log.warn(message));
   const publish = (event: ServerEvent) => hub.publish(event);
 
   const store: SessionStore = new SessionStore({

@@ -22,6 +22,9 @@ export class EventHub {
   /** Queued bytes beyond which a socket is disconnected instead of queued to. */
   private readonly bufferLimits = new WeakMap<HubSocket, number>();
 
+  /** `warn` hears of every socket the hub cuts off (the server log says why a page reconnected). */
+  constructor(private readonly warn: (message: string) => void = () => undefined) {}
+
   add(socket: HubSocket, maxBufferedBytes?: number): void {
     if (!this.subscriptions.has(socket)) this.subscriptions.set(socket, new Set());
     if (maxBufferedBytes !== undefined) this.bufferLimits.set(socket, maxBufferedBytes);
@@ -76,6 +79,7 @@ export class EventHub {
   private send(socket: HubSocket, data: string): void {
     const limit = this.bufferLimits.get(socket);
     if (limit !== undefined && (socket.bufferedAmount ?? 0) + data.length > limit) {
+      this.warn(`WebSocket closed: the client stopped reading (over ${limit} bytes queued)`);
       socket.terminate?.();
       this.remove(socket);
       return;

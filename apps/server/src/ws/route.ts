@@ -98,6 +98,7 @@ export function registerWsRoute(
   const stopHeartbeat = scheduleHeartbeat(() => {
     for (const socket of sockets) {
       if (alive.get(socket) === false) {
+        app.log.warn('WebSocket closed: no answer to the last heartbeat ping');
         socket.terminate();
         continue;
       }
@@ -127,12 +128,16 @@ export function registerWsRoute(
       services.hub.remove(socket);
       services.clientClosed(clientId);
     });
-    socket.on('error', () => socket.terminate());
+    socket.on('error', (error) => {
+      app.log.warn(`WebSocket closed on an error: ${error.message}`);
+      socket.terminate();
+    });
     socket.on('message', (data, isBinary) => {
       alive.set(socket, true);
       if (!withinRate(socket)) {
         // Stop reading at once: nothing more from this socket is parsed or queued.
         socket.removeAllListeners('message');
+        app.log.warn('WebSocket closed: too many messages');
         socket.close(WS_POLICY_VIOLATION, 'Too many messages');
         // A client that does not answer the close is cut off anyway.
         setTimeout(() => socket.terminate(), 1000).unref();
