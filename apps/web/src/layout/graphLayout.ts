@@ -98,7 +98,10 @@ export interface GraphLayout {
   parent: Int32Array;
   /** Every entry id → the index of the node that shows it (its run when it is hidden in one). */
   indexOfEntry: EntryNodeLookup;
-  /** Per node: the source number of its entry (the first member of a run). */
+  /**
+   * Per node: the source number of its entry (the first member of a run), in the source it was
+   * computed from; a layout kept or brought up to date by store/derived.ts is not renumbered.
+   */
   sourceIndex: Int32Array;
   bounds: Rect;
   nodeWidth: number;

@@ -10,6 +10,7 @@ import {
   type ViewTree,
 } from '@canopy/session-core';
 import { layoutGraph, type GraphLayout, type IndexedGraphSource } from '../layout/graphLayout';
+import { appendToLayout, type LaidOutRows } from './graphAppend';
 
 interface RowsInput {
   tree: ViewTree;
@@ -39,7 +40,9 @@ export interface Derived {
    * The graph layout of those rows, memoised on the visible tree and the expanded runs: rows of
    * the same visible tree (a jump that hides and shows no entry) answer the same layout object,
    * numbered by the rows it was first computed from, so neither the graph source nor the layout's
-   * structure comparison runs again (O(n) each). Read a node's row through `rowOfNode`
+   * structure comparison runs again (O(n) each). Rows that grew from the last ones by an append
+   * under the tip of a run (or by entries the filter hides) answer that layout brought up to date
+   * (graphAppend.ts), with the same positions. Read a node's row through `rowOfNode`
    * (components/graph/nodeFacts.ts), never through its `sourceIndex`.
    */
   graphLayoutFor(tree: ViewTree | null, rows: VisibleRows, expanded: ReadonlySet<string>): GraphLayout | null;
@@ -74,12 +77,24 @@ export function createDerived(): Derived {
       if (leaf !== null && a.indexById.has(leaf) !== b.indexById.has(leaf)) return false;
     return true;
   };
-  let lastLayout: {
-    rows: VisibleRows;
-    expanded: ReadonlySet<string>;
-    layout: GraphLayout;
-    tree: ViewTree;
-  } | null = null;
+  let lastLayout: (LaidOutRows & { expanded: ReadonlySet<string> }) | null = null;
+  /**
+   * What `rows` were computed from, with the tree's size then: known only while the tree has not
+   * changed since (the graph may be handed rows of an older version; -1 then, and no append is
+   * assumed from or to them).
+   */
+  const laidOutInput = (tree: ViewTree, rows: VisibleRows) => {
+    const input = inputOf.get(rows);
+    const current = input !== undefined && input.tree === tree && input.treeVersion === tree.version;
+    return {
+      tree,
+      treeVersion: input?.treeVersion ?? -1,
+      treeSize: current ? tree.size : -1,
+      leafId: input?.leafId ?? null,
+      mode: input?.mode ?? 'default',
+      rows,
+    };
+  };
 
   return {
     graphRows(selector) {
@@ -119,8 +134,16 @@ export function createDerived(): Derived {
       )
         // lastLayout.rows stays the rows the layout is numbered by: its id lookups read them.
         return lastLayout.layout;
+      const input = laidOutInput(tree, rows);
+      if (lastLayout && lastLayout.expanded === expanded) {
+        const appended = appendToLayout(lastLayout, input);
+        if (appended) {
+          lastLayout = { ...lastLayout, ...input, ...appended };
+          return appended.layout;
+        }
+      }
       const layout = layoutGraph(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
-      lastLayout = { rows, expanded, layout, tree };
+      lastLayout = { ...input, layout, expanded, overrides: new Map(), base: layout.indexOfEntry };
       return layout;
     },
   };
