@@ -296,7 +296,15 @@ export interface GraphLayoutJob {
 }
 
 export function startGraphLayout(source: IndexedGraphSource, options: LayoutOptions = {}): GraphLayoutJob {
-  return stepsJob(layoutSteps(source, settingsOf(options)));
+  return stepsJob(graphLayoutSteps(source, options));
+}
+
+/** `computeGraphLayout` as a resumable step function, with the entry → node table of its numbering. */
+export function graphLayoutSteps(
+  source: IndexedGraphSource,
+  options: LayoutOptions = {},
+): Generator<void, { layout: GraphLayout; nodeOfEntry: Int32Array }> {
+  return layoutSteps(source, settingsOf(options));
 }
 
 /** A job over any resumable step function: slices until told to yield, then the result. */

@@ -186,3 +186,68 @@ describe('graph layout after an append', () => {
     expect(fastPaths).toBeGreaterThan(50);
   });
 });
+
+describe('graph layout in slices', () => {
+  const forked = () => {
+    const entries: ViewEntry[] = [];
+    for (let i = 0; i < 3000; i++)
+      entries.push(entry(`e${i}`, i === 0 ? null : `e${i % 7 === 0 ? Math.floor(i / 2) : i - 1}`, 'user'));
+    return new ViewTree(entries);
+  };
+
+  it('lays a large tree out in slices, showing the last layout of the tree meanwhile, then the new one', () => {
+    const tree = forked();
+    const derived = createDerived({ slicedLayoutRows: 100 });
+    const expanded = new Set<string>();
+    let state = createTreeSelectorState(tree, { leafId: 'e2999' });
+    const first = derived.graphLayoutSoon(tree, derived.graphRows(state), expanded);
+    expect(first.layout).toBeNull();
+    let slices = 1;
+    while (!first.job!(() => true)) slices++;
+    expect(slices).toBeGreaterThan(1);
+    const rows = derived.graphRows(state);
+    const done = derived.graphLayoutSoon(tree, rows, expanded);
+    expect(done.job).toBeNull();
+    const fresh = computeGraphLayout(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
+    expect(drawn(done.layout!, tree, rows)).toEqual(drawn(fresh, tree, rows));
+
+    // A new fork needs a new layout: the old one shows until it is done.
+    state = append(state, [entry('f1', 'e10', 'user')]);
+    const next = derived.graphLayoutSoon(tree, derived.graphRows(state), expanded);
+    expect(next.layout).toBe(done.layout);
+    expect(next.job!(() => false)).toBe(true);
+    const nextRows = derived.graphRows(state);
+    expect(drawn(derived.graphLayoutSoon(tree, nextRows, expanded).layout!, tree, nextRows)).toEqual(
+      drawn(
+        computeGraphLayout(graphSourceFromRows(tree, nextRows), { expandedRuns: expanded }),
+        tree,
+        nextRows,
+      ),
+    );
+  });
+
+  it('abandons a job when other rows are asked for, and never installs its result', () => {
+    const tree = forked();
+    const derived = createDerived({ slicedLayoutRows: 100 });
+    const state = createTreeSelectorState(tree, { leafId: 'e2999' });
+    const expanded = new Set<string>();
+    const defaultRows = derived.graphRows(state);
+    const abandoned = derived.graphLayoutSoon(tree, defaultRows, expanded);
+    const all = treeSelectorReducer(state, { type: 'setFilter', mode: 'all' });
+    const allRows = derived.graphRows(all);
+    const current = derived.graphLayoutSoon(tree, allRows, expanded);
+    expect(abandoned.job!(() => false)).toBe(true);
+    expect(derived.graphLayoutSoon(tree, allRows, expanded).job).toBe(current.job);
+    expect(current.job!(() => false)).toBe(true);
+    expect(derived.graphLayoutSoon(tree, allRows, expanded).job).toBeNull();
+  });
+
+  it('lays a small tree out at once', () => {
+    const tree = forked();
+    const derived = createDerived();
+    const state = createTreeSelectorState(tree, { leafId: 'e2999' });
+    const soon = derived.graphLayoutSoon(tree, derived.graphRows(state), new Set());
+    expect(soon.job).toBeNull();
+    expect(soon.layout?.nodes.length).toBeGreaterThan(0);
+  });
+});
