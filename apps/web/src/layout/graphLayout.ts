@@ -9,8 +9,11 @@
 // The layout of the same visible tree is reused: a jump reorders the rows (the active branch first)
 // and so renumbers the source, but the graph draws children in file order, so its drawing is the
 // same; laying out 200,000 entries again cost ~60-150 ms per jump, comparing the structure a few.
+//
+// A layout from scratch is also a resumable step function (`startGraphLayout`): at 500,000 entries
+// it is far over one frame, so the graph runs it in slices between which the page stays responsive.
 
-import { hierarchy, tree, type HierarchyPointNode } from 'd3-hierarchy';
+import { TIDY_SLICE, tidyTreeSteps } from './tidyTree';
 
 /** The tree to lay out: visible roots and children, in display order. */
 export interface GraphSource {
@@ -98,7 +101,10 @@ export interface GraphLayout {
   parent: Int32Array;
   /** Every entry id → the index of the node that shows it (its run when it is hidden in one). */
   indexOfEntry: EntryNodeLookup;
-  /** Per node: the source number of its entry (the first member of a run). */
+  /**
+   * Per node: the source number of its entry (the first member of a run), in the source it was
+   * computed from; a layout kept or brought up to date by store/derived.ts is not renumbered.
+   */
   sourceIndex: Int32Array;
   bounds: Rect;
   nodeWidth: number;
@@ -124,11 +130,6 @@ export interface Rect {
 }
 
 export const DEFAULT_LAYOUT = { minRun: 3, nodeWidth: 168, nodeHeight: 30, dx: 184, dy: 62 } as const;
-
-interface Datum {
-  index: number;
-  children: Datum[];
-}
 
 type Settings = Required<Omit<LayoutOptions, 'expandedRuns'>> & { expanded: ReadonlySet<string> };
 
@@ -224,7 +225,8 @@ interface Computed {
 let previous: { settings: Settings; structure: Structure; computed: Computed } | null = null;
 
 /**
- * Builds the compressed graph and lays it out with d3-hierarchy's tidy tree (fixed node size).
+ * Builds the compressed graph and lays it out with d3-hierarchy's tidy tree (fixed node size; run
+ * over typed arrays and resumable by tidyTree.ts, with d3's exact coordinates).
  * When the source has the structure of the previous call's (same entries, children and pins, in
  * any numbering) and the same options, the previous drawing is returned with the lookups of the
  * new numbering: the same result as laying it out again (`computeGraphLayout`).
@@ -273,28 +275,72 @@ export function computeGraphLayout(
 }
 
 function computeLayout(source: IndexedGraphSource, settings: Settings): Computed {
+  return drain(layoutSteps(source, settings));
+}
+
+/** Runs a resumable step function to its end. */
+export function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * A layout computed in slices: `step` runs slices until `shouldYield` answers true (asked after
+ * each slice of about `TIDY_SLICE` nodes) and returns the result once it is complete. The result
+ * equals `computeGraphLayout` of the same source and options.
+ */
+export interface GraphLayoutJob {
+  step(shouldYield: () => boolean): { layout: GraphLayout; nodeOfEntry: Int32Array } | null;
+}
+
+export function startGraphLayout(source: IndexedGraphSource, options: LayoutOptions = {}): GraphLayoutJob {
+  return stepsJob(graphLayoutSteps(source, options));
+}
+
+/** `computeGraphLayout` as a resumable step function, with the entry → node table of its numbering. */
+export function graphLayoutSteps(
+  source: IndexedGraphSource,
+  options: LayoutOptions = {},
+): Generator<void, { layout: GraphLayout; nodeOfEntry: Int32Array }> {
+  return layoutSteps(source, settingsOf(options));
+}
+
+/** A job over any resumable step function: slices until told to yield, then the result. */
+export function stepsJob<T>(steps: Generator<void, T>): { step(shouldYield: () => boolean): T | null } {
+  let result: { value: T } | null = null;
+  return {
+    step(shouldYield) {
+      while (result === null) {
+        const next = steps.next();
+        if (next.done === true) result = { value: next.value };
+        else if (shouldYield()) return null;
+      }
+      return result.value;
+    },
+  };
+}
+
+/** The layout as a resumable step function: it yields after every slice of about TIDY_SLICE nodes. */
+function* layoutSteps(source: IndexedGraphSource, settings: Settings): Generator<void, Computed> {
   const { minRun, expanded, nodeWidth, nodeHeight, dx, dy } = settings;
   const { ids, childStart, childList, pinned } = source;
   const nodes: GraphNode[] = [];
-  const datums: Datum[] = [];
   const parentOf: number[] = [];
   const firstOf: number[] = [];
   const nodeOfEntry = new Int32Array(ids.length).fill(-1);
-  const virtualRoot: Datum = { index: -1, children: [] };
 
   const childCount = (i: number) => childStart[i + 1]! - childStart[i]!;
   const isKey = (i: number, parentChildCount: number): boolean =>
     parentChildCount !== 1 || childCount(i) !== 1 || pinned[i] === 1;
 
+  // Nodes are numbered as they are made, each after its parent: the tidy tree relies on it.
   const addNode = (node: GraphNode, parent: number, first: number): number => {
     const index = nodes.length;
     nodes.push(node);
     parentOf.push(parent);
     firstOf.push(first);
-    const datum: Datum = { index, children: [] };
-    datums.push(datum);
-    if (parent < 0) virtualRoot.children.push(datum);
-    else datums[parent]!.children.push(datum);
     return index;
   };
 
@@ -311,6 +357,7 @@ function computeLayout(source: IndexedGraphSource, settings: Settings): Computed
   const pendingEntry: number[] = [];
   const pendingParent: number[] = [];
   const pendingDepth: number[] = [];
+  let work = 0;
   while (stackEntry.length > 0) {
     const entry = stackEntry.pop()!;
     const parent = stackParent.pop()!;
@@ -332,6 +379,7 @@ function computeLayout(source: IndexedGraphSource, settings: Settings): Computed
         length++;
         current = childList[childStart[current]!]!;
       }
+      work += length + 1;
       let attach = self;
       let nextDepth = depth + 1;
       if (length >= minRun && !expanded.has(ids[firstMember]!)) {
@@ -359,6 +407,10 @@ function computeLayout(source: IndexedGraphSource, settings: Settings): Computed
       stackParent.push(pendingParent[p]!);
       stackDepth.push(pendingDepth[p]!);
     }
+    if (work >= TIDY_SLICE) {
+      work = 0;
+      yield;
+    }
   }
   const indexOfEntry = entryLookup(source, nodeOfEntry);
 
@@ -366,35 +418,36 @@ function computeLayout(source: IndexedGraphSource, settings: Settings): Computed
   const x = new Float64Array(count);
   const y = new Float64Array(count);
   const parent = Int32Array.from(parentOf);
+  const sourceIndex = Int32Array.from(firstOf);
   const bounds: Rect = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+  yield;
 
   if (count > 0) {
-    const root = hierarchy<Datum>(virtualRoot, (d) => d.children);
-    const laidOut = tree<Datum>()
-      .nodeSize([dx, dy])
-      .separation((a, b) => (a.parent === b.parent ? 1 : 1.2))(root);
+    yield* tidyTreeSteps(parent, x, dx, (sameParent) => (sameParent ? 1 : 1.2));
     bounds.minX = Infinity;
     bounds.maxX = -Infinity;
     bounds.minY = Infinity;
     bounds.maxY = -Infinity;
-    laidOut.each((n: HierarchyPointNode<Datum>) => {
-      const i = n.data.index;
-      if (i < 0) return;
-      // The virtual root sits at depth 0, so drawn depths start at 1: shift them back up.
-      x[i] = n.x;
-      y[i] = (n.depth - 1) * dy;
-      if (n.x < bounds.minX) bounds.minX = n.x;
-      if (n.x > bounds.maxX) bounds.maxX = n.x;
+    const depth = new Int32Array(count);
+    for (let i = 0; i < count; i++) {
+      // Parents are numbered before their children, so a parent's depth is known first.
+      const p = parent[i]!;
+      depth[i] = p < 0 ? 0 : depth[p]! + 1;
+      y[i] = depth[i]! * dy;
+      if (x[i]! < bounds.minX) bounds.minX = x[i]!;
+      if (x[i]! > bounds.maxX) bounds.maxX = x[i]!;
       if (y[i]! < bounds.minY) bounds.minY = y[i]!;
       if (y[i]! > bounds.maxY) bounds.maxY = y[i]!;
-    });
+    }
     bounds.minX -= nodeWidth / 2;
     bounds.maxX += nodeWidth / 2;
     bounds.minY -= nodeHeight / 2;
     bounds.maxY += nodeHeight / 2;
+    yield;
   }
 
   const byDepth = buildDepthIndex(y, dy);
+  yield;
   const busesByDepth = buildBuses(parent, x, y, dy, byDepth.length);
   const layout: GraphLayout = {
     nodes,
@@ -402,7 +455,7 @@ function computeLayout(source: IndexedGraphSource, settings: Settings): Computed
     y,
     parent,
     indexOfEntry,
-    sourceIndex: Int32Array.from(firstOf),
+    sourceIndex,
     bounds,
     nodeWidth,
     nodeHeight,

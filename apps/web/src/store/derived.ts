@@ -9,7 +9,15 @@ import {
   type TreeSelectorState,
   type ViewTree,
 } from '@canopy/session-core';
-import { layoutGraph, type GraphLayout, type IndexedGraphSource } from '../layout/graphLayout';
+import {
+  drain,
+  graphLayoutSteps,
+  layoutGraph,
+  stepsJob,
+  type GraphLayout,
+  type IndexedGraphSource,
+} from '../layout/graphLayout';
+import { appendToLayout, type LaidOutRows } from './graphAppend';
 
 interface RowsInput {
   tree: ViewTree;
@@ -26,6 +34,9 @@ export interface VisibleRows {
 
 const EMPTY_ROWS: VisibleRows = { rows: [], indexById: new Map() };
 
+/** Rows per slice of the graph source's build (a few ms each). */
+const SOURCE_SLICE = 16384;
+
 /** The memoised derivations of one store: each store (each app, each test) has its own caches. */
 export interface Derived {
   /**
@@ -39,13 +50,34 @@ export interface Derived {
    * The graph layout of those rows, memoised on the visible tree and the expanded runs: rows of
    * the same visible tree (a jump that hides and shows no entry) answer the same layout object,
    * numbered by the rows it was first computed from, so neither the graph source nor the layout's
-   * structure comparison runs again (O(n) each). Read a node's row through `rowOfNode`
+   * structure comparison runs again (O(n) each). Rows that grew from the last ones by an append
+   * under the tip of a run (or by entries the filter hides) answer that layout brought up to date
+   * (graphAppend.ts), with the same positions. Read a node's row through `rowOfNode`
    * (components/graph/nodeFacts.ts), never through its `sourceIndex`.
    */
   graphLayoutFor(tree: ViewTree | null, rows: VisibleRows, expanded: ReadonlySet<string>): GraphLayout | null;
+  /**
+   * The same layout without a long task: what `graphLayoutFor` answers when that is cheap (kept,
+   * brought up to date, or a small tree); otherwise a job that lays the rows out in slices, and
+   * meanwhile the last layout of the same tree (or null). Once the job is done, this answers its
+   * layout. One job at a time: asking for other rows abandons the one in progress.
+   */
+  graphLayoutSoon(tree: ViewTree | null, rows: VisibleRows, expanded: ReadonlySet<string>): SoonLayout;
 }
 
-export function createDerived(): Derived {
+/** A graph layout that may still be in the making. */
+export interface SoonLayout {
+  /** The layout of the rows asked for, or, while `job` runs, the last one of the same tree. */
+  readonly layout: GraphLayout | null;
+  /** Runs slices until `shouldYield` answers true; true once the layout is done (ask again then). */
+  readonly job: ((shouldYield: () => boolean) => boolean) | null;
+}
+
+/** Up to this many rows the graph is laid out at once (a few ms); above, in slices. */
+export const SLICED_LAYOUT_ROWS = 16384;
+
+export function createDerived(options: { slicedLayoutRows?: number } = {}): Derived {
+  const slicedLayoutRows = options.slicedLayoutRows ?? SLICED_LAYOUT_ROWS;
   const sameInputs = (a: RowsInput, b: RowsInput) =>
     a.tree === b.tree && a.treeVersion === b.treeVersion && a.leafId === b.leafId && a.mode === b.mode;
   /** The selector's rows of the last state without a search, with what they were computed from. */
@@ -74,12 +106,43 @@ export function createDerived(): Derived {
       if (leaf !== null && a.indexById.has(leaf) !== b.indexById.has(leaf)) return false;
     return true;
   };
-  let lastLayout: {
+  let lastLayout: (LaidOutRows & { expanded: ReadonlySet<string> }) | null = null;
+  /**
+   * What `rows` were computed from, with the tree's size then: known only while the tree has not
+   * changed since (the graph may be handed rows of an older version; -1 then, and no append is
+   * assumed from or to them).
+   */
+  const laidOutInput = (tree: ViewTree, rows: VisibleRows) => {
+    const input = inputOf.get(rows);
+    const current = input !== undefined && input.tree === tree && input.treeVersion === tree.version;
+    return {
+      tree,
+      treeVersion: input?.treeVersion ?? -1,
+      treeSize: current ? tree.size : -1,
+      leafId: input?.leafId ?? null,
+      mode: input?.mode ?? 'default',
+      rows,
+    };
+  };
+
+  /** The layout in progress, with what it lays out. */
+  let pending: {
+    tree: ViewTree;
     rows: VisibleRows;
     expanded: ReadonlySet<string>;
-    layout: GraphLayout;
-    tree: ViewTree;
+    job: (shouldYield: () => boolean) => boolean;
   } | null = null;
+  /** The layout of `rows` when no layout from scratch is needed: the last one, kept or brought up to date. */
+  const readyLayout = (tree: ViewTree, rows: VisibleRows, expanded: ReadonlySet<string>) => {
+    if (!lastLayout || lastLayout.expanded !== expanded || lastLayout.tree !== tree) return null;
+    // lastLayout.rows stays the rows the layout is numbered by: its id lookups read them.
+    if (lastLayout.rows === rows || sameVisibleTree(lastLayout.rows, rows)) return lastLayout.layout;
+    const input = laidOutInput(tree, rows);
+    const appended = appendToLayout(lastLayout, input);
+    if (!appended) return null;
+    lastLayout = { ...lastLayout, ...input, ...appended };
+    return appended.layout;
+  };
 
   return {
     graphRows(selector) {
@@ -111,17 +174,45 @@ export function createDerived(): Derived {
 
     graphLayoutFor(tree, rows, expanded) {
       if (!tree) return null;
-      if (
-        lastLayout &&
-        lastLayout.expanded === expanded &&
-        lastLayout.tree === tree &&
-        (lastLayout.rows === rows || sameVisibleTree(lastLayout.rows, rows))
-      )
-        // lastLayout.rows stays the rows the layout is numbered by: its id lookups read them.
-        return lastLayout.layout;
+      const ready = readyLayout(tree, rows, expanded);
+      if (ready) return ready;
+      const input = laidOutInput(tree, rows);
       const layout = layoutGraph(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
-      lastLayout = { rows, expanded, layout, tree };
+      lastLayout = { ...input, layout, expanded, overrides: new Map(), base: layout.indexOfEntry };
       return layout;
+    },
+
+    graphLayoutSoon(tree, rows, expanded) {
+      if (!tree) return { layout: null, job: null };
+      const ready = readyLayout(tree, rows, expanded);
+      if (ready) return { layout: ready, job: null };
+      if (rows.rows.length <= slicedLayoutRows)
+        return { layout: this.graphLayoutFor(tree, rows, expanded), job: null };
+      if (!pending || pending.tree !== tree || pending.rows !== rows || pending.expanded !== expanded) {
+        const input = laidOutInput(tree, rows);
+        const steps = stepsJob(
+          (function* () {
+            const source = yield* graphSourceSteps(tree, rows);
+            return yield* graphLayoutSteps(source, { expandedRuns: expanded });
+          })(),
+        );
+        const job = (shouldYield: () => boolean) => {
+          if (pending?.job !== job) return true;
+          const done = steps.step(shouldYield);
+          if (done === null) return false;
+          lastLayout = {
+            ...input,
+            layout: done.layout,
+            expanded,
+            overrides: new Map(),
+            base: done.layout.indexOfEntry,
+          };
+          pending = null;
+          return true;
+        };
+        pending = { tree, rows, expanded, job };
+      }
+      return { layout: lastLayout?.tree === tree ? lastLayout.layout : null, job: pending.job };
     },
   };
 }
@@ -133,6 +224,11 @@ export function createDerived(): Derived {
  * lookup, and only the siblings at branch points are looked up to sort them into file order.
  */
 export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): IndexedGraphSource {
+  return drain(graphSourceSteps(tree, rows));
+}
+
+/** `graphSourceFromRows` as a resumable step function: it yields every SOURCE_SLICE rows. */
+export function* graphSourceSteps(tree: ViewTree, rows: VisibleRows): Generator<void, IndexedGraphSource> {
   const list = rows.rows;
   const n = list.length;
   const ids: string[] = new Array<string>(n);
@@ -157,6 +253,7 @@ export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): IndexedG
     if (parent < 0) rootCount++;
     else childStart[parent + 1]!++;
     path.push(r);
+    if (r % SOURCE_SLICE === SOURCE_SLICE - 1) yield;
   }
   for (let r = 0; r < n; r++) childStart[r + 1]! += childStart[r]!;
   const childList = new Int32Array(n - rootCount);
@@ -168,6 +265,7 @@ export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): IndexedG
     if (p < 0) roots[rootFill++] = r;
     else childList[fill[p]!++] = r;
   }
+  yield;
   const byFileOrder = (slice: Int32Array) => {
     if (slice.length < 2) return;
     const keyed = Array.from(slice, (r) => [tree.indexOf(ids[r]!), r] as const);
@@ -175,8 +273,16 @@ export function graphSourceFromRows(tree: ViewTree, rows: VisibleRows): IndexedG
     for (let i = 0; i < keyed.length; i++) slice[i] = keyed[i]![1];
   };
   byFileOrder(roots);
-  for (let r = 0; r < n; r++)
-    if (childStart[r + 1]! - childStart[r]! > 1)
-      byFileOrder(childList.subarray(childStart[r]!, childStart[r + 1]!));
+  let sorted = 0;
+  for (let r = 0; r < n; r++) {
+    const count = childStart[r + 1]! - childStart[r]!;
+    if (count < 2) continue;
+    byFileOrder(childList.subarray(childStart[r]!, childStart[r + 1]!));
+    sorted += count;
+    if (sorted >= SOURCE_SLICE) {
+      sorted = 0;
+      yield;
+    }
+  }
   return { ids, roots, childStart, childList, pinned, indexOf: (id) => rows.indexById.get(id) ?? -1 };
 }

@@ -17,6 +17,7 @@ import { Minimap } from './Minimap';
 import { factsOf } from './nodeFacts';
 import type { GraphScene } from './paintGraph';
 import { usePalette } from './palette';
+import { useGraphLayout } from './useGraphLayout';
 import { useGraphPointer } from './useGraphPointer';
 import { useGraphRectSelect } from './useGraphRectSelect';
 import { MIN_DOM_SCALE, useGraphViewport } from './useGraphViewport';
@@ -49,7 +50,8 @@ export function GraphView() {
   const searchRows = selector?.indexById;
   const derived = useDerived();
   const rows = derived.graphRows(selector);
-  const layout = derived.graphLayoutFor(tree, rows, expandedRuns);
+  // A large tree is laid out in slices (useGraphLayout): the last layout shows meanwhile.
+  const { layout, pending } = useGraphLayout(derived, tree, rows, expandedRuns);
   const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
   const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
 
@@ -105,6 +107,7 @@ export function GraphView() {
         className="graph-view"
         data-testid="tree.graph"
         data-node-count={layout?.nodes.length ?? 0}
+        data-laying-out={pending || undefined}
         data-visible-count={visible.length}
         data-scale={transform.k.toFixed(3)}
         data-select-tool={selectTool || undefined}
@@ -123,6 +126,11 @@ export function GraphView() {
             />
           )}
         </div>
+        {pending && (
+          <div className="graph-status" role="status" data-testid="graph.laying-out">
+            Laying out…
+          </div>
+        )}
         {rectSelect.rect && (
           <div
             className="graph-select-rect"
