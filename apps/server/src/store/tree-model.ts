@@ -121,8 +121,11 @@ export class TreeModel {
   private sm: SessionManager | undefined;
   private nodes: TreeNode[] = [];
   private toolCalls: ToolCallIndex;
-  /** Position of every entry id in file order (ids in the entry list are unique). */
-  private positions = new Map<string, number>();
+  /**
+   * Targets of the labels received since the last sync: their nodes are rendered again at the sync
+   * if they were sent before it (found by the manager's position of the id, which is the node's).
+   */
+  private labelTargets: string[] = [];
   /** Tool call id → positions of results rendered without their call. */
   private waitingForCall = new Map<string, number[]>();
   /** The node count at the last sync: nodes from here on are the next sync's `added`. */
@@ -168,7 +171,6 @@ export class TreeModel {
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
       const position = from + i;
-      this.positions.set(entry.id, position);
       this.nodes.push(added[i]!);
       const callId = toolResultCallId(entry);
       if (callId !== undefined && this.toolCalls.get(callId) === undefined) {
@@ -176,10 +178,8 @@ export class TreeModel {
         if (waiting) waiting.push(position);
         else this.waitingForCall.set(callId, [position]);
       }
-      if (entry.type === 'label' && typeof entry.targetId === 'string') {
-        const target = this.positions.get(entry.targetId);
-        if (target !== undefined && target < this.syncedCount) this.stale.add(target);
-      }
+      if (entry.type === 'label' && typeof entry.targetId === 'string')
+        this.labelTargets.push(entry.targetId);
     }
   }
 
@@ -188,7 +188,7 @@ export class TreeModel {
     this.sm = undefined;
     this.nodes = [];
     this.toolCalls = new RowToolCalls(this.home);
-    this.positions = new Map();
+    this.labelTargets = [];
     this.waitingForCall = new Map();
     this.syncedCount = 0;
     this.stale = new Set();
@@ -205,6 +205,11 @@ export class TreeModel {
     this.sm = sm;
     this.startsOver = false;
     const from = this.syncedCount;
+    for (const targetId of this.labelTargets) {
+      const target = sm.getPosition(targetId);
+      if (target !== undefined && target < from) this.stale.add(target);
+    }
+    this.labelTargets = [];
     const labelOf = (id: string) => sm.getLabel(id);
     for (let position = from; position < this.nodes.length; position++) {
       const node = this.nodes[position]!;
