@@ -450,6 +450,14 @@ export class SessionManager {
     return roots;
   }
 
+  /**
+   * An entry's position among the entries in file order: its index in `getEntries()`, which is also
+   * the position `onEntries` handed it at.
+   */
+  getPosition(id: string): number | undefined {
+    return this.index.positionOf(id);
+  }
+
   /** The 1-based line of the file an entry is on. */
   getLine(id: string): number | undefined {
     return this.index.lineOf(id);

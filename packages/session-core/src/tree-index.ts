@@ -6,6 +6,7 @@
 // One file because the id map, the children lists and the structural issues are updated together
 // by every add; a split would let them disagree.
 
+import type { EntryLookup } from './context';
 import type { ParseIssue, SessionEntry, SessionTreeNode } from './types';
 
 /** At most this many ids are spelled out in a cycle's message. */
@@ -25,8 +26,10 @@ function quote(id: string): string {
 export class TreeIndex {
   private readonly list: SessionEntry[] = [];
   private readonly lineNumbers: number[] = [];
+  /** Position of every entry by id; an entry by id is `list[position]` (no second map of 200,000 ids). */
   private readonly positions = new Map<string, number>();
-  private readonly entriesById = new Map<string, SessionEntry>();
+  /** Entries by id, through `positions`. */
+  private readonly entriesById: EntryLookup = { get: (id) => this.get(id) };
   /** Built on first use, then kept up to date: a bulk load does not pay for it. */
   private childrenByParent: Map<string, SessionEntry[]> | undefined;
   private rootEntries: SessionEntry[] = [];
@@ -52,7 +55,7 @@ export class TreeIndex {
   }
 
   /** Entries by id. */
-  get byId(): ReadonlyMap<string, SessionEntry> {
+  get byId(): EntryLookup {
     return this.entriesById;
   }
 
@@ -92,7 +95,6 @@ export class TreeIndex {
     this.positions.set(id, this.list.length);
     this.list.push(retained);
     this.lineNumbers.push(line);
-    this.entriesById.set(id, retained);
 
     const parentId: unknown = entry.parentId;
     if (typeof parentId === 'string' && parentId !== id && !this.positions.has(parentId)) {
@@ -131,7 +133,8 @@ export class TreeIndex {
   }
 
   get(id: string): SessionEntry | undefined {
-    return this.entriesById.get(id);
+    const position = this.positions.get(id);
+    return position === undefined ? undefined : this.list[position];
   }
 
   /** Position of an entry in file order (among indexed entries), or undefined for an unknown id. */

@@ -92,4 +92,54 @@ describe('SessionIndex', () => {
     listing.abridgeLongStrings = true;
     expect(listing.push(Buffer.from(text)).entries.filter(({ entry }) => isAbridged(entry))).toHaveLength(4);
   });
+
+  it('lists a file of many read pieces exactly, with lines cut between pieces and a cut-off last line completed later', async () => {
+    const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-index-')));
+    folders.push(folder);
+    const file = path.join(folder, 'big.jsonl');
+    const lines = [JSON.stringify({ type: 'session', version: 3, id: 'big', timestamp: stamp, cwd: '/w' })];
+    let parentId: string | null = null;
+    // About 3.5 MB of lines of uneven lengths, so piece boundaries fall inside lines (and inside a
+    // two-byte character); the first user message comes after the first piece.
+    for (let i = 0; i < 1500; i++) {
+      const role = i === 900 ? 'user' : 'assistant';
+      const text = `${i}:${'é'.repeat(i % 7)}${'w'.repeat(400 + ((i * 977) % 4000))}`;
+      lines.push(
+        JSON.stringify({
+          type: 'message',
+          id: `m${i}`,
+          parentId,
+          timestamp: stamp,
+          message: { role, content: [{ type: 'text', text }] },
+        }),
+      );
+      parentId = `m${i}`;
+    }
+    const last = JSON.stringify({
+      type: 'message',
+      id: 'tail',
+      parentId,
+      timestamp: stamp,
+      message: { role: 'user', content: 'the end' },
+    });
+    const text = `${lines.join('\n')}\n`;
+    fs.writeFileSync(file, `${text}${last.slice(0, 40)}`);
+    expect(fs.statSync(file).size).toBeGreaterThan(3 << 20);
+
+    const index = new SessionIndex([{ name: 'root', path: folder }]);
+    await index.scan();
+    const expected = fullParseFacts(text);
+    expect(expected.facts).toMatchObject({ entryCount: 1500, messageCount: 1500 });
+    expect(expected.facts.firstMessage.startsWith('900:')).toBe(true);
+    expect(index.all()[0]).toMatchObject({ ...expected.facts, issueCount: 0 });
+
+    // The cut-off line the parser kept is completed by the next read, from where the first stopped.
+    fs.appendFileSync(file, `${last.slice(40)}\n`);
+    await index.refreshFile(file);
+    expect(index.all()[0]).toMatchObject({
+      ...fullParseFacts(`${text}${last}\n`).facts,
+      entryCount: 1501,
+      issueCount: 0,
+    });
+  });
 });

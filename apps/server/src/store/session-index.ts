@@ -8,7 +8,7 @@ import { getSessionVersion, ompSessionName, SessionLineParser, type TitleSlot } 
 import { sessionIdOf } from './ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { isArchive, readOnlyReason, readSessionBytes, subagentParentCandidates } from './omp-files';
-import { readRangeConfinedSync, statConfinedSync } from './confined';
+import { readIntoSync, readRangeConfinedSync, statConfinedSync, withConfinedSync } from './confined';
 import {
   isInside,
   listJsonlFiles,
@@ -53,7 +53,9 @@ export interface IndexedSession extends RowFacts {
   adopted?: 'open' | 'released';
 }
 
-const CHUNK_BYTES = 1 << 20;
+/** Bytes per read of a listed file (the whole file is read in such pieces, into one buffer). */
+const PIECE_BYTES = 1 << 20;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * A parser for counting a file's row facts. The index keeps no entry, only counts, the first user
@@ -297,19 +299,31 @@ export class SessionIndex {
     );
   }
 
+  /**
+   * Reads the file from where the last read stopped up to `size`, through one verified descriptor
+   * and into one buffer reused for every piece (as an open session's load does, see
+   * docs/architecture.md#state): a fresh allocation per piece made the kernel map and zero new pages
+   * on every read. Nothing keeps a view of a piece: the parser copies the cut-off line it buffers,
+   * and `absorb` reads the title line's length at once.
+   */
   private async readFrom(session: IndexedSession, size: number): Promise<void> {
-    while (session.offset < size) {
-      const chunk = readRangeConfinedSync(
-        session.file,
-        session.offset,
-        Math.min(CHUNK_BYTES, size - session.offset),
-      );
-      if (chunk.length === 0) break;
-      const atStart = session.offset === 0;
-      session.offset += chunk.length;
-      const batch = session.parser.push(chunk);
-      this.absorb(session, batch, atStart ? chunk : Buffer.alloc(0));
-    }
+    if (session.offset >= size) return;
+    withConfinedSync(session.file, (fd) => {
+      const buffer = Buffer.allocUnsafe(Math.min(PIECE_BYTES, size - session.offset));
+      while (session.offset < size) {
+        const chunk = readIntoSync(
+          fd,
+          session.offset,
+          buffer,
+          Math.min(buffer.length, size - session.offset),
+        );
+        if (chunk.length === 0) break;
+        const atStart = session.offset === 0;
+        session.offset += chunk.length;
+        const batch = session.parser.push(chunk);
+        this.absorb(session, batch, atStart ? chunk : EMPTY);
+      }
+    });
   }
 
   /** The protocol's list item; `writerActive` comes from the open sessions. */

@@ -246,7 +246,7 @@ describe('TreeModel', () => {
     expect(chunkedNodes(model)).toEqual(freshNodes(file.text));
   });
 
-  it("keeps of each tool call only the arguments its result's row shows, and every row reads as with all arguments kept", () => {
+  it("keeps of each tool call only its name and its result's row, and every row reads as with all arguments kept", () => {
     const entry = entryFactory();
     const big = 'x'.repeat(50_000);
     const calls: Array<[string, Record<string, unknown>]> = [
@@ -271,17 +271,17 @@ describe('TreeModel', () => {
     model.sync(feeding(model, { text }, 'index'));
     expect(model.all).toEqual(freshNodes(text));
     expect(model.all.find((node) => node.id === 'r1')!.text).toBe('[write: ~/b.ts]');
-    const kept = new RowToolCalls();
+    const kept = new RowToolCalls(HOME);
     kept.addEntries(entries);
-    expect(calls.map((_, i) => kept.get(`c${i}`)!.arguments)).toEqual([
-      { path: '/home/dev/a.ts', offset: 10, limit: 5 },
-      { path: '/home/dev/b.ts' },
-      { file_path: '/home/dev/c.ts' },
-      { command: `echo ${'y'.repeat(80)}` },
-      { pattern: 'needle', path: '/home/dev' },
-      { pattern: '*.ts' },
-      { path: '/home/dev/src' },
-      { anything: 'kept whole', more: 1 },
+    expect(calls.map((_, i) => kept.get(`c${i}`))).toEqual([
+      { name: 'read', arguments: undefined, row: '[read: ~/a.ts:10-14]' },
+      { name: 'write', arguments: undefined, row: '[write: ~/b.ts]' },
+      { name: 'edit', arguments: undefined, row: '[edit: ~/c.ts]' },
+      { name: 'bash', arguments: undefined, row: `[bash: echo ${'y'.repeat(45)}...]` },
+      { name: 'grep', arguments: undefined, row: '[grep: /needle/ in ~]' },
+      { name: 'find', arguments: undefined, row: '[find: *.ts in .]' },
+      { name: 'ls', arguments: undefined, row: '[ls: ~/src]' },
+      { name: 'custom_tool', arguments: undefined, row: '[custom_tool: {"anything":"kept whole","more":1}]' },
     ]);
   });
 });

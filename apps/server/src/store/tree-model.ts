@@ -1,43 +1,27 @@
 import { encodeNodes, type TreeNode, type UsageNumbers } from '@canopy/protocol';
-import { ToolCallIndex, toViewEntries, type SessionEntry, type SessionManager } from '@canopy/session-core';
+import {
+  formatToolCall,
+  ToolCallIndex,
+  toViewEntries,
+  type SessionEntry,
+  type SessionManager,
+  type ToolCallInfo,
+} from '@canopy/session-core';
 
 /**
- * The argument keys a tool result's row reads for the tools session-core's `formatToolCall` knows
- * (a read's range, a bash command, a search pattern, a path); any other tool's row shows the start
- * of its arguments' JSON, so those are kept whole.
- */
-const ROW_ARGUMENT_KEYS: Readonly<Record<string, readonly string[]>> = {
-  read: ['path', 'file_path', 'offset', 'limit'],
-  write: ['path', 'file_path'],
-  edit: ['path', 'file_path'],
-  bash: ['command'],
-  grep: ['pattern', 'path'],
-  find: ['pattern', 'path'],
-  ls: ['path'],
-};
-
-/**
- * The tool calls of an open session for as long as it is open, keeping of each call's arguments
- * only what its result's row shows: a write's file content or an edit's texts are not held for the
- * session's lifetime (the result rows are the same as with every argument kept).
+ * The tool calls of an open session for as long as it is open, keeping of each call only its name
+ * and the text its result's row shows (`formatToolCall`, with the session's home): neither a write's
+ * file content nor an edit's texts nor even a bash command are held for the session's lifetime, and
+ * no assistant message is copied to find them (the result rows are the same as with every argument
+ * kept: `rowText` takes a call's `row` when it has one).
  */
 export class RowToolCalls extends ToolCallIndex {
-  override add(entry: SessionEntry): void {
-    if (entry.type !== 'message') return;
-    const message = entry.message as { role?: unknown; content?: unknown } | undefined;
-    if (message?.role !== 'assistant' || !Array.isArray(message.content)) return;
-    const content = (message.content as unknown[]).map((block) => {
-      if (!block || typeof block !== 'object') return block;
-      const call = block as { type?: unknown; name?: unknown; arguments?: unknown };
-      const keys = typeof call.name === 'string' ? ROW_ARGUMENT_KEYS[call.name] : undefined;
-      if (call.type !== 'toolCall' || !keys || !call.arguments || typeof call.arguments !== 'object')
-        return block;
-      const args = call.arguments as Record<string, unknown>;
-      const kept: Record<string, unknown> = {};
-      for (const key of keys) if (key in args) kept[key] = args[key];
-      return { ...call, arguments: kept };
-    });
-    super.add({ ...entry, message: { ...message, content } } as SessionEntry);
+  constructor(private readonly home: string) {
+    super();
+  }
+
+  protected override info(name: string, args: unknown): ToolCallInfo {
+    return { name, arguments: undefined, row: formatToolCall(name, args, { home: this.home }) };
   }
 }
 
@@ -136,9 +120,12 @@ export interface TreeDelta {
 export class TreeModel {
   private sm: SessionManager | undefined;
   private nodes: TreeNode[] = [];
-  private toolCalls: ToolCallIndex = new RowToolCalls();
-  /** Position of every entry id in file order (ids in the entry list are unique). */
-  private positions = new Map<string, number>();
+  private toolCalls: ToolCallIndex;
+  /**
+   * Targets of the labels received since the last sync: their nodes are rendered again at the sync
+   * if they were sent before it (found by the manager's position of the id, which is the node's).
+   */
+  private labelTargets: string[] = [];
   /** Tool call id → positions of results rendered without their call. */
   private waitingForCall = new Map<string, number[]>();
   /** The node count at the last sync: nodes from here on are the next sync's `added`. */
@@ -148,7 +135,9 @@ export class TreeModel {
   /** A batch from position 0 arrived since the last sync. */
   private startsOver = false;
 
-  constructor(private readonly home: string) {}
+  constructor(private readonly home: string) {
+    this.toolCalls = new RowToolCalls(home);
+  }
 
   /** Every node, in file order, as of the last {@link sync}. */
   get all(): readonly TreeNode[] {
@@ -182,7 +171,6 @@ export class TreeModel {
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i]!;
       const position = from + i;
-      this.positions.set(entry.id, position);
       this.nodes.push(added[i]!);
       const callId = toolResultCallId(entry);
       if (callId !== undefined && this.toolCalls.get(callId) === undefined) {
@@ -190,10 +178,8 @@ export class TreeModel {
         if (waiting) waiting.push(position);
         else this.waitingForCall.set(callId, [position]);
       }
-      if (entry.type === 'label' && typeof entry.targetId === 'string') {
-        const target = this.positions.get(entry.targetId);
-        if (target !== undefined && target < this.syncedCount) this.stale.add(target);
-      }
+      if (entry.type === 'label' && typeof entry.targetId === 'string')
+        this.labelTargets.push(entry.targetId);
     }
   }
 
@@ -201,8 +187,8 @@ export class TreeModel {
   clear(): void {
     this.sm = undefined;
     this.nodes = [];
-    this.toolCalls = new RowToolCalls();
-    this.positions = new Map();
+    this.toolCalls = new RowToolCalls(this.home);
+    this.labelTargets = [];
     this.waitingForCall = new Map();
     this.syncedCount = 0;
     this.stale = new Set();
@@ -219,6 +205,11 @@ export class TreeModel {
     this.sm = sm;
     this.startsOver = false;
     const from = this.syncedCount;
+    for (const targetId of this.labelTargets) {
+      const target = sm.getPosition(targetId);
+      if (target !== undefined && target < from) this.stale.add(target);
+    }
+    this.labelTargets = [];
     const labelOf = (id: string) => sm.getLabel(id);
     for (let position = from; position < this.nodes.length; position++) {
       const node = this.nodes[position]!;

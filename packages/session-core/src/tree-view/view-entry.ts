@@ -70,6 +70,11 @@ const PREVIEW_LENGTH = 200;
 export interface ToolCallInfo {
   name: string;
   arguments: unknown;
+  /**
+   * The result row's text (`formatToolCall` of the name and arguments), when the index that found the
+   * call formatted it already and kept that instead of the arguments (the server's open sessions).
+   */
+  row?: string;
 }
 
 /** A tool call together with where it is: its call id and the assistant entry holding it. */
@@ -130,11 +135,16 @@ export class ToolCallIndex implements ToolCallLookup {
       if (!isRecord(block) || block.type !== 'toolCall') continue;
       const id = str(block.id);
       if (id === undefined || this.calls.has(id)) continue;
-      this.calls.set(id, {
-        name: typeof block.name === 'string' ? block.name : String(block.name),
-        arguments: block.arguments,
-      });
+      this.calls.set(
+        id,
+        this.info(typeof block.name === 'string' ? block.name : String(block.name), block.arguments),
+      );
     }
+  }
+
+  /** What is kept of one call: its name and arguments (a subclass may keep less, see {@link ToolCallInfo.row}). */
+  protected info(name: string, args: unknown): ToolCallInfo {
+    return { name, arguments: args };
   }
 
   addEntries(entries: Iterable<SessionEntry>): void {
@@ -308,7 +318,7 @@ function messageRowText(
     case 'toolResult': {
       const callId = str(message.toolCallId);
       const call = callId ? toolCalls.get(callId) : undefined;
-      if (call) return formatToolCall(call.name, call.arguments, options);
+      if (call) return call.row ?? formatToolCall(call.name, call.arguments, options);
       return `[${str(message.toolName) || 'tool'}]`;
     }
     case 'bashExecution':
