@@ -103,6 +103,10 @@ export interface AppOptions {
   clock?: Clock;
   /** Test seam: the one write() of an append (to simulate a full disk or a racing writer). */
   appendWrite?: WriteOnce;
+  /** Test seam: runs after each piece of a session file's whole read, which waits for it. */
+  afterPiece?: (readSoFar: number) => void | Promise<void>;
+  /** Test seam: bytes per read of a session file (default READ_CHUNK_BYTES). */
+  pieceBytes?: number;
   /** Per-WebSocket flood limits (defaults: DEFAULT_WS_LIMITS). */
   wsLimits?: Partial<WsLimits>;
   /** Slow-client limits (defaults: DEFAULT_HTTP_TIMEOUTS). */
@@ -169,6 +173,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     quietWindowMs: options.quietWindowMs,
     clock: options.clock,
     write: options.appendWrite,
+    ...(options.afterPiece ? { afterPiece: options.afterPiece } : {}),
+    ...(options.pieceBytes ? { pieceBytes: options.pieceBytes } : {}),
     log: (message) => app.log.warn(message),
   });
   const summarizers = new SummarizerRegistry(options.summarizers ?? [], options.defaultSummarizerId);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
+import { holdLoadFromEnv } from './test-hold-load';
 import { fullCollection } from './memory';
 import { printOutlines } from './outline';
 import {
@@ -119,6 +120,7 @@ async function main(): Promise<void> {
     home,
     idleCloseMs,
     afterRelease: fullCollection(),
+    ...holdLoadFromEnv(),
   });
 
   let closing = false;

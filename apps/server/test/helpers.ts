@@ -6,7 +6,9 @@ import {
   decodeNodes,
   SNAPSHOT_CONTENT_TYPE,
   type NodeColumns,
+  type SessionSnapshotEnd,
   type SessionSnapshotHead,
+  type SnapshotClosingLine,
   type TreeNode,
 } from '@canopy/protocol';
 import type { FastifyInstance } from 'fastify';
@@ -118,20 +120,39 @@ export async function waitFor<T>(
   }
 }
 
-/** A snapshot as the route streams it, assembled: the head's fields and every node, decoded. */
-export type AssembledSnapshot = Omit<SessionSnapshotHead, 'nodeCount'> & { nodes: TreeNode[] };
+/** A snapshot as the route streams it, assembled: the closing line's fields and every node, decoded. */
+export type AssembledSnapshot = Omit<SessionSnapshotEnd, 'nodeCount' | 'changed'> & { nodes: TreeNode[] };
 
-/**
- * Reads an NDJSON snapshot body (a head line, then NodeColumns chunks) into one object, checking
- * that the chunks hold exactly the `nodeCount` the head announced.
- */
-export function assembleSnapshot(body: string): AssembledSnapshot {
+/** The lines of an NDJSON snapshot body, each parsed, with what kind of line it is. */
+export function snapshotBodyLines(body: string): Array<Record<string, unknown>> {
   const lines = body.split('\n');
   if (lines.pop() !== '') throw new Error('snapshot: the body does not end with a newline');
-  const { nodeCount, ...head } = JSON.parse(lines[0]!) as SessionSnapshotHead;
-  const nodes = lines.slice(1).flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns));
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/**
+ * Reads an NDJSON snapshot body (a head line, NodeColumns and `read` lines, a closing line) into
+ * one object, as the browser does: the closing line's changed nodes replace theirs. Checks that the
+ * node lines hold exactly the `nodeCount` the closing line (and a head that knew it) announced.
+ */
+export function assembleSnapshot(body: string): AssembledSnapshot {
+  const [head, ...rest] = snapshotBodyLines(body) as [SessionSnapshotHead, ...Array<Record<string, unknown>>];
+  const closing = rest.pop() as SnapshotClosingLine | undefined;
+  if (!closing || !('end' in closing)) throw new Error(`snapshot: closing line ${JSON.stringify(closing)}`);
+  const nodes = rest
+    .filter((line) => !('read' in line))
+    .flatMap((line) => decodeNodes(line as unknown as NodeColumns));
+  const { nodeCount, changed, ...end } = closing.end;
   if (nodes.length !== nodeCount) throw new Error(`snapshot: ${nodes.length} nodes for ${nodeCount}`);
-  return { ...head, nodes };
+  if (head.nodeCount !== undefined && head.nodeCount !== nodeCount)
+    throw new Error(`snapshot: the head said ${head.nodeCount} nodes, the end ${nodeCount}`);
+  const position = new Map(nodes.map((node, index) => [node.id, index]));
+  for (const node of decodeNodes(changed)) {
+    const at = position.get(node.id);
+    if (at === undefined) throw new Error(`snapshot: changed node ${node.id} was never sent`);
+    nodes[at] = node;
+  }
+  return { ...end, nodes };
 }
 
 /** GET /api/sessions/:id, assembled; throws with the body when it is refused. */

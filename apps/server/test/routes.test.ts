@@ -1,5 +1,12 @@
 import fs from 'node:fs';
-import { createValidator, NodeColumns, SessionSnapshotHead, SNAPSHOT_CONTENT_TYPE } from '@canopy/protocol';
+import {
+  createValidator,
+  NodeColumns,
+  SessionSnapshotHead,
+  SnapshotClosingLine,
+  SnapshotReadLine,
+  SNAPSHOT_CONTENT_TYPE,
+} from '@canopy/protocol';
 import { SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { treeNodesOf } from '../src/store/tree-model';
@@ -71,9 +78,11 @@ describe('REST routes over fixture copies', () => {
     expect(snapshot.version).toBe(3);
   });
 
-  it('every snapshot streams a head and node chunks matching the protocol schemas, and after a label write its assembled nodes equal a fresh build of the file', async () => {
+  it('every snapshot streams a head, node chunks and a closing line matching the protocol schemas, and after a label write its assembled nodes equal a fresh build of the file', async () => {
     const headValidator = createValidator(SessionSnapshotHead);
     const chunkValidator = createValidator(NodeColumns);
+    const closingValidator = createValidator(SnapshotClosingLine);
+    const readValidator = createValidator(SnapshotReadLine);
     const freshNodes = (name: string) => {
       const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(name)));
       return treeNodesOf(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), env.dir);
@@ -86,8 +95,14 @@ describe('REST routes over fixture copies', () => {
         .trimEnd()
         .split('\n')
         .map((line) => JSON.parse(line) as unknown);
+      const closing = chunks.pop();
       expect(headValidator.firstError(head)).toBeUndefined();
-      for (const chunk of chunks) expect(chunkValidator.firstError(chunk)).toBeUndefined();
+      for (const chunk of chunks) {
+        const validator =
+          chunk && typeof chunk === 'object' && 'read' in chunk ? readValidator : chunkValidator;
+        expect(validator.firstError(chunk)).toBeUndefined();
+      }
+      expect(closingValidator.firstError(closing)).toBeUndefined();
       return assembleSnapshot(response.body);
     };
     for (const name of ['seed-example.jsonl', 'all-entry-types.jsonl', 'malformed.jsonl', 'empty.jsonl']) {

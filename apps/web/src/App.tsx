@@ -19,12 +19,25 @@ import { countOf, formatCount } from './lib/format';
 import { MAX_DETAIL_WIDTH, MAX_SPLIT_RATIO, MIN_DETAIL_WIDTH, MIN_SPLIT_RATIO } from './layout/panes';
 import { LiveSocket } from './net/socket';
 import { useApp, useAppStore } from './store/context';
+import type { SnapshotProgress } from './store/live';
+
+/**
+ * How far a snapshot streaming in is: by nodes when its head said how many (the server had the
+ * session open), else by the bytes of the file the server has read.
+ */
+function snapshotProgressText(snapshot: SnapshotProgress | null): string | null {
+  if (!snapshot) return null;
+  if (snapshot.total !== null)
+    return `loading, ${formatCount(Math.max(0, snapshot.total - snapshot.received))} more…`;
+  const percent = snapshot.bytes > 0 ? Math.floor((100 * snapshot.read) / snapshot.bytes) : 0;
+  return `loading, ${percent}% of the file read…`;
+}
 
 function StatusBar() {
   const selector = useApp((s) => s.selector);
   const total = useApp((s) => s.selector?.tree.size ?? 0);
-  // Nodes of the snapshot still to come: the rows on screen are not the whole tree yet.
-  const remaining = useApp((s) => s.snapshot?.remaining ?? 0);
+  // The snapshot still streaming in: the rows on screen are not the whole tree yet.
+  const progress = useApp((s) => snapshotProgressText(s.snapshot));
   const issues = useApp((s) => s.session?.issues.length ?? 0);
   const needsMigration = useApp((s) => s.session?.needsMigration ?? false);
   if (!selector) return null;
@@ -35,9 +48,9 @@ function StatusBar() {
         ({position}/{selector.rows.length})<span className="filter-tag">{filterTag(selector.mode)}</span>
       </span>
       <span>{formatCount(total)} entries</span>
-      {remaining > 0 && (
+      {progress && (
         <span className="help" data-testid="tree.loading-progress">
-          loading, {formatCount(remaining)} more…
+          {progress}
         </span>
       )}
       {issues > 0 && (

@@ -98,14 +98,33 @@ export type ArtifactParams = Static<typeof ArtifactParams>;
 
 // ---------------------------------------------------------------- GET /api/sessions/:id
 
-/** Everything about an open session but its nodes: the first line of the streamed snapshot. */
+/**
+ * The first line of the streamed snapshot: what is known before the file is parsed. A session
+ * being opened is streamed while the server still reads its file, so everything that is known only
+ * at the end of that read (the leaf, the node count, the issues, the name) is in the closing line.
+ */
 export const SessionSnapshotHead = Type.Object({
+  /** The session's list row as it was when the snapshot started (the closing line has the final one). */
+  session: SessionListItem,
+  /** The file's size in bytes when the server started reading it: `read` lines count towards it. */
+  bytes: Type.Integer({ minimum: 0 }),
+  /** How many nodes the snapshot holds, when that is known at the start (the session was open). */
+  nodeCount: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type SessionSnapshotHead = Static<typeof SessionSnapshotHead>;
+
+/** A line of the snapshot between node lines while the file is being read: the bytes read so far. */
+export const SnapshotReadLine = Type.Object({ read: Type.Integer({ minimum: 0 }) });
+export type SnapshotReadLine = Static<typeof SnapshotReadLine>;
+
+/** What the closing line says about the session: everything but its nodes, as of the snapshot's end. */
+export const SessionSnapshotEnd = Type.Object({
   session: SessionListItem,
   header: JsonObject,
   version: Type.Integer(),
   dialect: Dialect,
   leafId: Nullable(Type.String()),
-  /** How many nodes the lines after this one hold in all. */
+  /** How many nodes the node lines held in all. */
   nodeCount: Type.Integer({ minimum: 0 }),
   issues: Type.Array(ParseIssue),
   writerActive: Type.Boolean(),
@@ -114,18 +133,45 @@ export const SessionSnapshotHead = Type.Object({
   /** Bytes of a cut-off last line that are waiting for the rest of the line. */
   pendingBytes: Type.Integer(),
   name: Type.Optional(Type.String()),
+  /**
+   * Nodes sent earlier in this snapshot whose row is different now (a label entry later in the file
+   * labels an earlier node; a tool call after its result re-renders the result). They replace the
+   * nodes of the same id; an empty `NodeColumns` when nothing changed.
+   */
+  changed: NodeColumns,
 });
-export type SessionSnapshotHead = Static<typeof SessionSnapshotHead>;
+export type SessionSnapshotEnd = Static<typeof SessionSnapshotEnd>;
 
 /**
- * GET /api/sessions/:id answers `application/x-ndjson`, so a large tree is drawn while it arrives:
- * the first line is a `SessionSnapshotHead`, every further line one `NodeColumns` chunk, in file
- * order, `nodeCount` nodes in all. A snapshot is this, assembled.
+ * The last line of a snapshot, one of three: `end`, the session as the nodes sent describe it;
+ * `restart`, the file was replaced while it was read, so the nodes sent are not its nodes (read the
+ * snapshot again); `error`, the read failed (nothing of this snapshot is the session).
+ */
+export const SnapshotClosingLine = Type.Union([
+  Type.Object({ end: SessionSnapshotEnd }),
+  Type.Object({ restart: Type.Object({ message: Type.String() }) }),
+  Type.Object({ error: Type.Object({ code: Type.String(), message: Type.String() }) }),
+]);
+export type SnapshotClosingLine = Static<typeof SnapshotClosingLine>;
+
+/**
+ * GET /api/sessions/:id answers `application/x-ndjson`, so a large tree is drawn while it arrives
+ * (docs/architecture.md#opening-a-session), even while the server is still reading the file:
+ *
+ * 1. a `SessionSnapshotHead`;
+ * 2. any number of `NodeColumns` lines (the nodes in file order, as first rendered) and, while the
+ *    file is being read, `SnapshotReadLine`s (progress by bytes);
+ * 3. one `SnapshotClosingLine`. Only `end` completes the snapshot: its `nodeCount` is the number
+ *    of nodes the node lines held, its `changed` nodes replace theirs. A stream without a closing
+ *    line was cut off.
+ *
+ * A snapshot is this, assembled (`SessionSnapshot`). The state it describes is the session's at one
+ * moment: a change published after it reaches a subscriber as an event; none before it does.
  */
 export const SNAPSHOT_CONTENT_TYPE = 'application/x-ndjson';
 
 export const SessionSnapshot = Type.Composite([
-  Type.Omit(SessionSnapshotHead, ['nodeCount']),
+  Type.Omit(SessionSnapshotEnd, ['nodeCount', 'changed']),
   Type.Object({
     /** Every entry, in file order. */
     nodes: NodeColumns,

@@ -11,30 +11,24 @@ import {
   type LabelRequest,
   type MessageRequest,
   type NavigateRequest,
+  SessionSnapshotEnd,
   SessionSnapshotHead,
   SNAPSHOT_CONTENT_TYPE,
   type SessionParams,
   type SelectionSummaryRequest,
   type SettingsPatch,
   type SummaryPreviewRequest,
-  type TreeNode,
 } from '@canopy/protocol';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
 import type { SummaryService } from '../navigation/summaries';
 import type { SessionReads } from '../store/session-reads';
-import { nodeChunkLines } from '../store/tree-model';
+import { snapshotLines } from '../store/snapshot-stream';
 import type { SessionStore } from '../store/session-store';
 import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
-
-/** The snapshot's NDJSON lines: the head, then one line per chunk of nodes, encoded as sent. */
-function* snapshotLines(headJson: string, nodes: readonly TreeNode[]): Generator<string> {
-  yield `${headJson}\n`;
-  for (const chunk of nodeChunkLines(nodes)) yield `${chunk}\n`;
-}
 
 export interface ApiDeps {
   store: SessionStore;
@@ -78,14 +72,19 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: SessionParams }>({
     ...r.getSession,
     handler: async (request, reply) => {
-      const { head, nodes } = await reads.snapshotParts(request.params.id);
+      const source = await reads.snapshot(request.params.id);
       // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each
-      // encoded when the socket takes the previous one, so the browser draws the first rows while
-      // the rest is encoded and the server never holds the JSON of the whole tree.
-      const headJson = reply.compileSerializationSchema(SessionSnapshotHead)(head);
+      // encoded when the socket takes the previous one (and, while the server still reads the
+      // file, as they are read), so the browser draws the first rows while the rest is read and
+      // encoded, and the server never holds the JSON of the whole tree.
+      const endJson = reply.compileSerializationSchema(SessionSnapshotEnd);
+      const encoders = {
+        head: reply.compileSerializationSchema(SessionSnapshotHead),
+        end: (end: SessionSnapshotEnd) => `{"end":${endJson(end)}}`,
+      };
       return reply
         .type(SNAPSHOT_CONTENT_TYPE)
-        .send(Readable.from(snapshotLines(headJson, nodes), { objectMode: false }));
+        .send(Readable.from(snapshotLines(source, encoders), { objectMode: false }));
     },
   });
 

@@ -36,6 +36,7 @@ import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
+import { LoadProgress } from './load-progress';
 import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
 
@@ -66,8 +67,11 @@ export interface OpenSessionOptions {
   write?: WriteOnce;
   /** Bytes per read of the file (default READ_CHUNK_BYTES); a test seam, like `afterPiece`. */
   pieceBytes?: number;
-  /** Test seam: runs after each piece of a whole read, with the bytes read so far (a writer acting mid-read). */
-  afterPiece?: (readSoFar: number) => void;
+  /**
+   * Test seam: runs after each piece of a whole read, with the bytes read so far (a writer acting
+   * mid-read); the read waits for what it returns (a test holding the load half-way).
+   */
+  afterPiece?: (readSoFar: number) => void | Promise<void>;
   /** The session's list row may have changed (entries, size, name). */
   onChange?: () => void;
   log?: (message: string) => void;
@@ -120,6 +124,8 @@ export class OpenSession {
   private reads: { fd: number; size: number } | undefined;
   /** Set when the stored leaf had to be dropped on open; sent to the first subscriber. */
   pendingNotice: LeafNotice | undefined;
+  /** The first read of the file, while it runs (see open). */
+  private firstLoad: LoadProgress | undefined;
 
   constructor(private readonly options: OpenSessionOptions) {
     this.id = options.id;
@@ -151,10 +157,22 @@ export class OpenSession {
     return this.tail.fileState.mode;
   }
 
+  /**
+   * The first read of the file while open() runs, undefined before and after: what a snapshot
+   * streams before the session is open (see LoadProgress). It is set when open() is called.
+   */
+  get loading(): LoadProgress | undefined {
+    return this.firstLoad;
+  }
+
   /** Loads the file and starts tailing it. */
   async open(): Promise<void> {
+    const progress = new LoadProgress();
+    this.firstLoad = progress;
     try {
-      await this.loadFromFile(true);
+      await this.loadFromFile(true, progress);
+      // What another writer did while the file was read is found as between two polls.
+      await this.poll();
     } catch (error) {
       if (error instanceof FileSafetyError) {
         if (error.reason === 'deleted')
@@ -162,9 +180,10 @@ export class OpenSession {
         throw fileErrorToAppError(error);
       }
       throw error;
+    } finally {
+      this.firstLoad = undefined;
+      progress.end();
     }
-    // What another writer did while the file was read is found as between two polls.
-    await this.poll();
     this.watcher = watchPath(this.file, false, () => this.schedulePoll());
     this.pollTimer = setInterval(() => this.schedulePoll(), this.options.pollMs);
     this.pollTimer.unref();
@@ -290,15 +309,16 @@ export class OpenSession {
    * next look (the caller looks at once). A file that vanished or left the roots throws
    * FileSafetyError.
    */
-  private async loadFromFile(initial: boolean): Promise<void> {
+  private async loadFromFile(initial: boolean, progress?: LoadProgress): Promise<void> {
     const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
     const state = stateOf(stat);
     const tail = new FileTail(this.file, this.options.pieceBytes);
     const view = { tree: new TreeModel(this.options.home), facts: emptyRowFacts() };
+    progress?.started(view.tree, state.size);
     let sm: SessionManager;
     try {
       // A cut-off last line stays buffered in the manager until its newline arrives.
-      sm = await SessionManager.fromJsonlChunks(this.wholeRead(fd, state.size, tail), {
+      sm = await SessionManager.fromJsonlChunks(this.wholeRead(fd, state.size, tail, progress), {
         storage: this.storage(),
         storageProvider: this.options.storageProvider,
         // An archive is not the bytes on disk, so it keeps its entries whole.
@@ -335,12 +355,20 @@ export class OpenSession {
    * The file's `size` bytes in pieces, each told to `tail` as it is read. Every piece is read into
    * the same buffer, so a piece is valid only until the next is asked for: the parser copies what it
    * keeps (a cut-off line), the tail copies its window and title line, the hash takes the bytes at once.
+   * Between two pieces the read lets the event loop run, so that a snapshot streaming the nodes
+   * received so far (`progress`) gets them onto its socket while the rest is read.
    */
-  private *wholeRead(fd: number, size: number, tail: FileTail): Generator<Buffer> {
+  private async *wholeRead(
+    fd: number,
+    size: number,
+    tail: FileTail,
+    progress: LoadProgress | undefined,
+  ): AsyncGenerator<Buffer> {
     if (isArchive(this.file)) {
       const bytes = decompressArchive(readAtSync(fd, 0, size));
       tail.took(bytes);
       yield bytes;
+      progress?.advanced(size);
       return;
     }
     const buffer = Buffer.allocUnsafe(Math.min(this.options.pieceBytes ?? READ_CHUNK_BYTES, size));
@@ -350,7 +378,9 @@ export class OpenSession {
       at += piece.length;
       tail.took(piece);
       yield piece;
-      this.options.afterPiece?.(at);
+      progress?.advanced(at);
+      await this.options.afterPiece?.(at);
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 

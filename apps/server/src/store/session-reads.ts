@@ -1,4 +1,4 @@
-import type { ContextResponse, EntryDetail, SessionSnapshotHead, TreeNode } from '@canopy/protocol';
+import type { ContextResponse, EntryDetail } from '@canopy/protocol';
 import {
   buildSessionContext,
   convertToLlm,
@@ -6,12 +6,14 @@ import {
   type SessionEntry,
   type SessionManager,
 } from '@canopy/session-core';
-import { AppError } from '../errors';
+import { AppError, toClientError } from '../errors';
 import { blobDirOf, readArtifact, readBlob, type ArtifactContent, type BlobContent } from './omp-files';
+import type { OpenSession } from './open-session';
 import type { SessionStore } from './session-store';
+import type { SnapshotOutcome, SnapshotSource, SnapshotState } from './snapshot-stream';
 
 /**
- * What the REST routes read from a session: the snapshot (head and node chunks), one entry's
+ * What the REST routes read from a session: what its snapshot is made from, one entry's
  * detail, the context at an entry, and oh-my-pi's blobs and artifacts. Reads only; every session is
  * brought up to date with its file first.
  */
@@ -19,17 +21,43 @@ export class SessionReads {
   constructor(private readonly store: SessionStore) {}
 
   /**
-   * The snapshot's head and its nodes, taken together after the session caught up with its file
-   * (the nodes are encoded as the response is sent; see nodeChunkLines).
+   * What the snapshot of a session is made from (see snapshotLines). A session being opened is
+   * streamed while its first read runs: the head goes at once, and the session is taken for the
+   * closing line the moment it is open, before any subscriber hears of a later change. An open
+   * session first catches up with its file and is taken at once. Rejects (an unknown id, a file
+   * outside the roots) before anything is sent; a read that fails later ends the stream with an error.
    */
-  async snapshotParts(id: string): Promise<{ head: SessionSnapshotHead; nodes: readonly TreeNode[] }> {
-    const session = await this.store.open(id);
-    await session.refresh();
+  async snapshot(id: string): Promise<SnapshotSource> {
+    const { session, opened } = await this.store.begin(id);
+    const progress = session.loading;
+    if (progress) {
+      const listItem = this.store.listItem(id);
+      if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+      // Synchronously on the open's resolution: no poll or write of the session runs before it.
+      const outcome = opened.then(
+        (open) => this.snapshotOutcome(id, open),
+        (error: unknown): SnapshotOutcome => ({ ok: false, ...toClientError(error) }),
+      );
+      return { head: { session: listItem, bytes: progress.bytes }, progress, outcome };
+    }
+    const open = await opened;
+    await open.refresh();
+    const outcome = this.snapshotOutcome(id, open);
+    if (!outcome.ok) throw new AppError('SESSION_NOT_FOUND', outcome.message);
+    const { end, nodes } = outcome.state;
+    return {
+      head: { session: end.session, bytes: open.listRow().identity.size, nodeCount: nodes.length },
+      outcome: Promise.resolve(outcome),
+    };
+  }
+
+  /** The session as it is now, for a snapshot's closing line and the nodes it must hold. */
+  private snapshotOutcome(id: string, session: OpenSession): SnapshotOutcome {
     const sm = session.sm;
     const listItem = this.store.listItem(id);
-    if (!listItem) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    if (!listItem) return { ok: false, code: 'SESSION_NOT_FOUND', message: `No session with id ${id}.` };
     const nodes = session.snapshotNodes();
-    const head: SessionSnapshotHead = {
+    const end: SnapshotState['end'] = {
       session: listItem,
       header: (sm.getHeader() ?? {}) as unknown as Record<string, unknown>,
       version: sm.version ?? 1,
@@ -42,8 +70,8 @@ export class SessionReads {
       pendingBytes: sm.pendingBytes,
     };
     const name = sm.getSessionName();
-    if (name) head.name = name;
-    return { head, nodes };
+    if (name) end.name = name;
+    return { ok: true, state: { end, nodes } };
   }
 
   async entryDetail(id: string, entryId: string): Promise<EntryDetail> {

@@ -31,6 +31,10 @@ export interface SessionStoreOptions {
   clock?: Clock;
   /** Test seam: the one write() of an append. */
   write?: WriteOnce;
+  /** Test seam: runs after each piece of a session's whole read; the read waits for it (OpenSession). */
+  afterPiece?: (readSoFar: number) => void | Promise<void>;
+  /** Test seam: bytes per read of a session file (OpenSession). */
+  pieceBytes?: number;
   log?: (message: string) => void;
 }
 
@@ -49,6 +53,8 @@ export const QUIET_WINDOW_MS = 250;
 export class SessionStore {
   readonly index: SessionIndex;
   private readonly opened = new Map<string, Promise<OpenSession>>();
+  /** Each session of `opened` as soon as it exists (before its first read ends; see begin). */
+  private readonly created = new Map<string, Promise<OpenSession>>();
   /** When (by the clock) each open session was last used or seen followed by a browser. */
   private readonly lastUse = new Map<string, number>();
   private idleTimer: NodeJS.Timeout | undefined;
@@ -101,6 +107,7 @@ export class SessionStore {
       session?.close();
     }
     this.opened.clear();
+    this.created.clear();
   }
 
   /**
@@ -174,6 +181,8 @@ export class SessionStore {
       if (this.openedNow.has(id)) this.touchIdle(id);
       return existing;
     }
+    let createdNow: (session: OpenSession) => void = () => undefined;
+    const created = new Promise<OpenSession>((resolve) => (createdNow = resolve));
     const pending = (async () => {
       const indexed = await this.resolve(id);
       const session: OpenSession = new OpenSession({
@@ -195,17 +204,41 @@ export class SessionStore {
         write: this.options.write,
         onChange: () => this.publishOpenRow(session),
         log: this.options.log,
+        ...(this.options.afterPiece ? { afterPiece: this.options.afterPiece } : {}),
+        ...(this.options.pieceBytes ? { pieceBytes: this.options.pieceBytes } : {}),
       });
-      await session.open();
+      const opening = session.open();
+      createdNow(session);
+      await opening;
       this.openedNow.set(id, session);
       this.index.adopt(id, session.listRow());
       return session;
     })();
     this.opened.set(id, pending);
-    pending.catch(() => this.opened.delete(id));
+    // A session that failed before it existed is only its failure (handled here: maybe nobody asks).
+    const createdOrFailed = Promise.race([created, pending]);
+    createdOrFailed.catch(() => undefined);
+    this.created.set(id, createdOrFailed);
+    pending.catch(() => {
+      this.opened.delete(id);
+      this.created.delete(id);
+    });
     const session = await pending;
     if (this.openedNow.get(id) === session) this.touchIdle(id);
     return session;
+  }
+
+  /**
+   * The session for `id` as soon as it exists, starting to open it if it is not: while its first
+   * read runs, that is before `opened` resolves (its `loading` says how far the read is). Rejects
+   * like open() when it fails before that (an unknown id, a file outside the roots).
+   */
+  async begin(id: string): Promise<{ session: OpenSession; opened: Promise<OpenSession> }> {
+    const opened = this.open(id);
+    // The caller learns of a failure from `opened` or from the session's own promise below.
+    opened.catch(() => undefined);
+    const session = await (this.created.get(id) ?? opened);
+    return { session, opened };
   }
 
   /** Notes a use of an open session: its idle period starts again. */
@@ -231,6 +264,7 @@ export class SessionStore {
       }
       if (now - (this.lastUse.get(id) ?? now) < this.idleCloseMs) continue;
       this.opened.delete(id);
+      this.created.delete(id);
       this.openedNow.delete(id);
       this.lastUse.delete(id);
       session.close();

@@ -44,15 +44,18 @@ function manyNodes(count: number): TreeNode[] {
   return nodes;
 }
 
-/** The snapshot's text as the server writes it: the head line, then one line of columns per chunk. */
-function snapshotText(
-  nodes: readonly TreeNode[],
-  chunk: number,
-  extraHead: Partial<SessionSnapshotHead> = {},
-): string {
-  const [head, ...parts] = snapshotParts(nodes, nodes.at(-1)?.id ?? null, chunk, extraHead);
+/**
+ * The snapshot's text as the server writes it: the head line, one line of columns per chunk and,
+ * unless `closed` is false (a cut stream), the closing line.
+ */
+function snapshotText(nodes: readonly TreeNode[], chunk: number, closed = true): string {
+  const [head, ...parts] = snapshotParts(nodes, nodes.at(-1)?.id ?? null, chunk);
   const lines = [JSON.stringify((head as Extract<SnapshotPart, { kind: 'head' }>).head)];
-  for (const part of parts) if (part.kind === 'nodes') lines.push(JSON.stringify(encodeNodes(part.nodes)));
+  for (const part of parts) {
+    if (part.kind === 'nodes') lines.push(JSON.stringify(encodeNodes(part.nodes)));
+    if (part.kind === 'end' && closed)
+      lines.push(JSON.stringify({ end: { ...part.end, changed: encodeNodes(part.changed) } }));
+  }
   return lines.map((line) => `${line}\n`).join('');
 }
 
@@ -61,7 +64,10 @@ function oneShot(text: string): { head: SessionSnapshotHead; nodes: TreeNode[] }
   const [headLine, ...lines] = text.split('\n').filter((line) => line !== '');
   return {
     head: JSON.parse(headLine!) as SessionSnapshotHead,
-    nodes: lines.flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns)),
+    nodes: lines
+      .map((line) => JSON.parse(line) as NodeColumns)
+      .filter((value) => 'count' in value)
+      .flatMap((columns) => decodeNodes(columns)),
   };
 }
 
@@ -131,11 +137,11 @@ describe('SnapshotDecoder', () => {
   });
 
   it('reports a stream cut after the head with how many nodes came', () => {
-    const cut = snapshotText(nodes.slice(0, 64), 64, { nodeCount: 300 });
+    const cut = snapshotText(nodes.slice(0, 64), 64, false);
     const decoder = new SnapshotDecoder();
     decoder.push(cut);
     expect(() => decoder.end()).toThrow(
-      new SnapshotDecodeError('SNAPSHOT_CUT', 'The snapshot ended after 64 of 300 nodes'),
+      new SnapshotDecodeError('SNAPSHOT_CUT', 'The snapshot ended after 64 nodes'),
     );
   });
 
@@ -181,11 +187,11 @@ describe('readSnapshotThrough a snapshot service', () => {
       messages.map((message) =>
         message.type !== 'part'
           ? message.type
-          : message.part.kind === 'head'
-            ? 'head'
-            : message.part.nodes.length,
+          : message.part.kind === 'nodes'
+            ? message.part.nodes.length
+            : message.part.kind,
       ),
-    ).toEqual(['head', NODES_PER_MESSAGE, NODES_PER_MESSAGE, 300, 'done']);
+    ).toEqual(['head', NODES_PER_MESSAGE, NODES_PER_MESSAGE, 300, 'end', 'done']);
   });
 
   it('gives the head and every node, equal to a one-shot decode, in steps of at most MAX_NODES_PER_STEP nodes', async () => {
@@ -194,7 +200,8 @@ describe('readSnapshotThrough a snapshot service', () => {
     const port = serviceWith(() => Promise.resolve(responseOf(text, 65_536)));
     const parts = await collect(readSnapshotThrough(port, '/api/sessions/s1'));
     expect(joined(parts)).toEqual(oneShot(text));
-    for (const part of parts.slice(1)) {
+    expect(parts.at(-1)?.kind).toBe('end');
+    for (const part of parts.slice(1, -1)) {
       expect(part.kind).toBe('nodes');
       if (part.kind === 'nodes') expect(part.nodes.length).toBeLessThanOrEqual(MAX_NODES_PER_STEP);
     }
@@ -229,7 +236,7 @@ describe('readSnapshotThrough a snapshot service', () => {
       },
     } as unknown as MessagePort;
     const parts = await collect(readSnapshotThrough(port, '/api/sessions/s1'));
-    expect(parts.map((part) => (part.kind === 'head' ? 'head' : part.nodes.length))).toEqual([
+    expect(parts.map((part) => (part.kind === 'nodes' ? part.nodes.length : part.kind))).toEqual([
       'head',
       MAX_NODES_PER_STEP,
       NODES_PER_MESSAGE * 6 - MAX_NODES_PER_STEP,
@@ -268,10 +275,10 @@ describe('readSnapshotThrough a snapshot service', () => {
 
   it('fails with the count of nodes that came when the stream is cut', async () => {
     const nodes = sampleNodes();
-    const cut = snapshotText(nodes.slice(0, 3), 3, { nodeCount: nodes.length });
+    const cut = snapshotText(nodes.slice(0, 3), 3, false);
     const port = serviceWith(() => Promise.resolve(responseOf(cut, 10)));
     await expect(collect(readSnapshotThrough(port, '/api/sessions/s1'))).rejects.toEqual(
-      new ApiError(0, 'SNAPSHOT_CUT', `The snapshot ended after 3 of ${nodes.length} nodes`),
+      new ApiError(0, 'SNAPSHOT_CUT', 'The snapshot ended after 3 nodes'),
     );
   });
 

@@ -1,11 +1,26 @@
-// The snapshot's NDJSON (a head line, then one `NodeColumns` line per chunk of nodes) turned into
-// parts, piece by piece as the text arrives. Pure and environment-free: the snapshot worker
+// The snapshot's NDJSON (a head line, `NodeColumns` lines and `read` lines, a closing line; see the
+// protocol's SNAPSHOT_CONTENT_TYPE) turned into parts, piece by piece as the text arrives. Pure and environment-free: the snapshot worker
 // (snapshotWorker.ts) runs it off the main thread, and the main thread runs the same code where
 // there are no workers (tests), so both decode alike.
 
-import { decodeNodes, type NodeColumns, type SessionSnapshotHead, type TreeNode } from '@canopy/protocol';
+import {
+  decodeNodes,
+  type NodeColumns,
+  type SessionSnapshotEnd,
+  type SessionSnapshotHead,
+  type SnapshotClosingLine,
+  type TreeNode,
+} from '@canopy/protocol';
 
-export type SnapshotPart = { kind: 'head'; head: SessionSnapshotHead } | { kind: 'nodes'; nodes: TreeNode[] };
+export type SnapshotPart =
+  | { kind: 'head'; head: SessionSnapshotHead }
+  | { kind: 'nodes'; nodes: TreeNode[] }
+  /** The server has read this many bytes of the file (of the head's `bytes`). */
+  | { kind: 'read'; read: number }
+  /** The closing line: the nodes sent earlier that changed are decoded in `changed`. */
+  | { kind: 'end'; end: Omit<SessionSnapshotEnd, 'changed'>; changed: TreeNode[] }
+  /** The file was replaced while the server read it: the snapshot must be read again. */
+  | { kind: 'restart' };
 
 /** Why a snapshot could not be read; `status` 0 when it never got an HTTP answer to blame. */
 export interface SnapshotFailure {
@@ -16,7 +31,8 @@ export interface SnapshotFailure {
 
 export class SnapshotDecodeError extends Error {
   constructor(
-    readonly code: 'SNAPSHOT_CUT' | 'SNAPSHOT_INVALID',
+    /** SNAPSHOT_CUT, SNAPSHOT_INVALID, or the code of the server's error line. */
+    readonly code: string,
     message: string,
   ) {
     super(message);
@@ -32,6 +48,7 @@ export class SnapshotDecodeError extends Error {
 export class SnapshotDecoder {
   private pieces: string[] = [];
   private head: SessionSnapshotHead | undefined;
+  private closed = false;
   private received = 0;
   private lineNumber = 0;
 
@@ -50,16 +67,13 @@ export class SnapshotDecoder {
     return parts;
   }
 
-  /** The last part (a final line without a newline), after checking that every node came. */
+  /** The last part (a final line without a newline), after checking that the closing line came. */
   end(): SnapshotPart[] {
     const rest = this.pieces.join('');
     this.pieces = [];
     const parts = rest ? [this.partOf(rest)] : [];
-    if (!this.head || this.received !== this.head.nodeCount)
-      throw new SnapshotDecodeError(
-        'SNAPSHOT_CUT',
-        `The snapshot ended after ${this.received} of ${this.head?.nodeCount ?? '?'} nodes`,
-      );
+    if (!this.closed)
+      throw new SnapshotDecodeError('SNAPSHOT_CUT', `The snapshot ended after ${this.received} nodes`);
     return parts;
   }
 
@@ -78,6 +92,12 @@ export class SnapshotDecoder {
       this.head = value as SessionSnapshotHead;
       return { kind: 'head', head: this.head };
     }
+    if (this.closed)
+      throw new SnapshotDecodeError(
+        'SNAPSHOT_INVALID',
+        `The snapshot's line ${this.lineNumber} follows its end`,
+      );
+    if (value && typeof value === 'object' && !('count' in value)) return this.otherPartOf(value);
     let nodes: TreeNode[];
     try {
       nodes = decodeNodes(value as NodeColumns);
@@ -89,5 +109,30 @@ export class SnapshotDecoder {
     }
     this.received += nodes.length;
     return { kind: 'nodes', nodes };
+  }
+
+  /** A line that is not nodes: progress, or the closing line. */
+  private otherPartOf(value: object): SnapshotPart {
+    if ('read' in value) return { kind: 'read', read: Number(value.read) };
+    const line = value as SnapshotClosingLine;
+    this.closed = true;
+    if ('error' in line) throw new SnapshotDecodeError(line.error.code, line.error.message);
+    if ('restart' in line) return { kind: 'restart' };
+    if (!('end' in line))
+      throw new SnapshotDecodeError('SNAPSHOT_INVALID', `The snapshot's line ${this.lineNumber} is not one`);
+    const { changed, ...end } = line.end;
+    if (end.nodeCount !== this.received)
+      throw new SnapshotDecodeError(
+        'SNAPSHOT_CUT',
+        `The snapshot ended after ${this.received} of ${end.nodeCount} nodes`,
+      );
+    try {
+      return { kind: 'end', end, changed: decodeNodes(changed) };
+    } catch (cause) {
+      throw new SnapshotDecodeError(
+        'SNAPSHOT_INVALID',
+        `The snapshot's closing line holds no nodes (${(cause as Error).message})`,
+      );
+    }
   }
 }

@@ -31,7 +31,7 @@ export function serveSnapshots(
       if (!controller.signal.aborted) port.postMessage(reply);
     };
     const emit = (part: SnapshotPart) => {
-      if (part.kind === 'head') return post({ type: 'part', loadId, part });
+      if (part.kind !== 'nodes') return post({ type: 'part', loadId, part });
       // The page takes each message in a task of its own: smaller parts keep each of those short.
       for (let at = 0; at < part.nodes.length; at += NODES_PER_MESSAGE)
         post({

@@ -2,7 +2,8 @@ import { encodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/pr
 import { describe, expect, it } from 'vitest';
 import { applyServerEvent, emptyLiveState, type Applied, type LiveInput, type LiveState } from './live';
 import { selectedIdOf } from './selectors';
-import { head, listItem, node, PLAN_USAGE, sampleNodes, snapshotParts } from './testing';
+import type { SnapshotPart } from '../net/snapshot';
+import { head, listItem, node, PLAN_USAGE, sampleNodes, snapshotEnd, snapshotParts } from './testing';
 
 function run(state: LiveState, inputs: readonly LiveInput[]): Applied {
   let applied: Applied = { state, notices: [], reload: false, changedIds: [], reveal: false };
@@ -14,11 +15,22 @@ function run(state: LiveState, inputs: readonly LiveInput[]): Applied {
 }
 
 function snapshotInputs(nodes: readonly TreeNode[], leafId: string | null, selectedId: string | null = null) {
-  return snapshotParts(nodes, leafId).map((part): LiveInput =>
-    part.kind === 'head'
-      ? { type: 'snapshot_head', head: part.head, selectedId, mode: 'default', pageSize: 20 }
-      : { type: 'snapshot_nodes', sessionId: 's1', nodes: part.nodes },
-  );
+  return snapshotParts(nodes, leafId).map((part) => inputOf(part, selectedId));
+}
+
+function inputOf(part: SnapshotPart, selectedId: string | null = null): LiveInput {
+  switch (part.kind) {
+    case 'head':
+      return { type: 'snapshot_head', head: part.head, selectedId, mode: 'default', pageSize: 20 };
+    case 'nodes':
+      return { type: 'snapshot_nodes', sessionId: 's1', nodes: part.nodes };
+    case 'read':
+      return { type: 'snapshot_read', sessionId: 's1', read: part.read };
+    case 'end':
+      return { type: 'snapshot_end', sessionId: 's1', end: part.end, changed: part.changed };
+    case 'restart':
+      throw new Error('a restart is for the tree slice to handle');
+  }
 }
 
 function opened(nodes: readonly TreeNode[] = sampleNodes(), leafId: string | null = 'a4'): LiveState {
@@ -37,15 +49,19 @@ describe('applyServerEvent: the streamed snapshot', () => {
     let state = applyServerEvent(emptyLiveState(), inputs[0]!).state;
     expect(state.session?.id).toBe('s1');
     expect(rowIds(state)).toEqual([]);
-    expect(state.snapshot?.remaining).toBe(7);
+    expect(state.snapshot?.received).toBe(0);
     state = applyServerEvent(state, inputs[1]!).state;
     expect(state.selector?.tree.size).toBe(3);
     expect(rowIds(state)).toEqual(['u1', 'a2', 'u3']);
-    expect(state.snapshot?.remaining).toBe(4);
+    expect(state.snapshot?.received).toBe(3);
     state = applyServerEvent(state, inputs[2]!).state;
     expect(selectedIdOf(state)).toBe('u5');
     state = applyServerEvent(state, inputs[3]!).state;
+    expect(state.snapshot).not.toBeNull();
+    expect(state.selector?.leafId).toBeNull();
+    state = applyServerEvent(state, inputs[4]!).state;
     expect(state.snapshot).toBeNull();
+    expect(state.selector?.leafId).toBe('a4');
     expect(rowIds(state)).toEqual(['u1', 'a2', 'u3', 'a4', 'u5', 'a6']);
     expect(selectedIdOf(state)).toBe('u5');
     expect((state.selector?.tree.get('a2') as TreeNode).usage).toEqual(PLAN_USAGE);
@@ -219,15 +235,50 @@ describe('applyServerEvent: reloads and the session list', () => {
     expect(applied.state.selector).toBe(state.selector);
   });
 
-  it('starts a snapshot of no nodes complete', () => {
-    const applied = applyServerEvent(emptyLiveState(), {
+  it('completes a snapshot of no nodes at its closing line', () => {
+    const started = applyServerEvent(emptyLiveState(), {
       type: 'snapshot_head',
-      head: head(null, 0),
+      head: head(),
       selectedId: null,
       mode: 'default',
       pageSize: 20,
     });
+    expect(started.state.snapshot).not.toBeNull();
+    const applied = applyServerEvent(started.state, {
+      type: 'snapshot_end',
+      sessionId: 's1',
+      end: snapshotEnd(null, 0),
+      changed: [],
+    });
     expect(applied.state.snapshot).toBeNull();
     expect(rowIds(applied.state)).toEqual([]);
+  });
+
+  it('shows the first rows before the leaf is known, then takes the closing line: changed rows, the leaf selected and revealed, the head', () => {
+    const nodes = sampleNodes();
+    const unlabelled = nodes.map((one) => ({ ...one, label: undefined }) as TreeNode);
+    // The server sent u1 before the label entry that names it was read.
+    const labelled = { ...unlabelled[0]!, label: 'start here' } as TreeNode;
+    let state = applyServerEvent(
+      emptyLiveState(),
+      inputOf({ kind: 'head', head: head({ bytes: 500 }) }),
+    ).state;
+    state = applyServerEvent(state, inputOf({ kind: 'nodes', nodes: unlabelled.slice(0, 4) })).state;
+    expect(rowIds(state)).toEqual(['u1', 'a2', 'u3', 'a4']);
+    state = applyServerEvent(state, inputOf({ kind: 'read', read: 250 })).state;
+    expect(state.snapshot).toMatchObject({ bytes: 500, read: 250, received: 4, total: null });
+    expect(state.selector?.leafId).toBeNull();
+    state = applyServerEvent(state, inputOf({ kind: 'nodes', nodes: unlabelled.slice(4) })).state;
+    const end = snapshotEnd('a4', nodes.length, {
+      issues: [{ line: 3, kind: 'invalid-json', message: 'bad' }],
+    });
+    const applied = applyServerEvent(state, inputOf({ kind: 'end', end, changed: [labelled] }));
+    expect(applied.state.snapshot).toBeNull();
+    expect(applied.state.selector?.leafId).toBe('a4');
+    expect(selectedIdOf(applied.state)).toBe('a4');
+    expect(applied.reveal).toBe(true);
+    expect(applied.changedIds).toEqual(['u1']);
+    expect(applied.state.selector?.tree.get('u1')?.label).toBe('start here');
+    expect(applied.state.session?.issues).toEqual(end.issues);
   });
 });

@@ -17,6 +17,7 @@ import {
   type ServerEvent,
   type SessionChangedEvent,
   type SessionListItem,
+  type SessionSnapshotEnd,
   type SessionSnapshotHead,
   type TreeNode,
 } from '@canopy/protocol';
@@ -28,26 +29,36 @@ import {
   type TreeSelectorState,
 } from '@canopy/session-core';
 
-/** Everything about the open session but its tree. */
+/**
+ * Everything about the open session but its tree. While its snapshot streams in, only the list
+ * row is known: the rest (header, issues, …) comes with the snapshot's closing line.
+ */
 export interface SessionHead {
   id: string;
   item: SessionListItem;
   header: Record<string, unknown>;
-  dialect: SessionSnapshotHead['dialect'];
-  issues: SessionSnapshotHead['issues'];
+  dialect: SessionSnapshotEnd['dialect'];
+  issues: SessionSnapshotEnd['issues'];
   needsMigration: boolean;
   name?: string;
 }
 
 /** A snapshot still streaming in. */
 export interface SnapshotProgress {
-  /** Nodes still to come. */
-  remaining: number;
+  /** Nodes received so far. */
+  received: number;
+  /** How many nodes the snapshot holds, when its head said (a session the server had open). */
+  total: number | null;
+  /** The file's size and how much of it the server has read (for a session it is still reading). */
+  bytes: number;
+  read: number;
   /** The tree's size when its rows were last computed. */
   rowsAtSize: number;
   /** The entry to select once it has arrived (a deep link into a large tree). */
   wantedId: string | null;
-  /** Changes that arrived meanwhile: applied in order after the last chunk, so file order holds. */
+  /** Select the leaf when it is known, at the end (nothing else was asked for, or it never came). */
+  toLeaf: boolean;
+  /** Changes that arrived meanwhile: applied in order after the closing line, so file order holds. */
   queued: readonly ServerEvent[];
 }
 
@@ -71,7 +82,16 @@ export type SnapshotInput =
       mode: FilterMode;
       pageSize: number;
     }
-  | { type: 'snapshot_nodes'; sessionId: string; nodes: readonly TreeNode[] };
+  | { type: 'snapshot_nodes'; sessionId: string; nodes: readonly TreeNode[] }
+  /** How many bytes of the file the server has read (it is still reading it). */
+  | { type: 'snapshot_read'; sessionId: string; read: number }
+  /** The closing line: the session as the nodes received describe it, `changed` nodes replaced. */
+  | {
+      type: 'snapshot_end';
+      sessionId: string;
+      end: Omit<SessionSnapshotEnd, 'changed'>;
+      changed: readonly TreeNode[];
+    };
 
 export type LiveInput = ServerEvent | SnapshotInput;
 
@@ -102,15 +122,30 @@ function result(state: LiveState, more: Partial<Omit<Applied, 'state'>> = {}): A
   return { state, notices: [], reload: false, changedIds: [], reveal: false, ...more };
 }
 
-function headOf(head: SessionSnapshotHead): SessionHead {
+/** The session as its snapshot's closing line describes it. */
+function headOf(end: Omit<SessionSnapshotEnd, 'changed'>): SessionHead {
   return {
-    id: head.session.id,
-    item: head.session,
-    header: head.header,
-    dialect: head.dialect,
-    issues: head.issues,
-    needsMigration: head.needsMigration,
-    ...(head.name !== undefined ? { name: head.name } : {}),
+    id: end.session.id,
+    item: end.session,
+    header: end.header,
+    dialect: end.dialect,
+    issues: end.issues,
+    needsMigration: end.needsMigration,
+    ...(end.name !== undefined ? { name: end.name } : {}),
+  };
+}
+
+/** The session while its snapshot streams in: its list row only (see SessionHead). */
+function streamingHeadOf(head: SessionSnapshotHead): SessionHead {
+  const item = head.session;
+  return {
+    id: item.id,
+    item,
+    header: {},
+    dialect: 'pi',
+    issues: [],
+    needsMigration: false,
+    ...(item.name !== undefined ? { name: item.name } : {}),
   };
 }
 
@@ -147,26 +182,31 @@ export function withListedItem(
 function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 'snapshot_head' }>): Applied {
   const { head } = input;
   const tree = new ViewTree();
+  // The leaf comes with the closing line; until then nothing is the leaf.
   const selector = createTreeSelectorState(tree, {
-    leafId: head.leafId,
+    leafId: null,
     mode: input.mode,
     query: '',
-    selectedId: input.selectedId ?? head.leafId,
+    selectedId: input.selectedId,
     pageSize: input.pageSize,
   });
   const next: LiveState = {
     ...state,
-    session: headOf(head),
+    session: streamingHeadOf(head),
     selector,
-    writerActive: head.writerActive,
+    writerActive: head.session.writerActive,
     snapshot: {
-      remaining: head.nodeCount,
+      received: 0,
+      total: head.nodeCount ?? null,
+      bytes: head.bytes,
+      read: 0,
       rowsAtSize: 0,
-      wantedId: input.selectedId ?? head.leafId,
+      wantedId: input.selectedId,
+      toLeaf: input.selectedId === null,
       queued: [],
     },
   };
-  return head.nodeCount === 0 ? finishSnapshot(next) : result(next, { reveal: true });
+  return result(next, { reveal: true });
 }
 
 /** How much the tree grows while a snapshot streams in before its rows are computed again. */
@@ -177,7 +217,6 @@ function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied
   if (!selector || !snapshot) return result(state);
   const tree = selector.tree;
   tree.append(nodes);
-  const remaining = Math.max(0, snapshot.remaining - nodes.length);
   const wanted = snapshot.wantedId;
   const wantedArrived = wanted !== null && tree.has(wanted);
   // Rows are recomputed for the first chunk (the first screen), whenever the tree has grown
@@ -187,7 +226,7 @@ function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied
   const recompute =
     snapshot.rowsAtSize === 0 || tree.size >= ROWS_GROWTH * snapshot.rowsAtSize || wantedArrived;
   let nextSelector = selector;
-  if (recompute || remaining === 0) nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  if (recompute) nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
   // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.
   if (wantedArrived) nextSelector = treeSelectorReducer(nextSelector, { type: 'selectId', id: wanted });
   const next: LiveState = {
@@ -195,22 +234,33 @@ function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied
     selector: nextSelector,
     snapshot: {
       ...snapshot,
-      remaining,
+      received: snapshot.received + nodes.length,
       rowsAtSize: nextSelector === selector ? snapshot.rowsAtSize : tree.size,
       wantedId: wantedArrived ? null : wanted,
     },
   };
-  return remaining === 0 ? finishSnapshot(next) : result(next, { reveal: nextSelector !== selector });
+  return result(next, { reveal: nextSelector !== selector });
 }
 
-/** The last chunk is in: the changes that waited for it follow, in the order they came. */
-function finishSnapshot(state: LiveState): Applied {
-  const queued = state.snapshot?.queued ?? [];
-  let selector = state.selector;
-  // A wanted entry that never came (a stale deep link): the selection goes to the leaf instead.
-  if (selector && state.snapshot?.wantedId != null && selector.leafId !== null)
-    selector = treeSelectorReducer(selector, { type: 'selectId', id: selector.leafId });
-  let applied = result({ ...state, selector, snapshot: null }, { reveal: true });
+/**
+ * The closing line is in: the nodes re-rendered since they were sent are replaced, the session's
+ * head and leaf are known, the rows are computed, the selection goes to the leaf unless another
+ * entry was asked for and came; then the changes that waited for it follow, in the order they came.
+ */
+function finishSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 'snapshot_end' }>): Applied {
+  const { selector: streamed, snapshot } = state;
+  if (!streamed || !snapshot) return result(state);
+  const { end } = input;
+  const tree = streamed.tree;
+  for (const node of input.changed) tree.replace(node);
+  // No entry asked for, or one that never came (a stale deep link): the selection goes to the leaf.
+  const toLeaf = (snapshot.toLeaf || snapshot.wantedId !== null) && end.leafId !== null;
+  const selector = treeSelectorReducer(streamed, { type: 'setLeaf', leafId: end.leafId, select: toLeaf });
+  const queued = snapshot.queued;
+  let applied = result(
+    { ...state, session: headOf(end), selector, writerActive: end.writerActive, snapshot: null },
+    { reveal: true, changedIds: input.changed.map((node) => node.id) },
+  );
   for (const event of queued) {
     const step = applyServerEvent(applied.state, event);
     applied = {
@@ -274,6 +324,12 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
     case 'snapshot_nodes':
       if (state.session?.id !== input.sessionId) return result(state);
       return addSnapshotNodes(state, input.nodes);
+    case 'snapshot_read':
+      if (state.session?.id !== input.sessionId || !state.snapshot) return result(state);
+      return result({ ...state, snapshot: { ...state.snapshot, read: input.read } });
+    case 'snapshot_end':
+      if (state.session?.id !== input.sessionId) return result(state);
+      return finishSnapshot(state, input);
     case 'session_list_changed':
       return result({
         ...state,

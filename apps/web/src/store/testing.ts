@@ -6,6 +6,7 @@ import type {
   ServerEvent,
   SessionChangedEvent,
   SessionListItem,
+  SessionSnapshotEnd,
   SessionSnapshotHead,
   TreeNode,
 } from '@canopy/protocol';
@@ -73,8 +74,19 @@ export function listItem(id: string, extra: Partial<SessionListItem> = {}): Sess
   };
 }
 
-export function head(leafId: string | null, nodeCount: number, extra: Partial<SessionSnapshotHead> = {}) {
-  const result: SessionSnapshotHead = {
+/** A snapshot's head line: the list row and the file's size. */
+export function head(extra: Partial<SessionSnapshotHead> = {}): SessionSnapshotHead {
+  return { session: listItem('s1'), bytes: 1000, ...extra };
+}
+
+/** A snapshot's closing line (without its changed nodes). */
+export function snapshotEnd(
+  leafId: string | null,
+  nodeCount: number,
+  extra: Partial<SessionSnapshotEnd> = {},
+): Omit<SessionSnapshotEnd, 'changed'> {
+  const { changed: _changed, ...rest } = extra;
+  return {
     session: listItem('s1'),
     header: { type: 'session', id: 'h-s1' },
     version: 3,
@@ -85,21 +97,26 @@ export function head(leafId: string | null, nodeCount: number, extra: Partial<Se
     writerActive: false,
     needsMigration: false,
     pendingBytes: 0,
-    ...extra,
+    ...rest,
   };
-  return result;
 }
 
-/** The parts of a snapshot of `nodes`, in chunks of `chunkSize`. */
+/**
+ * The parts of a snapshot of `nodes`, in chunks of `chunkSize`, then its end (`extra` are the
+ * closing line's fields; its `session` is the head's too).
+ */
 export function snapshotParts(
   nodes: readonly TreeNode[],
   leafId: string | null,
   chunkSize = 3,
-  extra: Partial<SessionSnapshotHead> = {},
+  extra: Partial<SessionSnapshotEnd> = {},
 ): SnapshotPart[] {
-  const parts: SnapshotPart[] = [{ kind: 'head', head: head(leafId, nodes.length, extra) }];
+  const parts: SnapshotPart[] = [
+    { kind: 'head', head: head(extra.session ? { session: extra.session } : {}) },
+  ];
   for (let at = 0; at < nodes.length; at += chunkSize)
     parts.push({ kind: 'nodes', nodes: nodes.slice(at, at + chunkSize) });
+  parts.push({ kind: 'end', end: snapshotEnd(leafId, nodes.length, extra), changed: [] });
   return parts;
 }
 

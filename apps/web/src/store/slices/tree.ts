@@ -78,6 +78,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
     const controller = new AbortController();
     loading = controller;
     let started = false;
+    let restart = false;
     try {
       for await (const part of api.getSession(id, controller.signal)) {
         if (controller.signal.aborted) return;
@@ -93,7 +94,19 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
             pageSize: state.selector?.pageSize ?? DEFAULT_PAGE_SIZE,
           });
           kit.notifyLocation();
-        } else apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes });
+        } else if (part.kind === 'nodes') apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes });
+        else if (part.kind === 'read') apply({ type: 'snapshot_read', sessionId: id, read: part.read });
+        else if (part.kind === 'end')
+          apply({ type: 'snapshot_end', sessionId: id, end: part.end, changed: part.changed });
+        else {
+          // The file was replaced while the server read it: what came is not the session.
+          restart = true;
+          break;
+        }
+      }
+      if (restart) {
+        if (loading === controller) loading = null;
+        return load(id, selectedId, onHead);
       }
     } catch (error) {
       if (controller.signal.aborted) return;

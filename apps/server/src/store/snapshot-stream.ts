@@ -1,0 +1,101 @@
+import {
+  encodeNodes,
+  type SessionSnapshotEnd,
+  type SessionSnapshotHead,
+  type SnapshotClosingLine,
+  type TreeNode,
+} from '@canopy/protocol';
+import type { LoadProgress } from './load-progress';
+import { nodeChunkLines } from './tree-model';
+
+/** The session at the moment a snapshot describes: its nodes and everything else about it. */
+export interface SnapshotState {
+  end: Omit<SessionSnapshotEnd, 'changed'>;
+  /** Every node, fixed at that moment (see TreeModel.snapshot). */
+  nodes: readonly TreeNode[];
+}
+
+export type SnapshotOutcome =
+  { ok: true; state: SnapshotState } | { ok: false; code: string; message: string };
+
+/** What one snapshot is made from (see SessionReads.snapshot). */
+export interface SnapshotSource {
+  head: SessionSnapshotHead;
+  /** The session's first read, while it runs: its nodes are sent as they are rendered. */
+  progress?: LoadProgress;
+  /**
+   * The session at the snapshot's moment, taken when the session is open, at once after its first
+   * read: a change published later reaches the browser as an event, none published earlier does.
+   */
+  outcome: Promise<SnapshotOutcome>;
+}
+
+/** The head and closing lines as the route serialises them (with its compiled schemas). */
+export interface SnapshotEncoders {
+  head(head: SessionSnapshotHead): string;
+  end(end: SessionSnapshotEnd): string;
+}
+
+/** `nodes` as NodeColumns lines (see nodeChunkLines), each encoded when it is asked for. */
+function* chunkLines(nodes: readonly TreeNode[]): Generator<string> {
+  for (const line of nodeChunkLines(nodes)) yield `${line}\n`;
+}
+
+function closing(line: SnapshotClosingLine): string {
+  return `${JSON.stringify(line)}\n`;
+}
+
+/**
+ * The NDJSON lines of one snapshot (the protocol's SNAPSHOT_CONTENT_TYPE): the head; while the
+ * session's first read runs, the nodes rendered since the last piece and the bytes read; then
+ * the rest of the nodes as of the snapshot's moment and the closing line, which also carries the
+ * nodes sent earlier whose row differs now (labels are put on at the end of a read; a tool result
+ * read before its call is rendered again). A session already open takes the same path without the
+ * first part. Each line is made when the response asks for it, so a slow reader holds one line.
+ */
+export async function* snapshotLines(
+  source: SnapshotSource,
+  encode: SnapshotEncoders,
+): AsyncGenerator<string> {
+  yield `${encode.head(source.head)}\n`;
+  // The nodes sent while the read ran, as they were sent (the model may replace or relabel them).
+  const sent: TreeNode[] = [];
+  const progress = source.progress;
+  if (progress) {
+    let read = -1;
+    for (;;) {
+      const ended = progress.ended;
+      if (ended) break;
+      const nodes = progress.nodes;
+      if (nodes.length > sent.length) {
+        const fresh = nodes.slice(sent.length);
+        for (const node of fresh) sent.push(node);
+        yield* chunkLines(fresh);
+      }
+      if (progress.read !== read) {
+        read = progress.read;
+        yield `${JSON.stringify({ read })}\n`;
+      }
+      await progress.next();
+    }
+  }
+  const outcome = await source.outcome;
+  if (!outcome.ok) {
+    yield closing({ error: { code: outcome.code, message: outcome.message } });
+    return;
+  }
+  const { nodes, end } = outcome.state;
+  const changed: TreeNode[] = [];
+  for (let i = 0; i < sent.length; i++) {
+    const now = nodes[i];
+    if (now?.id !== sent[i]!.id) {
+      // A reload started the tree over (the file was replaced while it was read).
+      yield closing({ restart: { message: 'The session file changed while it was read.' } });
+      return;
+    }
+    // Labels were not on any node as it was sent: the end of the read puts them on.
+    if (now !== sent[i] || now.label !== undefined) changed.push(now);
+  }
+  yield* chunkLines(nodes.slice(sent.length));
+  yield `${encode.end({ ...end, changed: encodeNodes(changed) })}\n`;
+}

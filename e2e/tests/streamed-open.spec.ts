@@ -1,0 +1,38 @@
+// A session the server is still reading shows its first rows: the server's read is held after its
+// first piece (CANOPY_TEST_HOLD_LOAD, a test-only switch of the server's environment) until the
+// test creates the gate file; then the rest arrives and the outline goes to the leaf.
+import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '../support/test';
+import { largeSessionJsonl } from '../support/sessionFile';
+
+const large = largeSessionJsonl(1500);
+const gate = join(tmpdir(), `canopy-e2e-hold-${process.pid}-${Date.now()}`);
+
+test.use({
+  sessionFiles: [],
+  generatedSessions: { 'large.jsonl': () => large.text },
+  serverEnv: { CANOPY_TEST_HOLD_LOAD: gate, CANOPY_TEST_PIECE_BYTES: '65536' },
+});
+
+test('rows show while the server still reads the session; the leaf is selected once it has read it all', async ({
+  app,
+  page,
+}) => {
+  expect(existsSync(gate)).toBe(false);
+  await app.openSession('large.jsonl');
+  await expect(app.rows.first()).toBeVisible();
+  await expect(page.getByTestId('tree.area')).toHaveAttribute('aria-busy', 'true');
+  await expect(page.getByTestId('tree.loading-progress')).toContainText('% of the file read');
+  // Held after the first piece: the last entries (the leaf among them) have not been read.
+  await expect(app.row(large.leafId)).toHaveCount(0);
+  writeFileSync(gate, '');
+  await expect(page.getByTestId('tree.area')).toHaveAttribute('aria-busy', 'false', { timeout: 30_000 });
+  await expect(page.getByTestId('tree.loading-progress')).toHaveCount(0);
+  await expect(app.row(large.leafId)).toHaveAttribute('data-leaf', 'true');
+  await expect(app.selectedRow()).toHaveAttribute('data-entry-id', large.leafId);
+  await expect(page.getByTestId('tree.status')).toContainText(
+    `${large.entries.toLocaleString('en-US')} entries`,
+  );
+});
