@@ -7,6 +7,7 @@
 // One file because the passes share the working arrays and caches that keep a call O(n) without
 // allocation; split, each pass would have to hand them over.
 
+import { rowsAfterAppend } from './append';
 import { passesFilter, type FilterMode } from './filter';
 import { rowsAfterJump, type ReuseCache, type RowsState } from './jump';
 import {
@@ -178,8 +179,8 @@ const reuseCache = new WeakMap<ViewTree, ReuseCache>();
 // (jump.ts), and one that changes only the selection reuses them.
 const lastRows = new WeakMap<ViewTree, RowsState>();
 
-/** Internal, for tests: how many calls took each path (a full computation, a jump, the same rows). */
-export const rowsPaths = { full: 0, jump: 0, same: 0 };
+/** Internal, for tests: how many calls took each path (full, a jump, the same rows, an append). */
+export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0 };
 
 /** The display rows of a tree for a leaf, a filter mode, a search query and a selection. */
 export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsResult {
@@ -214,6 +215,21 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
       rowsPaths.jump++;
       lastRows.set(tree, jumped);
       return resultOf(tree, jumped, options);
+    }
+  }
+  if (
+    previous !== undefined &&
+    previous.version !== tree.version &&
+    previous.mode === mode &&
+    sameTokens(previous.tokens, tokens)
+  ) {
+    // A few entries appended since (a live append): only the subtree holding them is computed.
+    const reuse = reuseCache.get(tree);
+    const appended = rowsAfterAppend(tree, previous, leaf, passes, reuse);
+    if (appended !== null) {
+      rowsPaths.append++;
+      lastRows.set(tree, appended);
+      return resultOf(tree, appended, options);
     }
   }
   rowsPaths.full++;

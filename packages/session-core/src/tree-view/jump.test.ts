@@ -140,6 +140,55 @@ describe('rows after a jump (jump.ts)', () => {
     // The property holds for the path under test, not only for full computations.
     expect(rowsPaths.jump - before.jump).toBeGreaterThan(300);
     expect(rowsPaths.same - before.same).toBeGreaterThan(100);
+    expect(rowsPaths.append - before.append).toBeGreaterThan(0);
+  });
+
+  it('equal the rows computed in full after live appends, each a child of the leaf or of another entry, with the leaf moved onto it or not', () => {
+    const before = { ...rowsPaths };
+    fc.assert(
+      fc.property(
+        fc.array(entryArb, { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({
+            spec: entryArb,
+            onLeaf: fc.boolean(),
+            at: fc.nat(),
+            moveLeaf: fc.boolean(),
+            mode: fc.option(fc.constantFrom(...FILTER_MODES), { nil: undefined }),
+          }),
+          { maxLength: 20 },
+        ),
+        fc.constantFrom('', 'a', 'b'),
+        (specs, appends, query) => {
+          // One root, as in a real session, whose first entry is a user message.
+          const all = specs.map((spec, i) =>
+            viewOf(
+              i === 0 ? { ...spec, kind: 'user' } : { ...spec, back: Math.max(1, Math.min(spec.back, i)) },
+              i,
+            ),
+          );
+          const live = new ViewTree(all);
+          let mode: FilterMode = 'default';
+          let leafId: string | null = all[all.length - 1]!.id;
+          const check = () => {
+            const options = { leafId, mode, query };
+            expect(project(live, options)).toEqual(project(new ViewTree(all), options));
+          };
+          check();
+          for (const step of appends) {
+            const parentId = step.onLeaf ? leafId : all[step.at % all.length]!.id;
+            const entry: ViewEntry = { ...viewOf(step.spec, all.length), parentId };
+            all.push(entry);
+            live.append([entry]);
+            if (step.moveLeaf) leafId = entry.id;
+            if (step.mode !== undefined) mode = step.mode;
+            check();
+          }
+        },
+      ),
+      { numRuns: 400, seed: 20261202 },
+    );
+    expect(rowsPaths.append - before.append).toBeGreaterThan(300);
   });
 
   it('keeps the row objects of every subtree off both active paths whose gutters did not change', () => {
