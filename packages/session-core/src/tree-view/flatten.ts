@@ -7,7 +7,23 @@
 // One file because the passes share the working arrays and caches that keep a call O(n) without
 // allocation; split, each pass would have to hand them over.
 
+import { rowsAfterAppend } from './append';
 import { passesFilter, type FilterMode } from './filter';
+import { rowsAfterJump, type ReuseCache, type RowsState } from './jump';
+import {
+  childChainOf,
+  NODE_JUST_BRANCHED,
+  Row,
+  RowIndex,
+  ROW_ACTIVE,
+  ROW_LAST,
+  ROW_LEAF,
+  ROW_LEAF_POSITION,
+  ROW_MULTIPLE_ROOTS,
+  ROW_SHOW_CONNECTOR,
+  ROW_VIRTUAL_ROOT_CHILD,
+  type GutterLink,
+} from './row';
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
@@ -67,86 +83,6 @@ export interface RowsResult {
   multipleRoots: boolean;
   /** The row that carries the leaf mark (see FlatRow.isLeafPosition), or -1. */
   leafIndex: number;
-}
-
-interface GutterLink {
-  position: number;
-  show: boolean;
-  outer: GutterLink | null;
-  depth: number;
-}
-
-const ROW_SHOW_CONNECTOR = 1;
-const ROW_LAST = 2;
-const ROW_VIRTUAL_ROOT_CHILD = 4;
-const ROW_ACTIVE = 8;
-const ROW_LEAF = 16;
-const ROW_MULTIPLE_ROOTS = 32;
-// Bits share one Uint8 per node with NODE_JUST_BRANCHED (64) below: 128 is the last free one.
-const ROW_LEAF_POSITION = 128;
-
-// A row keeps only what it cannot derive and answers the rest through getters: a filter change
-// or a search keystroke builds one row per visible entry, so the row's size is what the garbage
-// collector pays for. Gutters are shared linked lists turned into arrays only when a row's
-// `gutters` is read: deeply nested forks would otherwise cost O(depth) memory for every row, and
-// a UI only reads the rows it draws.
-class Row implements FlatRow {
-  private materialized: readonly Gutter[] | undefined = undefined;
-
-  constructor(
-    readonly entry: ViewEntry,
-    readonly indent: number,
-    /** Internal: the layout bits, compared when a later call reuses the row. */
-    readonly bits: number,
-    /** Internal: the shared gutter list, compared by identity when a later call reuses the row. */
-    readonly gutterChain: GutterLink | null,
-    readonly visibleParentId: string | null,
-    readonly visibleChildCount: number,
-  ) {}
-
-  get id(): string {
-    return this.entry.id;
-  }
-
-  get displayIndent(): number {
-    return (this.bits & ROW_MULTIPLE_ROOTS) !== 0 ? Math.max(0, this.indent - 1) : this.indent;
-  }
-
-  get showConnector(): boolean {
-    return (this.bits & ROW_SHOW_CONNECTOR) !== 0;
-  }
-
-  get isLast(): boolean {
-    return (this.bits & ROW_LAST) !== 0;
-  }
-
-  get isVirtualRootChild(): boolean {
-    return (this.bits & ROW_VIRTUAL_ROOT_CHILD) !== 0;
-  }
-
-  get onActivePath(): boolean {
-    return (this.bits & ROW_ACTIVE) !== 0;
-  }
-
-  get isLeaf(): boolean {
-    return (this.bits & ROW_LEAF) !== 0;
-  }
-
-  get isLeafPosition(): boolean {
-    return (this.bits & ROW_LEAF_POSITION) !== 0;
-  }
-
-  get gutters(): readonly Gutter[] {
-    if (this.materialized === undefined) {
-      const chain = this.gutterChain;
-      const list: Gutter[] = new Array<Gutter>(chain === null ? 0 : chain.depth);
-      for (let link = chain; link !== null; link = link.outer) {
-        list[link.depth - 1] = { position: link.position, show: link.show };
-      }
-      this.materialized = list;
-    }
-    return this.materialized;
-  }
 }
 
 // Working arrays of one computeRows call, kept between calls: allocating eight arrays of the
@@ -232,22 +168,19 @@ function traverse(tree: ViewTree, leaf: number): TraversalCache {
   return result;
 }
 
-// Per-node layout bits of pass 2; the row bits above add the ones only a row needs.
-const NODE_JUST_BRANCHED = 64;
-
-interface ReuseCache {
-  /** The last row built for each node. */
-  rows: (Row | undefined)[];
-  /** The gutter list each node passes to its children, from the last call that showed it with children. */
-  chains: (GutterLink | null | undefined)[];
-}
-
 // Rows and gutter links whose layout did not change are reused from the previous call on the same
 // tree: a live append or a label change then allocates a handful of rows instead of one per visible
 // entry, and unchanged rows keep their identity, which lets a UI skip re-rendering them. Gutter
 // links are reused when their position, their `show` and their (already reused) outer link match,
 // so identity comparison of a row's gutter list is exact.
 const reuseCache = new WeakMap<ViewTree, ReuseCache>();
+
+// The last rows computed per tree: a call that changes only the leaf derives its rows from them
+// (jump.ts), and one that changes only the selection reuses them.
+const lastRows = new WeakMap<ViewTree, RowsState>();
+
+/** Internal, for tests: how many calls took each path (full, a jump, the same rows, an append). */
+export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0 };
 
 /** The display rows of a tree for a leaf, a filter mode, a search query and a selection. */
 export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsResult {
@@ -256,8 +189,51 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   const leaf = leafId == null ? -1 : tree.indexOf(leafId);
   const mode = options.mode ?? 'default';
   const tokens = tokenizeQuery(options.query ?? '');
-  const { order, onActive } = traverse(tree, leaf);
   const passes = visibleBits(tree, mode, tokens);
+  const previous = lastRows.get(tree);
+  if (
+    previous !== undefined &&
+    previous.version === tree.version &&
+    previous.size === count &&
+    previous.mode === mode &&
+    previous.passes === passes &&
+    sameTokens(previous.tokens, tokens)
+  ) {
+    // Same tree, filter and query: the same rows for the same leaf, else those of a jump.
+    if (previous.leaf === leaf) {
+      rowsPaths.same++;
+      return resultOf(tree, previous, options);
+    }
+    const reuse = reuseCache.get(tree);
+    const jumped = rowsAfterJump(
+      tree,
+      previous,
+      leaf,
+      reuse !== undefined && reuse.rows.length >= count ? reuse : undefined,
+    );
+    if (jumped !== null) {
+      rowsPaths.jump++;
+      lastRows.set(tree, jumped);
+      return resultOf(tree, jumped, options);
+    }
+  }
+  if (
+    previous !== undefined &&
+    previous.version !== tree.version &&
+    previous.mode === mode &&
+    sameTokens(previous.tokens, tokens)
+  ) {
+    // A few entries appended since (a live append): only the subtree holding them is computed.
+    const reuse = reuseCache.get(tree);
+    const appended = rowsAfterAppend(tree, previous, leaf, passes, reuse);
+    if (appended !== null) {
+      rowsPaths.append++;
+      lastRows.set(tree, appended);
+      return resultOf(tree, appended, options);
+    }
+  }
+  rowsPaths.full++;
+  const { order, onActive } = traverse(tree, leaf);
 
   // Pass 1, in depth-first order so parents come first: visibility, the nearest visible
   // ancestor (`nearest` holds it for hidden nodes and the node itself for visible ones), and
@@ -313,7 +289,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   const rowCache = reuse.rows;
   // Written for a node before any of its visible children reads it (parents come first).
   const childChains = reuse.chains;
-  const rows: FlatRow[] = new Array<FlatRow>(visibleCount);
+  const rows: Row[] = new Array<Row>(visibleCount);
   for (let r = 0; r < visibleCount; r++) {
     const node = visible[r]!;
     const parent = visibleParent[node]!;
@@ -344,22 +320,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     const children = childCount[node]!;
     if (children > 0) {
       // Descendants continue this node's connector as a gutter at the connector's level.
-      const connectorDrawn = (flags & ROW_SHOW_CONNECTOR) !== 0 && (flags & ROW_VIRTUAL_ROOT_CHILD) === 0;
-      if (connectorDrawn) {
-        const displayIndent = multipleRoots ? Math.max(0, level - 1) : level;
-        const position = Math.max(0, displayIndent - 1);
-        const show = (flags & ROW_LAST) === 0;
-        const previous = childChains[node];
-        childChains[node] =
-          previous != null &&
-          previous.position === position &&
-          previous.show === show &&
-          previous.outer === chain
-            ? previous
-            : { position, show, outer: chain, depth: (chain === null ? 0 : chain.depth) + 1 };
-      } else {
-        childChains[node] = chain;
-      }
+      childChains[node] = childChainOf(flags, level, multipleRoots, chain, childChains[node]);
     }
     if (onActive[node] === 1) flags |= ROW_ACTIVE;
     if (node === leaf) flags |= ROW_LEAF;
@@ -376,89 +337,50 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
       row.visibleParentId !== parentId ||
       row.visibleChildCount !== children
     ) {
-      row = new Row(entry, level, flags, chain, parentId, children);
+      row = new Row(entry, level, flags, chain, parentId, children, node, parent);
       rowCache[node] = row;
     }
     rows[r] = row;
     rowOfNode[node] = r;
   }
 
-  // Re-selection walks the full tree up from the wanted entry to the first visible one.
+  const state: RowsState = {
+    version: tree.version,
+    size: count,
+    leaf,
+    leafPosition,
+    mode,
+    tokens,
+    passes,
+    rows,
+    rowOfNode,
+    multipleRoots,
+    index: new RowIndex(tree, rows, rowOfNode),
+    ends: null,
+  };
+  lastRows.set(tree, state);
+  return resultOf(tree, state, options);
+}
+
+function sameTokens(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The result of a rows state for a selection: re-selection walks the full tree up from the wanted entry to the first visible one. */
+function resultOf(tree: ViewTree, state: RowsState, options: ComputeRowsOptions): RowsResult {
+  const { rows, rowOfNode, leafPosition } = state;
+  const visibleCount = rows.length;
   let selectedIndex = -1;
   if (visibleCount > 0) {
-    const target = options.selectedId ?? leafId;
+    const target = options.selectedId ?? options.leafId;
     let node = target == null ? -1 : tree.indexOf(target);
     while (node >= 0 && rowOfNode[node]! < 0) node = tree.parentIndexAt(node);
     selectedIndex = node >= 0 ? rowOfNode[node]! : visibleCount - 1;
   }
   const leafIndex = leafPosition < 0 ? -1 : rowOfNode[leafPosition]!;
-  return { rows, indexById: new RowIndex(tree, rows, rowOfNode), selectedIndex, multipleRoots, leafIndex };
-}
-
-/**
- * The id → row map of one rows result, answered through the tree's own id index and the row of
- * each node computed anyway: a `Map` of 200,000 ids cost ~100 ms per filter change, keystroke or
- * jump, and the web app reads it after every one. Node indices never change once assigned (the
- * tree only grows), so a result stays correct after later appends: their entries have no row here.
- */
-class RowIndex implements ReadonlyMap<string, number> {
-  constructor(
-    private readonly tree: ViewTree,
-    private readonly rows: readonly FlatRow[],
-    private readonly rowOfNode: Int32Array,
-  ) {}
-
-  get size(): number {
-    return this.rows.length;
-  }
-
-  get(id: string): number | undefined {
-    const node = this.tree.indexOf(id);
-    if (node < 0 || node >= this.rowOfNode.length) return undefined;
-    const row = this.rowOfNode[node]!;
-    return row < 0 ? undefined : row;
-  }
-
-  has(id: string): boolean {
-    return this.get(id) !== undefined;
-  }
-
-  // Iteration (in row order) is rare: it goes through a real map, built on first use.
-  private iterable: Map<string, number> | undefined = undefined;
-
-  private get map(): Map<string, number> {
-    if (this.iterable === undefined) {
-      const map = new Map<string, number>();
-      const rows = this.rows;
-      for (let r = 0; r < rows.length; r++) map.set(rows[r]!.id, r);
-      this.iterable = map;
-    }
-    return this.iterable;
-  }
-
-  forEach(
-    callback: (value: number, key: string, map: ReadonlyMap<string, number>) => void,
-    thisArg?: unknown,
-  ): void {
-    const rows = this.rows;
-    for (let r = 0; r < rows.length; r++) callback.call(thisArg, r, rows[r]!.id, this);
-  }
-
-  entries(): MapIterator<[string, number]> {
-    return this.map.entries();
-  }
-
-  keys(): MapIterator<string> {
-    return this.map.keys();
-  }
-
-  values(): MapIterator<number> {
-    return this.map.values();
-  }
-
-  [Symbol.iterator](): MapIterator<[string, number]> {
-    return this.map[Symbol.iterator]();
-  }
+  return { rows, indexById: state.index, selectedIndex, multipleRoots: state.multipleRoots, leafIndex };
 }
 
 /**

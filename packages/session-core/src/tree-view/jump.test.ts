@@ -1,0 +1,230 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FILTER_MODES, type FilterMode } from './filter';
+import { computeRows, rowsPaths } from './flatten';
+import { projectRows as project } from './testing';
+import { ViewFlags, type ViewEntry } from './view-entry';
+import { ViewTree } from './view-tree';
+
+// Rows derived from the previous rows after a jump (jump.ts) against rows computed in full on a
+// fresh tree, over random trees (forks, hidden entries between visible ones, several roots,
+// children out of timestamp order) and random sequences of jumps, filters, queries, selections,
+// labels and appends.
+
+const words = ['ab', 'ba', 'cab', 'bb'];
+
+interface EntrySpec {
+  /** Offset back from the entry to its parent; 0 makes a root. */
+  back: number;
+  kind: string;
+  words: string[];
+  second: number;
+}
+
+const entryArb: fc.Arbitrary<EntrySpec> = fc.record({
+  back: fc.oneof(fc.constant(1), fc.constant(1), fc.nat({ max: 12 })),
+  kind: fc.constantFrom(
+    'user',
+    'assistant',
+    'assistant',
+    'assistant-tools',
+    'assistant-tools',
+    'toolResult',
+    'label',
+    'model_change',
+  ),
+  words: fc.array(fc.constantFrom(...words), { maxLength: 2 }),
+  second: fc.integer({ min: 0, max: 40 }),
+});
+
+type Step =
+  | { kind: 'leaf'; at: number; select: boolean }
+  | { kind: 'mode'; mode: FilterMode }
+  | { kind: 'query'; query: string }
+  | { kind: 'select'; at: number }
+  | { kind: 'label'; at: number; label: string | undefined }
+  | { kind: 'append'; count: number };
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({ kind: fc.constant('leaf' as const), at: fc.nat(), select: fc.boolean() }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom(...FILTER_MODES) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('query' as const), query: fc.constantFrom('', 'a', 'b', 'ab') }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('select' as const), at: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('label' as const),
+      at: fc.nat(),
+      label: fc.option(fc.constantFrom('ab', 'x'), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 3 }) }),
+  },
+);
+
+function viewOf(spec: EntrySpec, i: number): ViewEntry {
+  const message = spec.kind === 'user' || spec.kind.startsWith('assistant') || spec.kind === 'toolResult';
+  return {
+    id: `e${i}`,
+    parentId: spec.back === 0 || spec.back > i ? null : `e${i - spec.back}`,
+    type: message ? 'message' : spec.kind,
+    ...(message ? { role: spec.kind.startsWith('assistant') ? 'assistant' : spec.kind } : {}),
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, spec.second)).toISOString(),
+    text: spec.words.join(' '),
+    search: spec.words.join(' '),
+    flags: spec.kind === 'assistant-tools' ? ViewFlags.ToolOnlyAssistant : 0,
+  };
+}
+
+describe('rows after a jump (jump.ts)', () => {
+  it('equal the rows computed in full on a fresh tree, through any sequence of jumps, filters, queries, selections, labels and appends', () => {
+    const before = { ...rowsPaths };
+    fc.assert(
+      fc.property(
+        fc.array(entryArb, { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.array(stepArb, { maxLength: 30 }),
+        (specs, initial, steps) => {
+          const all = specs.map(viewOf);
+          let shown = Math.min(initial, all.length);
+          const labels = new Map<string, string>();
+          const current = () =>
+            all.slice(0, shown).map((entry) => {
+              const label = labels.get(entry.id);
+              return label === undefined ? entry : { ...entry, label };
+            });
+          const live = new ViewTree(current());
+          let query = '';
+          let mode: FilterMode = 'default';
+          let leafId: string | null = all[shown - 1]!.id;
+          let selectedId: string | null = null;
+          const check = () => {
+            const options = { leafId, mode, query, selectedId };
+            expect(project(live, options)).toEqual(project(new ViewTree(current()), options));
+          };
+          check();
+          for (const step of steps) {
+            if (step.kind === 'leaf') {
+              leafId = all[step.at % shown]!.id;
+              if (step.select) selectedId = leafId;
+            } else if (step.kind === 'mode') mode = step.mode;
+            else if (step.kind === 'query') query = step.query;
+            else if (step.kind === 'select') selectedId = all[step.at % shown]!.id;
+            else if (step.kind === 'label') {
+              const id = all[step.at % shown]!.id;
+              if (step.label === undefined) labels.delete(id);
+              else labels.set(id, step.label);
+              live.setLabel(id, step.label);
+            } else {
+              const next = Math.min(all.length, shown + step.count);
+              live.append(all.slice(shown, next));
+              shown = next;
+            }
+            check();
+          }
+        },
+      ),
+      { numRuns: 400, seed: 20261201 },
+    );
+    // The property holds for the path under test, not only for full computations.
+    expect(rowsPaths.jump - before.jump).toBeGreaterThan(300);
+    expect(rowsPaths.same - before.same).toBeGreaterThan(100);
+    expect(rowsPaths.append - before.append).toBeGreaterThan(0);
+  });
+
+  it('equal the rows computed in full after live appends, each a child of the leaf or of another entry, with the leaf moved onto it or not', () => {
+    const before = { ...rowsPaths };
+    fc.assert(
+      fc.property(
+        fc.array(entryArb, { minLength: 1, maxLength: 40 }),
+        fc.array(
+          fc.record({
+            spec: entryArb,
+            onLeaf: fc.boolean(),
+            at: fc.nat(),
+            moveLeaf: fc.boolean(),
+            mode: fc.option(fc.constantFrom(...FILTER_MODES), { nil: undefined }),
+          }),
+          { maxLength: 20 },
+        ),
+        fc.constantFrom('', 'a', 'b'),
+        (specs, appends, query) => {
+          // One root, as in a real session, whose first entry is a user message.
+          const all = specs.map((spec, i) =>
+            viewOf(
+              i === 0 ? { ...spec, kind: 'user' } : { ...spec, back: Math.max(1, Math.min(spec.back, i)) },
+              i,
+            ),
+          );
+          const live = new ViewTree(all);
+          let mode: FilterMode = 'default';
+          let leafId: string | null = all[all.length - 1]!.id;
+          const check = () => {
+            const options = { leafId, mode, query };
+            expect(project(live, options)).toEqual(project(new ViewTree(all), options));
+          };
+          check();
+          for (const step of appends) {
+            const parentId = step.onLeaf ? leafId : all[step.at % all.length]!.id;
+            const entry: ViewEntry = { ...viewOf(step.spec, all.length), parentId };
+            all.push(entry);
+            live.append([entry]);
+            if (step.moveLeaf) leafId = entry.id;
+            if (step.mode !== undefined) mode = step.mode;
+            check();
+          }
+        },
+      ),
+      { numRuns: 400, seed: 20261202 },
+    );
+    expect(rowsPaths.append - before.append).toBeGreaterThan(300);
+  });
+
+  it('keeps the row objects of every subtree off both active paths whose gutters did not change', () => {
+    // r → a → {b1 → c1, b2 → c2, b3 → c3}, timestamps in id order.
+    const entry = (id: string, parentId: string | null, second: number): ViewEntry => ({
+      id,
+      parentId,
+      type: 'message',
+      role: 'user',
+      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+      text: id,
+      search: id,
+      flags: 0,
+    });
+    const tree = new ViewTree([
+      entry('r', null, 0),
+      entry('a', 'r', 1),
+      entry('b1', 'a', 2),
+      entry('c1', 'b1', 3),
+      entry('b2', 'a', 4),
+      entry('c2', 'b2', 5),
+      entry('b3', 'a', 6),
+      entry('c3', 'b3', 7),
+    ]);
+    const first = computeRows(tree, { leafId: 'c1' });
+    const jumps = rowsPaths.jump;
+    const second = computeRows(tree, { leafId: 'c2' });
+    expect(rowsPaths.jump).toBe(jumps + 1);
+    expect(second.rows.map((row) => row.id)).toEqual(['r', 'a', 'b2', 'c2', 'b1', 'c1', 'b3', 'c3']);
+    const rowOf = (rows: typeof first.rows, id: string) => rows.find((row) => row.id === id);
+    // b3 stays last, so its subtree keeps its objects; r is on both paths and its row is unchanged.
+    expect(rowOf(second.rows, 'b3')).toBe(rowOf(first.rows, 'b3'));
+    expect(rowOf(second.rows, 'c3')).toBe(rowOf(first.rows, 'c3'));
+    expect(rowOf(second.rows, 'r')).toBe(rowOf(first.rows, 'r'));
+    // The old and new paths changed their marks.
+    expect(rowOf(second.rows, 'c1')!.onActivePath).toBe(false);
+    expect(rowOf(second.rows, 'c2')!.isLeaf).toBe(true);
+  });
+});

@@ -1,0 +1,279 @@
+// The rows after a jump, from the rows before it: only the forks on the old and the new active
+// path reorder (the active child first, docs/tree-and-context.md#rows), so every other visible
+// subtree keeps its rows, copied as one block, and only the rows on both paths and the subtrees
+// whose "last sibling" mark flipped (their gutters change) are built again. Exactly the rows of a
+// full `computeRows` (flatten.ts), which the property test in jump.test.ts checks; when the jump
+// changes which entries are visible (the leaf is the one entry whose visibility depends on it),
+// the caller computes in full instead.
+
+import { passesFilter, type FilterMode } from './filter';
+import {
+  childChainOf,
+  Row,
+  RowIndex,
+  ROW_ACTIVE,
+  ROW_LAST,
+  ROW_LEAF,
+  ROW_LEAF_POSITION,
+  type GutterLink,
+} from './row';
+import { matchesQuery } from './search';
+import type { ViewTree } from './view-tree';
+
+/** One rows result with what a later call needs to derive the next one from it. */
+export interface RowsState {
+  version: number;
+  size: number;
+  leaf: number;
+  /** The row carrying the leaf mark: the leaf or its nearest visible ancestor; -1 for none. */
+  leafPosition: number;
+  mode: FilterMode;
+  tokens: readonly string[];
+  /** The visibility bits the rows were computed with (visibility.ts; never written). */
+  passes: Uint8Array;
+  rows: Row[];
+  /** Row index per node, -1 for hidden ones; never written once the state exists. */
+  rowOfNode: Int32Array;
+  multipleRoots: boolean;
+  index: RowIndex;
+  /** Per row, the end (exclusive) of its subtree's rows; computed on first use. */
+  ends: Int32Array | null;
+}
+
+/** Per-node row and gutter caches of flatten.ts, updated for the rows built here. */
+export interface ReuseCache {
+  rows: (Row | undefined)[];
+  chains: (GutterLink | null | undefined)[];
+}
+
+const CHANGING = ROW_LAST | ROW_ACTIVE | ROW_LEAF | ROW_LEAF_POSITION;
+
+function endsOf(state: RowsState): Int32Array {
+  if (state.ends !== null) return state.ends;
+  const rows = state.rows;
+  const ends = new Int32Array(rows.length);
+  // Children come after their parent: sizes add up from the last row back.
+  for (let r = rows.length - 1; r >= 0; r--) {
+    ends[r]! += 1;
+    const parent = rows[r]!.parentNode;
+    if (parent >= 0) ends[state.rowOfNode[parent]!]! += ends[r]!;
+  }
+  for (let r = 0; r < rows.length; r++) ends[r]! += r;
+  state.ends = ends;
+  return ends;
+}
+
+// Marks of the nodes on the old and the new active path, by call stamp, so they need no clearing.
+let pathMarks = new Int32Array(0);
+let stamp = 0;
+const OLD_PATH = 1;
+const NEW_PATH = 2;
+
+// Working stacks, kept between calls (a jump never re-enters itself).
+const stackRow: number[] = [];
+const stackLast: boolean[] = [];
+const stackChain: (GutterLink | null)[] = [];
+const walk: number[] = [];
+/** The gutter list each old row passes to its children, while a subtree's gutters are rebuilt. */
+let chainOfRow: (GutterLink | null)[] = [];
+const order: number[] = [];
+
+/**
+ * The visible children of `parent` (-1: the visible roots) in the new depth-first order, as old
+ * row indices, into `order`: a walk down through hidden entries, the new active child first.
+ */
+function visibleChildrenInOrder(
+  tree: ViewTree,
+  parent: number,
+  rowOfNode: Int32Array,
+  newPathMark: number,
+): void {
+  order.length = 0;
+  walk.length = 0;
+  const pushChildren = (children: readonly number[] | undefined) => {
+    if (children === undefined) return;
+    let active = -1;
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i]!;
+      if ((pathMarks[child]! & ~OLD_PATH) === newPathMark) active = child;
+      else walk.push(child);
+    }
+    if (active >= 0) walk.push(active);
+  };
+  pushChildren(parent < 0 ? tree.rootIndices() : tree.childIndicesAt(parent));
+  while (walk.length > 0) {
+    const node = walk.pop()!;
+    const row = rowOfNode[node]!;
+    if (row >= 0) order.push(row);
+    else pushChildren(tree.childIndicesAt(node));
+  }
+}
+
+/**
+ * The rows of `previous` with the leaf moved to `leaf`, or null when the move changes which entries
+ * are visible (then only a full computation is exact).
+ */
+export function rowsAfterJump(
+  tree: ViewTree,
+  previous: RowsState,
+  leaf: number,
+  reuse: ReuseCache | undefined,
+): RowsState | null {
+  const { mode, tokens, passes, multipleRoots } = previous;
+  const before = previous.rowOfNode;
+  const oldLeaf = previous.leaf;
+  // The leaf is shown whenever it passes as the leaf; any other entry by its bit.
+  if (oldLeaf >= 0 && before[oldLeaf]! >= 0 !== (passes[oldLeaf] === 1)) return null;
+  if (leaf >= 0) {
+    const entry = tree.entryAt(leaf);
+    if (before[leaf]! >= 0 !== (passesFilter(entry, mode, true) && matchesQuery(entry, tokens))) return null;
+  }
+
+  const count = tree.size;
+  if (pathMarks.length < count) {
+    pathMarks = new Int32Array(count);
+    stamp = 0;
+  }
+  if (stamp > 0x3ffffff0) {
+    pathMarks.fill(0);
+    stamp = 0;
+  }
+  stamp += 4;
+  const oldMark = stamp | OLD_PATH;
+  const newMark = stamp | NEW_PATH;
+  const bothMark = stamp | OLD_PATH | NEW_PATH;
+  for (let node = oldLeaf; node >= 0; node = tree.parentIndexAt(node)) pathMarks[node] = oldMark;
+  for (let node = leaf; node >= 0; node = tree.parentIndexAt(node))
+    pathMarks[node] = pathMarks[node] === oldMark ? bothMark : newMark;
+  let leafPosition = leaf;
+  while (leafPosition >= 0 && before[leafPosition]! < 0) leafPosition = tree.parentIndexAt(leafPosition);
+
+  const oldRows = previous.rows;
+  const total = oldRows.length;
+  if (chainOfRow.length < total) chainOfRow = new Array<GutterLink | null>(total).fill(null);
+  const ends = endsOf(previous);
+  const rows = new Array<Row>(total);
+  const after = before.slice();
+  let written = 0;
+  const copy = (from: number, to: number) => {
+    const shift = written - from;
+    for (let r = from; r < to; r++) rows[r + shift] = oldRows[r]!;
+    if (shift !== 0) for (let r = from; r < to; r++) after[oldRows[r]!.node] = r + shift;
+    written += to - from;
+  };
+  const onPath = (node: number) => pathMarks[node]! > stamp;
+  const isNewPath = (node: number) => (pathMarks[node]! & ~OLD_PATH) === newMark;
+
+  // Pushes the visible children of `parent` in their new order, last on top.
+  const pushChildren = (parent: number, chain: GutterLink | null, expected: number): boolean => {
+    visibleChildrenInOrder(tree, parent, before, newMark);
+    const children = order.length;
+    if (children !== expected) return false;
+    for (let i = children - 1; i >= 0; i--) {
+      stackRow.push(order[i]!);
+      stackLast.push(i === children - 1);
+      stackChain.push(chain);
+    }
+    return true;
+  };
+
+  stackRow.length = 0;
+  stackLast.length = 0;
+  stackChain.length = 0;
+  let roots = 0;
+  for (let r = 0; r < total; r = ends[r]!) roots++;
+  if (!pushChildren(-1, null, roots)) return null;
+  while (stackRow.length > 0) {
+    const at = stackRow.pop()!;
+    const isLast = stackLast.pop()!;
+    const chain = stackChain.pop()!;
+    const old = oldRows[at]!;
+    const node = old.node;
+    const flags =
+      (old.bits & ~CHANGING) |
+      (isLast ? ROW_LAST : 0) |
+      (isNewPath(node) ? ROW_ACTIVE : 0) |
+      (node === leaf ? ROW_LEAF : 0) |
+      (node === leafPosition ? ROW_LEAF_POSITION : 0);
+    let row = old;
+    if (flags !== old.bits || chain !== old.gutterChain) {
+      row = new Row(
+        old.entry,
+        old.indent,
+        flags,
+        chain,
+        old.visibleParentId,
+        old.visibleChildCount,
+        node,
+        old.parentNode,
+      );
+      if (reuse !== undefined) reuse.rows[node] = row;
+    }
+    rows[written] = row;
+    if (written !== at) after[node] = written;
+    written++;
+    const end = ends[at]!;
+    if (end === at + 1) continue;
+    // The row right after a node with children is its first child, which holds the list it got.
+    const oldChildChain = oldRows[at + 1]!.gutterChain;
+    const childChain = childChainOf(flags, old.indent, multipleRoots, chain, oldChildChain);
+    if (reuse !== undefined) reuse.chains[node] = childChain;
+    if (!onPath(node) && childChain === oldChildChain) {
+      // Off both paths the order is unchanged, and with the same gutters so is every row below.
+      copy(at + 1, end);
+    } else if (!onPath(node)) {
+      // Off both paths the order and the marks are unchanged, but the gutters below changed: one
+      // pass in row order, where each row's list is the one its parent (an earlier row) passes on.
+      chainOfRow[at] = childChain;
+      for (let r = at + 1; r < end; r++) {
+        const below = oldRows[r]!;
+        const list = chainOfRow[before[below.parentNode]!]!;
+        const rebuilt =
+          list === below.gutterChain
+            ? below
+            : new Row(
+                below.entry,
+                below.indent,
+                below.bits,
+                list,
+                below.visibleParentId,
+                below.visibleChildCount,
+                below.node,
+                below.parentNode,
+              );
+        if (reuse !== undefined) reuse.rows[below.node] = rebuilt;
+        rows[written] = rebuilt;
+        if (written !== r) after[below.node] = written;
+        written++;
+        if (ends[r]! > r + 1) {
+          const passed = childChainOf(
+            below.bits,
+            below.indent,
+            multipleRoots,
+            list,
+            oldRows[r + 1]!.gutterChain,
+          );
+          chainOfRow[r] = passed;
+          if (reuse !== undefined) reuse.chains[below.node] = passed;
+        }
+      }
+    } else if (!pushChildren(node, childChain, old.visibleChildCount)) return null;
+  }
+  if (written !== total) return null;
+
+  const result: RowsState = {
+    version: previous.version,
+    size: previous.size,
+    leaf,
+    leafPosition,
+    mode,
+    tokens,
+    passes,
+    rows,
+    rowOfNode: after,
+    multipleRoots,
+    index: new RowIndex(tree, rows, after),
+    ends: null,
+  };
+  return result;
+}
