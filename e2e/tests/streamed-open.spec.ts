@@ -27,11 +27,19 @@ test('rows show while the server still reads the session; the leaf is selected o
   await expect(page.getByTestId('tree.loading-progress')).toContainText('% of the file read');
   // Held after the first piece: the last entries (the leaf among them) have not been read.
   await expect(app.row(large.leafId)).toHaveCount(0);
+  // Nothing can be appended under a leaf the page does not know yet.
+  await expect(page.getByTestId('composer.leaf')).toHaveText(
+    'Appends under the leaf, known once the session has loaded',
+  );
+  await page.getByTestId('composer.input').fill('not yet');
+  await expect(page.getByTestId('composer.send')).toBeDisabled();
   writeFileSync(gate, '');
   await expect(page.getByTestId('tree.area')).toHaveAttribute('aria-busy', 'false', { timeout: 30_000 });
   await expect(page.getByTestId('tree.loading-progress')).toHaveCount(0);
   await expect(app.row(large.leafId)).toHaveAttribute('data-leaf', 'true');
   await expect(app.selectedRow()).toHaveAttribute('data-entry-id', large.leafId);
+  await expect(page.getByTestId('composer.leaf')).toHaveText(`Appends under the leaf ${large.leafId}`);
+  await expect(page.getByTestId('composer.send')).toBeEnabled();
   await expect(page.getByTestId('tree.status')).toContainText(
     `${large.entries.toLocaleString('en-US')} entries`,
   );

@@ -16,6 +16,9 @@ export function Composer() {
   const leafId = useApp(leafIdOf);
   const doubleEscape = useApp((s) => s.settings.doubleEscapeAction);
   const readOnly = useApp((s) => s.session?.item.readOnly);
+  // While the snapshot streams in, the leaf is not known yet (it comes with the closing line):
+  // nothing is sent under a leaf the page cannot show.
+  const streaming = useApp((s) => s.snapshot !== null);
   const lastEscape = useRef(0);
   const focusTick = useApp((s) => s.composerFocusTick);
   const inputRef = useRef<HTMLTextAreaElement>(null);
@@ -70,13 +73,19 @@ export function Composer() {
       />
       <div className="composer-row">
         <span>
-          Appends under the leaf <span className="mono">{leafId ?? '(new root)'}</span>
+          {streaming ? (
+            <span data-testid="composer.leaf">Appends under the leaf, known once the session has loaded</span>
+          ) : (
+            <span data-testid="composer.leaf">
+              Appends under the leaf <span className="mono">{leafId ?? '(new root)'}</span>
+            </span>
+          )}
         </span>
         <button
           type="button"
           className="primary"
           data-testid="composer.send"
-          disabled={!text.trim() || busy !== null || readOnly !== undefined}
+          disabled={!text.trim() || busy !== null || readOnly !== undefined || streaming}
           title={readOnly}
           onClick={() => void store.getState().sendComposer()}
         >
