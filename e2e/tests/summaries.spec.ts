@@ -63,10 +63,16 @@ async function selectAcross(app: CanopyApp, first: string, last: string, more: s
   await app.row(more).click({ modifiers: ['Control'] });
 }
 
-/** Applies the previewed summary (the dialog closes) and returns the file's last line: the one written. */
+/**
+ * Applies the previewed summary and returns the file's last line: the one written. The dialog of a
+ * jump closes as the jump starts, before the server has written (the tree shows the summary when
+ * its session_changed arrives), so the file is waited for, not the dialog.
+ */
 async function applySummary(summaries: Summaries, file: WatchedFile): Promise<FileLine> {
+  const linesBefore = readLines(file.path).length;
   await summaries.button('apply').click();
   await expect(summaries.dialog).toHaveCount(0);
+  await expect.poll(() => readLines(file.path).length).toBeGreaterThan(linesBefore);
   return readLines(file.path).at(-1)!;
 }
 
