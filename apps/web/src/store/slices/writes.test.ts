@@ -107,27 +107,6 @@ describe('writes: applied once, from session_changed', () => {
     ).toHaveLength(1);
   });
 
-  it('sends nothing while the snapshot streams in (the leaf it would go under is not known yet)', async () => {
-    const appendMessage = vi.fn(() => Promise.resolve({ entryId: 'u8', leafId: 'u8' }));
-    const store = createAppStore({ api: fakeApi({ appendMessage }), storage: null });
-    await store.getState().openSession('s1');
-    store.setState({
-      snapshot: {
-        received: 3,
-        total: null,
-        bytes: 1000,
-        read: 100,
-        rowsAtSize: 3,
-        wantedId: null,
-        toLeaf: true,
-      },
-    });
-    store.getState().setComposerText('too early');
-    await store.getState().sendComposer();
-    expect(appendMessage).not.toHaveBeenCalled();
-    expect(store.getState().composerText).toBe('too early');
-  });
-
   it('stops waiting for its own write when the session is closed before the write arrives', async () => {
     const store = createAppStore({
       api: fakeApi({ appendMessage: () => Promise.resolve({ entryId: 'u8', leafId: 'u8' }) }),
