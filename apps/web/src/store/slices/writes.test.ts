@@ -107,6 +107,34 @@ describe('writes: applied once, from session_changed', () => {
     ).toHaveLength(1);
   });
 
+  it('keeps the composer text and sends nothing while the snapshot is still streaming in (Ctrl+Enter bypasses the disabled button)', async () => {
+    const appendMessage = vi.fn(() => Promise.resolve({ entryId: 'u8', leafId: 'u8' }));
+    const store = createAppStore({ api: fakeApi({ appendMessage }), storage: null });
+    await store.getState().openSession('s1');
+    store.setState({
+      snapshot: {
+        received: 3,
+        total: 9,
+        bytes: 900,
+        read: 300,
+        rowsAtSize: 3,
+        wantedId: null,
+        toLeaf: true,
+        queued: [],
+      },
+    });
+    store.getState().setComposerText('more');
+    const sending = store.getState().sendComposer();
+    // Checked before awaiting: a send that went out would wait for its entry for ever.
+    expect(appendMessage).not.toHaveBeenCalled();
+    await sending;
+    expect(store.getState().composerText).toBe('more');
+    expect(store.getState().busy).toBeNull();
+    expect(store.getState().toasts.map((t) => t.text)).toEqual([
+      'The session is still loading: the message is kept, send it once the leaf shows',
+    ]);
+  });
+
   it('stops waiting for its own write when the session is closed before the write arrives', async () => {
     const store = createAppStore({
       api: fakeApi({ appendMessage: () => Promise.resolve({ entryId: 'u8', leafId: 'u8' }) }),

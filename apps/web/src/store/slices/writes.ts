@@ -106,6 +106,12 @@ export function createWritesSlice({ set, get, api }: StoreKit): WritesSlice {
       const open = get().session;
       const text = get().composerText;
       if (!open || !text.trim() || get().busy) return;
+      // Ctrl+Enter reaches here even while the send button is disabled: until the snapshot is in,
+      // the leaf the message would go under is not on screen yet, so the text stays in the composer.
+      if (get().snapshot !== null) {
+        get().toast('The session is still loading: the message is kept, send it once the leaf shows');
+        return;
+      }
       await writing('Appending…', async () => {
         const result = await api.appendMessage(open.id, text);
         set({ composerText: '' });
