@@ -88,6 +88,12 @@ export interface AppOptions {
   defaultSummarizerId?: string;
   /** Home directory, shown as ~ in tool rows. */
   home?: string;
+  /**
+   * Wait for the first reading of the session folders before the app is ready (default true: an
+   * embedding gets the whole list at once). The CLI passes false and listens first: with gigabytes
+   * of sessions the list fills in, newest first, while the page is already up.
+   */
+  awaitFirstScan?: boolean;
   logger?: FastifyServerOptions['logger'];
   pollMs?: number;
   rescanMs?: number;
@@ -224,7 +230,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 
-  await store.start();
+  store.start();
+  if (options.awaitFirstScan ?? true) await store.firstScan;
   app.addHook('onClose', async () => {
     await sessionStore.close();
     state.close();

@@ -119,6 +119,7 @@ async function main(): Promise<void> {
     logger: { level: process.env.CANOPY_LOG_LEVEL ?? 'warn' },
     home,
     idleCloseMs,
+    awaitFirstScan: false,
     afterRelease: fullCollection(),
     ...holdLoadFromEnv(),
   });

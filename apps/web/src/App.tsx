@@ -199,7 +199,12 @@ export function App() {
         if (state === 'reconnecting' && detail.attempt >= 2) void store.getState().checkAccess();
       },
       onReady: (reconnected) => {
-        if (!reconnected) return;
+        // Rows the server read while the socket was still connecting went to no one: fetch the list
+        // again if it was not whole when it came.
+        if (!reconnected) {
+          if (store.getState().listing) void store.getState().loadSessions();
+          return;
+        }
         // Events sent while we were away are lost: refetch what is on screen.
         void store.getState().loadSessions();
         void store.getState().reloadSession();

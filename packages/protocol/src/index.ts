@@ -28,6 +28,7 @@ export {
   InfoResponse,
   SessionListItem,
   SessionListResponse,
+  ListingProgress,
   SessionParams,
   EntryParams,
   BlobParams,

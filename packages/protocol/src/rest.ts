@@ -72,8 +72,22 @@ export const SessionListItem = Type.Object({
 });
 export type SessionListItem = Static<typeof SessionListItem>;
 
+/**
+ * How far the server's first reading of the session folders is, while it runs: the server listens
+ * before it has read every file, so the list fills in (newest first) through `session_list_changed`.
+ */
+export const ListingProgress = Type.Object({
+  /** Session files read so far. */
+  read: Type.Integer({ minimum: 0 }),
+  /** Session files found under the roots. */
+  total: Type.Integer({ minimum: 0 }),
+});
+export type ListingProgress = Static<typeof ListingProgress>;
+
 export const SessionListResponse = Type.Object({
   sessions: Type.Array(SessionListItem),
+  /** Present while the first reading of the folders runs: the list is not whole yet. */
+  listing: Type.Optional(ListingProgress),
 });
 export type SessionListResponse = Static<typeof SessionListResponse>;
 

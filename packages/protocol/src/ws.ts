@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ErrorCode, JsonObject, Nullable, SessionId } from './common';
-import { SessionListItem } from './rest';
+import { ListingProgress, SessionListItem } from './rest';
 import { NodeColumns } from './tree-codec';
 
 // ---------------------------------------------------------------- server → browser
@@ -70,6 +70,11 @@ export const SessionListChangedEvent = Type.Object({
   type: Type.Literal('session_list_changed'),
   upserted: Type.Array(SessionListItem),
   removed: Type.Array(SessionId),
+  /**
+   * Only during and at the end of the server's first reading of the folders: how far it is, or
+   * `null` once every file is read (the list is whole: a page that missed rows fetches it again).
+   */
+  listing: Type.Optional(Nullable(ListingProgress)),
 });
 
 export const SUMMARY_PHASES = ['started', 'progress', 'done', 'aborted', 'failed'] as const;

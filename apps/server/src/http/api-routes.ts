@@ -67,7 +67,13 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     }),
   });
 
-  app.route({ ...r.listSessions, handler: async () => ({ sessions: store.list() }) });
+  app.route({
+    ...r.listSessions,
+    handler: async () => {
+      const listing = store.listing();
+      return listing ? { sessions: store.list(), listing } : { sessions: store.list() };
+    },
+  });
 
   app.route<{ Params: SessionParams }>({
     ...r.getSession,

@@ -143,3 +143,94 @@ describe('SessionIndex', () => {
     });
   });
 });
+
+describe('SessionIndex: the first scan of a large folder', () => {
+  /** `count` small sessions, file k modified k minutes after the epoch (the last is the newest). */
+  function folderOf(count: number): { folder: string; files: string[] } {
+    const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-scan-')));
+    folders.push(folder);
+    const files: string[] = [];
+    for (let k = 0; k < count; k++) {
+      const file = path.join(folder, `s${String(k).padStart(3, '0')}.jsonl`);
+      const header = { type: 'session', version: 3, id: `h${k}`, timestamp: stamp, cwd: '/w' };
+      const entry = {
+        type: 'message',
+        id: 'a',
+        parentId: null,
+        timestamp: stamp,
+        message: { role: 'user', content: `m${k}` },
+      };
+      fs.writeFileSync(file, `${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`);
+      fs.utimesSync(file, 60 * (k + 1), 60 * (k + 1));
+      files.push(file);
+    }
+    return { folder, files };
+  }
+
+  it('hands rows over while it runs, newest files first, and answers only the rest at the end', async () => {
+    const { folder, files } = folderOf(70);
+    const handed: string[][] = [];
+    const index = new SessionIndex([{ name: 'r', path: folder }], undefined, (delta) =>
+      handed.push([...delta.upserted].map((id) => index.get(id)!.file)),
+    );
+    const answered = await index.scan();
+    const newestFirst = [...files].reverse();
+    expect(handed.length).toBeGreaterThanOrEqual(2);
+    expect(handed.flat()).toEqual(newestFirst.slice(0, handed.flat().length));
+    expect([...answered.upserted].map((id) => index.get(id)!.file)).toEqual(
+      newestFirst.slice(handed.flat().length),
+    );
+    expect(index.all()).toHaveLength(70);
+    expect(index.progress()).toBeUndefined();
+  });
+
+  it('knows every id once it has found the files, before reading them, and lists only what it has read', async () => {
+    const { folder, files } = folderOf(40);
+    const index = new SessionIndex([{ name: 'r', path: folder }]);
+    const scanning = index.scan();
+    await index.whenFound();
+    const oldest = files[0]!;
+    const pendingId = [...files].map((file) => index.getByFile(file)).find((s) => s?.file === oldest)?.id;
+    expect(pendingId).toBeDefined();
+    expect(index.get(pendingId!)?.pending).toBe(true);
+    expect(index.all().length).toBeLessThan(40);
+    expect(index.progress()).toMatchObject({ total: 40 });
+    await scanning;
+    expect(index.get(pendingId!)?.pending).toBeUndefined();
+    expect(
+      index
+        .all()
+        .map((s) => s.firstMessage)
+        .sort(),
+    ).toEqual(Array.from({ length: 40 }, (_, k) => `m${k}`).sort());
+  });
+
+  it('a file opened while the scan has not read it takes the open row and is never read by the scan', async () => {
+    const { folder, files } = folderOf(40);
+    const index = new SessionIndex([{ name: 'r', path: folder }]);
+    const scanning = index.scan();
+    await index.whenFound();
+    const oldest = index.getByFile(files[0]!)!;
+    const facts = { ...emptyRowFacts(), entryCount: 7, messageCount: 7, firstMessage: 'open row' };
+    index.adopt(oldest.id, {
+      facts,
+      header: { type: 'session', id: 'h0' },
+      identity: oldest.identity,
+      issueCount: 0,
+    });
+    await scanning;
+    expect(index.get(oldest.id)).toMatchObject({ entryCount: 7, firstMessage: 'open row', adopted: 'open' });
+    expect(index.get(oldest.id)?.offset).toBe(0);
+    expect(index.all()).toHaveLength(40);
+  });
+
+  it('stops at its next turn once told to, listing nothing more', async () => {
+    const { folder } = folderOf(40);
+    const index = new SessionIndex([{ name: 'r', path: folder }]);
+    const scanning = index.scan();
+    await index.whenFound();
+    index.stop();
+    await scanning;
+    expect(index.all().length).toBeLessThan(40);
+  });
+});

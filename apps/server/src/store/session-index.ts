@@ -2,13 +2,14 @@
 // an open session's row and building a list item all keep the same two maps (by id, by real path)
 // and the same rule for when a file is read again; the row facts themselves are in list-row.ts.
 
+import fs from 'node:fs';
 import path from 'node:path';
-import type { SessionListItem } from '@canopy/protocol';
+import type { ListingProgress, SessionListItem } from '@canopy/protocol';
 import { getSessionVersion, ompSessionName, SessionLineParser, type TitleSlot } from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { isArchive, readOnlyReason, readSessionBytes, subagentParentCandidates } from './omp-files';
-import { readIntoSync, readRangeConfinedSync, statConfinedSync, withConfinedSync } from './confined';
+import { openConfinedSync, readIntoSync, readRangeConfinedSync, statConfinedSync } from './confined';
 import {
   isInside,
   listJsonlFiles,
@@ -46,6 +47,11 @@ export interface IndexedSession extends RowFacts {
   titleSlotBytes?: number;
   issueCount: number;
   /**
+   * Found by a scan that has not read it yet: not listed, but its id resolves (a deep link opens
+   * it at once) and an open session can adopt it.
+   */
+  pending?: boolean;
+  /**
    * The file is open: its row comes from the open session (see {@link SessionIndex.adopt}) and the
    * index does not read it. After it closes, `offset` and `parser` are behind: the next change is
    * read from the start.
@@ -55,7 +61,13 @@ export interface IndexedSession extends RowFacts {
 
 /** Bytes per read of a listed file (the whole file is read in such pieces, into one buffer). */
 const PIECE_BYTES = 1 << 20;
+/** Pieces read between two turns of the event loop: a large file never holds the server long. */
+const PIECES_PER_TURN = 8;
+/** Rows handed to `onRows` together while a scan runs (and every file of more than a few pieces). */
+const ROWS_PER_FLUSH = 32;
 const EMPTY = Buffer.alloc(0);
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A parser for counting a file's row facts. The index keeps no entry, only counts, the first user
@@ -78,13 +90,25 @@ export class SessionIndex {
   private readonly byFile = new Map<string, IndexedSession>();
   private scanning: Promise<ListDelta> | undefined;
   private rescanRequested = false;
+  /** The running scan's files: found, and read so far (see `progress`). */
+  private scanned: ListingProgress | undefined;
+  /** Resolves when the running scan has found every file (its ids resolve from then on). */
+  private found: Promise<void> | undefined;
+  /** Each file's read in progress: reads of one file (a scan, a watch event) run one after another. */
+  private readonly reading = new Map<string, Promise<void>>();
+  private stopped = false;
 
   /** Warnings (a symlink loop, an unreadable folder) are given once per path. */
   private readonly warned = new Set<string>();
 
+  /**
+   * `onRows` receives the rows a scan has changed so far, while it runs (newest files first), so a
+   * list shown during a long first scan fills in; what it was given is not in the scan's answer.
+   */
   constructor(
     readonly roots: Root[],
     private readonly log: (message: string) => void = () => undefined,
+    private readonly onRows: (delta: ListDelta) => void = () => undefined,
   ) {}
 
   private warnOnce(where: string, message: string): void {
@@ -101,8 +125,24 @@ export class SessionIndex {
     return this.byFile.get(realFile);
   }
 
+  /** Every listed session (not the files a running scan has found and not read yet). */
   all(): IndexedSession[] {
-    return [...this.byId.values()];
+    return [...this.byId.values()].filter((session) => !session.pending);
+  }
+
+  /** The server is closing: a running scan stops at its next turn. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** How far the running scan is (files read of files found), or undefined when none runs. */
+  progress(): ListingProgress | undefined {
+    return this.scanned ? { ...this.scanned } : undefined;
+  }
+
+  /** Resolves once the running scan (if any) has found every file under the roots. */
+  async whenFound(): Promise<void> {
+    await this.found;
   }
 
   /** The root a real path lies in, if any. */
@@ -130,6 +170,8 @@ export class SessionIndex {
     };
     this.scanning = run().finally(() => {
       this.scanning = undefined;
+      this.scanned = undefined;
+      this.found = undefined;
     });
     return this.scanning;
   }
@@ -139,6 +181,9 @@ export class SessionIndex {
     const root = this.rootOf(realFile);
     if (!root) return false;
     await this.update(realFile, root, emptyDelta());
+    // Read, or refused: either way it is the scan's no longer.
+    const session = this.byFile.get(realFile);
+    if (session?.pending) this.drop(session, emptyDelta());
     return this.byFile.has(realFile);
   }
 
@@ -166,6 +211,7 @@ export class SessionIndex {
     const session = this.byId.get(id);
     if (!session) return;
     Object.assign(session, emptyRowFacts(), row.facts);
+    session.pending = undefined;
     session.header = row.header;
     session.titleSlot = row.titleSlot;
     session.identity = row.identity;
@@ -179,18 +225,91 @@ export class SessionIndex {
     if (session?.adopted === 'open') session.adopted = 'released';
   }
 
+  /**
+   * Finds every file under the roots, then reads the new and changed ones newest first (the top of
+   * the list comes first), handing rows to `onRows` as it goes and letting the event loop run
+   * between files and within a large one.
+   */
   private async scanOnce(delta: ListDelta): Promise<void> {
+    let foundEvery: () => void = () => undefined;
+    this.found = new Promise<void>((resolve) => (foundEvery = resolve));
+    const found: { file: string; root: Root; mtimeMs: number }[] = [];
     const seen = new Set<string>();
-    for (const root of this.roots) {
-      for (const file of await listJsonlFiles(root.path, (where, message) => this.warnOnce(where, message))) {
-        if (seen.has(file)) continue; // nested or duplicate roots
-        seen.add(file);
-        await this.update(file, root, delta);
+    try {
+      for (const root of this.roots) {
+        for (const file of await listJsonlFiles(root.path, (where, message) =>
+          this.warnOnce(where, message),
+        )) {
+          if (seen.has(file)) continue; // nested or duplicate roots
+          seen.add(file);
+          found.push({ file, root, mtimeMs: this.notePending(file, root) });
+        }
       }
+    } finally {
+      foundEvery();
     }
     for (const [file, session] of this.byFile) {
       if (!seen.has(file)) this.drop(session, delta);
     }
+    found.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    this.scanned = { read: 0, total: found.length };
+    let sinceFlush = 0;
+    for (const { file, root } of found) {
+      if (this.stopped) return;
+      const pieces = await this.update(file, root, delta);
+      // A file that went away or could not be read is not listed: it stays no one's pending row.
+      const session = this.byFile.get(file);
+      if (session?.pending) this.drop(session, delta);
+      this.scanned.read++;
+      sinceFlush += 1 + pieces;
+      if (sinceFlush >= ROWS_PER_FLUSH) {
+        sinceFlush = 0;
+        this.flush(delta);
+      }
+      await nextTurn();
+    }
+  }
+
+  /** Hands the rows changed so far to `onRows`; they leave the scan's answer. */
+  private flush(delta: ListDelta): void {
+    if (delta.upserted.size === 0 && delta.removed.size === 0) return;
+    this.onRows({ upserted: new Set(delta.upserted), removed: new Set(delta.removed) });
+    delta.upserted.clear();
+    delta.removed.clear();
+  }
+
+  /**
+   * A file the scan found: a new one is noted as pending (its id resolves before it is read).
+   * Answers its modification time (0 when it cannot be looked at now; `update` decides).
+   */
+  private notePending(file: string, root: Root): number {
+    let identity: FileIdentity;
+    try {
+      identity = statConfinedSync(file);
+    } catch {
+      return 0;
+    }
+    if (!this.byFile.has(file)) {
+      const session: IndexedSession = { ...this.unread(file, root, identity), pending: true };
+      this.byFile.set(file, session);
+      this.byId.set(session.id, session);
+    }
+    return identity.mtimeMs;
+  }
+
+  private unread(file: string, root: Root, identity: FileIdentity): IndexedSession {
+    return {
+      id: sessionIdOf(file),
+      file,
+      root,
+      identity,
+      offset: 0,
+      parser: listingParser(),
+      entryCount: 0,
+      messageCount: 0,
+      firstMessage: '',
+      issueCount: 0,
+    };
   }
 
   private drop(session: IndexedSession, delta: ListDelta): void {
@@ -200,7 +319,25 @@ export class SessionIndex {
     delta.removed.add(session.id);
   }
 
-  private async update(file: string, root: Root, delta: ListDelta): Promise<void> {
+  /**
+   * Looks at one file and reads what is new in it, after any read of the same file still running.
+   * Answers how many pieces it read.
+   */
+  private update(file: string, root: Root, delta: ListDelta): Promise<number> {
+    const before = this.reading.get(file) ?? Promise.resolve();
+    const run = before.then(() => this.updateNow(file, root, delta));
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.reading.set(file, done);
+    void done.then(() => {
+      if (this.reading.get(file) === done) this.reading.delete(file);
+    });
+    return run;
+  }
+
+  private async updateNow(file: string, root: Root, delta: ListDelta): Promise<number> {
     let identity: FileIdentity | undefined;
     try {
       identity = statConfinedSync(file);
@@ -210,18 +347,19 @@ export class SessionIndex {
     const known = this.byFile.get(file);
     if (!identity) {
       if (known) this.drop(known, delta);
-      return;
+      return 0;
     }
     // Open: the session tails the file and keeps the row (adopt); a second parser never reads it.
-    if (known?.adopted === 'open') return;
+    if (known?.adopted === 'open') return 0;
     if (
       known &&
+      !known.pending &&
       known.identity.size === identity.size &&
       known.identity.mtimeMs === identity.mtimeMs &&
       known.identity.ctimeMs === identity.ctimeMs &&
       known.identity.ino === identity.ino
     ) {
-      return;
+      return 0;
     }
     let session = known;
     // An archive is read whole every time it changes (it is compressed, so it cannot be tailed). A
@@ -234,35 +372,27 @@ export class SessionIndex {
       known.identity.ino === identity.ino &&
       (identity.size > known.offset ||
         (identity.size === known.offset && known.titleSlotBytes !== undefined));
-    if (!session || !grewInPlace) {
-      session = {
-        id: sessionIdOf(file),
-        file,
-        root,
-        identity,
-        offset: 0,
-        parser: listingParser(),
-        entryCount: 0,
-        messageCount: 0,
-        firstMessage: '',
-        issueCount: 0,
-      };
-    }
+    if (!session || !grewInPlace) session = this.unread(file, root, identity);
+    let pieces = 0;
     try {
       if (isArchive(file)) await this.readArchive(session);
       else {
         // oh-my-pi rewrites its title line in place (same size) on every rename.
         if (session.titleSlotBytes !== undefined) await this.rereadTitleSlot(session);
-        await this.readFrom(session, identity.size);
+        pieces = await this.readFrom(session, identity.size);
       }
     } catch {
-      return; // vanished or unreadable mid-read: the next scan retries
+      return pieces; // vanished or unreadable mid-read: the next scan retries
     }
+    // Opened while it was read: the open session's row is the one (see adopt).
+    if (session.adopted === 'open' || this.byFile.get(file)?.adopted === 'open') return pieces;
+    session.pending = undefined;
     session.identity = identity;
     this.byFile.set(file, session);
     this.byId.set(session.id, session);
     delta.upserted.add(session.id);
     delta.removed.delete(session.id);
+    return pieces;
   }
 
   private async readArchive(session: IndexedSession): Promise<void> {
@@ -304,13 +434,17 @@ export class SessionIndex {
    * and into one buffer reused for every piece (as an open session's load does, see
    * docs/architecture.md#state): a fresh allocation per piece made the kernel map and zero new pages
    * on every read. Nothing keeps a view of a piece: the parser copies the cut-off line it buffers,
-   * and `absorb` reads the title line's length at once.
+   * and `absorb` reads the title line's length at once. Every few pieces the event loop runs (the
+   * server answers meanwhile); a session opened meanwhile stops the read (its row is the open one's).
+   * Answers the pieces read.
    */
-  private async readFrom(session: IndexedSession, size: number): Promise<void> {
-    if (session.offset >= size) return;
-    withConfinedSync(session.file, (fd) => {
+  private async readFrom(session: IndexedSession, size: number): Promise<number> {
+    if (session.offset >= size) return 0;
+    const { fd } = openConfinedSync(session.file, fs.constants.O_RDONLY);
+    let pieces = 0;
+    try {
       const buffer = Buffer.allocUnsafe(Math.min(PIECE_BYTES, size - session.offset));
-      while (session.offset < size) {
+      while (session.offset < size && session.adopted !== 'open' && !this.stopped) {
         const chunk = readIntoSync(
           fd,
           session.offset,
@@ -322,8 +456,12 @@ export class SessionIndex {
         session.offset += chunk.length;
         const batch = session.parser.push(chunk);
         this.absorb(session, batch, atStart ? chunk : EMPTY);
+        if (++pieces % PIECES_PER_TURN === 0) await nextTurn();
       }
-    });
+    } finally {
+      fs.closeSync(fd);
+    }
+    return pieces;
   }
 
   /** The protocol's list item; `writerActive` comes from the open sessions. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ServerEvent, SessionListItem } from '@canopy/protocol';
+import type { ListingProgress, ServerEvent, SessionListItem } from '@canopy/protocol';
 import { AppError } from '../errors';
 import type { WriteOnce } from './confined';
 import { NewFileStorageProvider } from './file-storage';
@@ -66,14 +66,26 @@ export class SessionStore {
   private closed = false;
 
   constructor(private readonly options: SessionStoreOptions) {
-    this.index = new SessionIndex(options.roots, options.log);
+    this.index = new SessionIndex(options.roots, options.log, (delta) => this.publishRows(delta));
   }
 
   /** Is a real path inside one of the roots? Checked again at every file operation. */
   readonly confined = (real: string): boolean => this.options.roots.some((root) => isInside(root.path, real));
 
-  async start(): Promise<void> {
-    await this.index.scan();
+  /**
+   * Starts the first reading of the folders and watching them. The server listens before that
+   * reading ends (a user with gigabytes of sessions gets the URL at once): rows are published as
+   * they are read, newest first, `listing` says how far it is, and the last event of the reading
+   * says the list is whole. `firstScan` resolves then.
+   */
+  start(): void {
+    this.firstScan = this.index.scan().then(
+      (delta) => this.endFirstScan(delta),
+      (error: unknown) => {
+        this.options.log?.(`listing the sessions failed: ${(error as Error).message}`);
+        this.endFirstScan({ upserted: new Set(), removed: new Set() });
+      },
+    );
     for (const root of this.options.roots) {
       this.watchers.push(
         watchPath(root.path, true, (changed) => (changed ? this.queuePath(changed) : this.scheduleScan())),
@@ -86,6 +98,23 @@ export class SessionStore {
     this.idleTimer.unref();
   }
 
+  /** Resolves when the first reading of the folders has ended (see start). */
+  firstScan: Promise<void> = Promise.resolve();
+  private firstScanDone = false;
+
+  private endFirstScan(delta: ListDelta): void {
+    this.firstScanDone = true;
+    if (this.closed) return;
+    const upserted = [...delta.upserted].flatMap((id) => this.listItem(id) ?? []);
+    this.options.publish({ ...sessionListChanged(upserted, [...delta.removed]), listing: null });
+  }
+
+  /** How far the first reading of the folders is while it runs (the list is not whole yet). */
+  listing(): ListingProgress | undefined {
+    if (this.firstScanDone) return undefined;
+    return this.index.progress() ?? { read: 0, total: 0 };
+  }
+
   private get idleCloseMs(): number {
     return this.options.idleCloseMs ?? DEFAULT_IDLE_CLOSE_MS;
   }
@@ -96,6 +125,7 @@ export class SessionStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.index.stop();
     for (const watcher of this.watchers) watcher.close();
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     if (this.scanTimer) clearTimeout(this.scanTimer);
@@ -141,9 +171,11 @@ export class SessionStore {
   }
 
   private publishRows(delta: ListDelta): void {
-    if (delta.upserted.size === 0 && delta.removed.size === 0) return;
+    if (this.closed || (delta.upserted.size === 0 && delta.removed.size === 0)) return;
     const upserted = [...delta.upserted].flatMap((id) => this.listItem(id) ?? []);
-    this.options.publish(sessionListChanged(upserted, [...delta.removed]));
+    const event = sessionListChanged(upserted, [...delta.removed]);
+    const listing = this.listing();
+    this.options.publish(listing ? { ...event, listing } : event);
   }
 
   list(): SessionListItem[] {
@@ -161,6 +193,11 @@ export class SessionStore {
   /** Resolves an opaque id to its indexed file, re-checking that the real path is still inside a root. */
   async resolve(id: string): Promise<IndexedSession> {
     let indexed = this.index.get(id);
+    if (!indexed) {
+      // A scan running now knows every file's id once it has found them, long before it has read them.
+      await this.index.whenFound();
+      indexed = this.index.get(id);
+    }
     if (!indexed) {
       this.publishRows(await this.index.scan());
       indexed = this.index.get(id);

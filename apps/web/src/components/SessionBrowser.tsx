@@ -9,6 +9,7 @@ export function SessionBrowser() {
   const store = useAppStore();
   const sessions = useApp((s) => s.sessions);
   const loaded = useApp((s) => s.sessionsLoaded);
+  const listing = useApp((s) => s.listing);
   const query = useApp((s) => s.sessionQuery);
   const openId = useApp((s) => s.session?.id ?? null);
   const pinned = useApp((s) => s.sidebarPinned);
@@ -88,7 +89,14 @@ export function SessionBrowser() {
       </div>
       <ul className="session-list" data-testid="session.list" ref={listRef}>
         {!loaded && <li className="help">Loading sessions…</li>}
-        {loaded && rows.length === 0 && (
+        {loaded && listing && (
+          <li className="help" data-testid="session.listing" role="status">
+            {listing.total === 0
+              ? 'Looking for sessions…'
+              : `Reading sessions, newest first… ${listing.read.toLocaleString()} of ${countOf(listing.total, 'file')}`}
+          </li>
+        )}
+        {loaded && !listing && rows.length === 0 && (
           <li className="help">{query ? 'No session matches.' : 'No sessions under the roots.'}</li>
         )}
         {rows.map(({ session, depth }) => (

@@ -6,7 +6,14 @@ import type { SnapshotPart } from '../net/snapshot';
 import { head, listItem, node, PLAN_USAGE, sampleNodes, snapshotEnd, snapshotParts } from './testing';
 
 function run(state: LiveState, inputs: readonly LiveInput[]): Applied {
-  let applied: Applied = { state, notices: [], reload: false, changedIds: [], reveal: false };
+  let applied: Applied = {
+    state,
+    notices: [],
+    reload: false,
+    changedIds: [],
+    reveal: false,
+    reloadList: false,
+  };
   for (const input of inputs) {
     const step = applyServerEvent(applied.state, input);
     applied = { ...step, notices: [...applied.notices, ...step.notices] };
@@ -233,6 +240,34 @@ describe('applyServerEvent: reloads and the session list', () => {
     ]);
     expect(applied.state.session?.name).toBe('Renamed');
     expect(applied.state.selector).toBe(state.selector);
+  });
+
+  it("follows the server's first reading of the folders and asks for the whole list when it ends", () => {
+    const state = { ...opened(), sessions: [listItem('s1')], listing: { read: 1, total: 3 } };
+    const during = applyServerEvent(state, {
+      type: 'session_list_changed',
+      upserted: [listItem('s2')],
+      removed: [],
+      listing: { read: 2, total: 3 },
+    });
+    expect(during.state.listing).toEqual({ read: 2, total: 3 });
+    expect(during.reloadList).toBe(false);
+    // A change that is not part of the reading leaves its progress alone.
+    const other = applyServerEvent(during.state, {
+      type: 'session_list_changed',
+      upserted: [],
+      removed: ['s1'],
+    });
+    expect(other.state.listing).toEqual({ read: 2, total: 3 });
+    const ended = applyServerEvent(other.state, {
+      type: 'session_list_changed',
+      upserted: [listItem('s3')],
+      removed: [],
+      listing: null,
+    });
+    expect(ended.state.listing).toBeNull();
+    expect(ended.state.sessions.map((s) => s.id)).toEqual(['s2', 's3']);
+    expect(ended.reloadList).toBe(true);
   });
 
   it('completes a snapshot of no nodes at its closing line', () => {

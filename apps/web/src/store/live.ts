@@ -13,6 +13,7 @@
 
 import {
   decodeNodes,
+  type ListingProgress,
   type NodeColumns,
   type ServerEvent,
   type SessionChangedEvent,
@@ -64,6 +65,8 @@ export interface SnapshotProgress {
 
 export interface LiveState {
   sessions: readonly SessionListItem[];
+  /** The server is still reading the folders for the first time: the list is not whole yet. */
+  listing: ListingProgress | null;
   session: SessionHead | null;
   selector: TreeSelectorState | null;
   writerActive: boolean;
@@ -105,11 +108,14 @@ export interface Applied {
   changedIds: string[];
   /** The selection moved to follow the leaf: the views should bring it into view. */
   reveal: boolean;
+  /** The server's first reading of the folders ended: fetch the whole list (rows may have been missed). */
+  reloadList: boolean;
 }
 
 export function emptyLiveState(): LiveState {
   return {
     sessions: [],
+    listing: null,
     session: null,
     selector: null,
     writerActive: false,
@@ -119,7 +125,7 @@ export function emptyLiveState(): LiveState {
 }
 
 function result(state: LiveState, more: Partial<Omit<Applied, 'state'>> = {}): Applied {
-  return { state, notices: [], reload: false, changedIds: [], reveal: false, ...more };
+  return { state, notices: [], reload: false, changedIds: [], reveal: false, reloadList: false, ...more };
 }
 
 /** The session as its snapshot's closing line describes it. */
@@ -269,6 +275,7 @@ function finishSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 
       reload: applied.reload || step.reload,
       changedIds: [...applied.changedIds, ...step.changedIds],
       reveal: applied.reveal || step.reveal,
+      reloadList: applied.reloadList || step.reloadList,
     };
   }
   return applied;
@@ -331,11 +338,15 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
       if (state.session?.id !== input.sessionId) return result(state);
       return finishSnapshot(state, input);
     case 'session_list_changed':
-      return result({
-        ...state,
-        sessions: patchSessionList(state.sessions, input.upserted, input.removed),
-        session: withListedItem(state.session, input.upserted),
-      });
+      return result(
+        {
+          ...state,
+          sessions: patchSessionList(state.sessions, input.upserted, input.removed),
+          session: withListedItem(state.session, input.upserted),
+          ...(input.listing !== undefined ? { listing: input.listing } : {}),
+        },
+        { reloadList: input.listing === null },
+      );
     case 'session_changed':
     case 'subscribed':
     case 'session_reloaded':

@@ -1,5 +1,5 @@
 import { DEFAULT_SETTINGS, type SessionListResponse } from '@canopy/protocol';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../appStore';
 import { fakeApi, listItem } from '../testing';
 
@@ -18,5 +18,22 @@ describe('sessions slice: init', () => {
     answerList({ sessions: [listItem('s1')] });
     await expect.poll(() => store.getState().sessionsLoaded).toBe(true);
     expect(store.getState().sessions.map((item) => item.id)).toEqual(['s1']);
+  });
+});
+
+describe('sessions slice: a list the server is still reading', () => {
+  it('keeps how far the reading is, and fetches the whole list when the server says it ended', async () => {
+    const answers: SessionListResponse[] = [
+      { sessions: [listItem('s1')], listing: { read: 1, total: 2 } },
+      { sessions: [listItem('s1'), listItem('s2')] },
+    ];
+    const listSessions = vi.fn(() => Promise.resolve(answers.shift()!));
+    const store = createAppStore({ api: fakeApi({ listSessions }), storage: null });
+    await store.getState().loadSessions();
+    expect(store.getState().listing).toEqual({ read: 1, total: 2 });
+    store.getState().handleEvent({ type: 'session_list_changed', upserted: [], removed: [], listing: null });
+    await expect.poll(() => store.getState().sessions.length).toBe(2);
+    expect(listSessions).toHaveBeenCalledTimes(2);
+    expect(store.getState().listing).toBeNull();
   });
 });

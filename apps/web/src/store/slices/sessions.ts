@@ -1,7 +1,13 @@
 // The session list and the server's settings: loaded once, then patched by `session_list_changed`
 // events (store/live.ts), never refetched for a change.
 
-import type { InfoResponse, SessionListItem, Settings, SettingsPatch } from '@canopy/protocol';
+import type {
+  InfoResponse,
+  ListingProgress,
+  SessionListItem,
+  Settings,
+  SettingsPatch,
+} from '@canopy/protocol';
 import { applySettingsPatch, DEFAULT_SETTINGS } from '@canopy/protocol';
 import { ApiError, messageOf } from '../../net/errors';
 import { withListedItem } from '../live';
@@ -11,6 +17,11 @@ export interface SessionsSlice {
   info: InfoResponse | null;
   settings: Settings;
   sessions: readonly SessionListItem[];
+  /**
+   * The server is still reading the folders for the first time (it listens before it has read
+   * them): the rows fill in through `session_list_changed`; null once the list is whole.
+   */
+  listing: ListingProgress | null;
   sessionsLoaded: boolean;
   sessionQuery: string;
   /**
@@ -28,6 +39,7 @@ export function createSessionsSlice({ set, get, api }: StoreKit): SessionsSlice 
     info: null,
     settings: DEFAULT_SETTINGS,
     sessions: [],
+    listing: null,
     sessionsLoaded: false,
     sessionQuery: '',
 
@@ -43,9 +55,10 @@ export function createSessionsSlice({ set, get, api }: StoreKit): SessionsSlice 
 
     async loadSessions() {
       try {
-        const { sessions } = await api.listSessions();
+        const { sessions, listing } = await api.listSessions();
         set({
           sessions,
+          listing: listing ?? null,
           sessionsLoaded: true,
           unauthorized: false,
           session: withListedItem(get().session, sessions),

@@ -44,8 +44,8 @@ export interface TreeSlice {
 const DEFAULT_PAGE_SIZE = 20;
 
 function liveOf(state: AppStore): LiveState {
-  const { sessions, session, selector, writerActive, followLeaf, snapshot } = state;
-  return { sessions, session, selector, writerActive, followLeaf, snapshot };
+  const { sessions, listing, session, selector, writerActive, followLeaf, snapshot } = state;
+  return { sessions, listing, session, selector, writerActive, followLeaf, snapshot };
 }
 
 export function createTreeSlice(kit: StoreKit): TreeSlice {
@@ -57,9 +57,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
     const before = get();
     const selectedBefore = selectedIdOf(before);
     const applied = applyServerEvent(liveOf(before), input);
-    const { sessions, session, selector, writerActive, snapshot } = applied.state;
+    const { sessions, listing, session, selector, writerActive, snapshot } = applied.state;
     set({
       sessions,
+      listing,
       session,
       selector,
       writerActive,
@@ -70,6 +71,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
     for (const notice of applied.notices) get().toast(notice);
     kit.selectionMoved(selectedBefore);
     if (applied.reload) void get().reloadSession();
+    if (applied.reloadList) void get().loadSessions();
   };
 
   /** Streams a snapshot into the state; `onHead` runs when its first line is in. */
