@@ -1130,6 +1130,47 @@ describe('ingest in arbitrary chunks equals loading at once', () => {
     expect(session.version).toBe(SessionManager.fromJsonl('').version);
   });
 
+  it('a load of several megabytes in pieces (parsed in slices cut at newlines) equals the text parsed at once', async () => {
+    // Lines of every length from a few bytes to past a slice (256 KB), damaged ones, CRLF endings,
+    // multi-byte characters and an unfinished last line: every slice boundary falls somewhere else.
+    const lines = [HEADER_V3];
+    for (let i = 0; i < 2500; i++) {
+      const id = `e${i}`;
+      // A shallow tree: a deep chain would overflow the recursive comparison of the trees.
+      const parent = i % 50 === 0 ? null : `e${i - (i % 50)}`;
+      const text = `${'é😀 line\n'.repeat((i * 37) % 400)}${i}`;
+      lines.push(i % 97 === 5 ? `${msgLine(id, parent, text)}\r` : msgLine(id, parent, text));
+      if (i % 211 === 7) lines.push('not json');
+      if (i === 1200) lines.push(msgLine('huge', id, 'x'.repeat(300 << 10)));
+    }
+    lines.push('{"type":"message","id":"cut');
+    const bytes = new TextEncoder().encode(lines.join('\n'));
+    expect(bytes.length).toBeGreaterThan(4 << 20);
+    const batches = (announced: string[]) => (entries: readonly SessionEntry[], firstIndex: number) => {
+      expect(firstIndex).toBe(announced.length);
+      announced.push(...ids(entries));
+    };
+    const wholeIds: string[] = [];
+    const whole = SessionManager.fromJsonl(lines.join('\n'), { onEntries: batches(wholeIds) });
+    const expected = { observed: observable(whole), leaf: whole.getLeafId() };
+    expect(whole.getEntries()).toHaveLength(2501);
+    const reader = (offset: number, length: number) => bytes.subarray(offset, offset + length);
+    for (const pieces of [[bytes], chunked(bytes, [1 << 20, 3 << 20, (3 << 20) + 5])]) {
+      for (const retain of ['all', 'index'] as const) {
+        const announced: string[] = [];
+        const session = await SessionManager.fromJsonlChunks(pieces, {
+          retain,
+          readRange: reader,
+          onEntries: batches(announced),
+        });
+        expect({ observed: observable(session), leaf: session.getLeafId() }).toEqual(expected);
+        expect(announced).toEqual(wholeIds);
+      }
+    }
+    const fromBytes = SessionManager.fromJsonl(bytes);
+    expect({ observed: observable(fromBytes), leaf: fromBytes.getLeafId() }).toEqual(expected);
+  });
+
   it('for a damaged text with multi-byte characters, CRLF endings and an unfinished last line', () => {
     checkEquivalence(new TextEncoder().encode(damagedText), 200);
   });

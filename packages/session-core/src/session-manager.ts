@@ -192,8 +192,14 @@ export function sessionInfoName(entry: SessionEntry): string | undefined {
 /** Entries handed to `onEntries` at once when a whole new state is announced. */
 const ANNOUNCE_BATCH = 1024;
 
-/** Bytes decoded at once when a whole file is given as bytes. */
-const BYTES_PER_PIECE = 4 << 20;
+/**
+ * Bytes parsed at once while a file loads (a whole file given as bytes, too, so that no string of it
+ * is longer than the runtime allows). A caller's pieces (4 MB reads) are parsed in slices this small so that each slice's entries are indexed, handed to `onEntries` and dropped while they are
+ * still in the young generation: parsed whole, a piece's entries outlive a scavenge and get copied
+ * and promoted, and the garbage collector was the largest share of a load's time.
+ */
+const BYTES_PER_PIECE = 256 << 10;
+const NEWLINE_BYTE = 0x0a;
 
 export class SessionManager {
   private header: SessionHeader | undefined;
@@ -286,9 +292,7 @@ export class SessionManager {
     else {
       // Bytes are parsed a piece at a time, so a file larger than the longest string the runtime
       // can hold (about 512 MB) still loads.
-      for (let at = 0; at < text.length; at += BYTES_PER_PIECE) {
-        manager.absorb(manager.parser.push(text.subarray(at, at + BYTES_PER_PIECE)), false);
-      }
+      manager.absorbPiece(text);
     }
     return manager.loaded();
   }
@@ -303,8 +307,27 @@ export class SessionManager {
     options: FromJsonlOptions = {},
   ): Promise<SessionManager> {
     const manager = SessionManager.loading(options);
-    for await (const chunk of chunks) manager.absorb(manager.parser.push(chunk), false);
+    for await (const chunk of chunks) manager.absorbPiece(chunk);
     return manager.loaded();
+  }
+
+  /**
+   * Parses and indexes a piece of a file being loaded, in slices of about {@link BYTES_PER_PIECE}
+   * cut after a newline (a line longer than that is one slice), so no line is cut in two and joined
+   * again but at the piece's own end.
+   */
+  private absorbPiece(piece: Uint8Array): void {
+    for (let at = 0; at < piece.length;) {
+      let end = at + BYTES_PER_PIECE;
+      if (end >= piece.length) end = piece.length;
+      else {
+        const before = piece.lastIndexOf(NEWLINE_BYTE, end - 1);
+        const after = before >= at ? before : piece.indexOf(NEWLINE_BYTE, end);
+        end = after === -1 ? piece.length : after + 1;
+      }
+      this.absorb(this.parser.push(piece.subarray(at, end)), false);
+      at = end;
+    }
   }
 
   private static loading(options: FromJsonlOptions): SessionManager {

@@ -70,6 +70,30 @@ describe('row text of messages', () => {
     );
   });
 
+  it('normalises any text, control characters and Unicode spaces included, as the reference: control characters to spaces, then newlines and tabs, then trimmed', () => {
+    const text = fc.string({
+      unit: fc.oneof(
+        fc.constantFrom('\t', '\n', '\r', '\u000b', '\u0085', '\u00a0', '\u2028', '\ufeff', ' '),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      ),
+      maxLength: 60,
+    });
+    fc.assert(
+      fc.property(text, (content) => {
+        const expected = normalizeRowText(content.replace(CONTROL, ' '));
+        expect(row(b.user('u', null, content))).toBe(`user: ${expected}`);
+        const bash = b.message('x', null, {
+          role: 'bashExecution',
+          command: content,
+          output: '',
+          exitCode: 0,
+        });
+        expect(row(bash)).toBe(`[bash]: ${expected}`);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('turns newlines, carriage returns and tabs into spaces and trims', () => {
     expect(row(b.user('u', null, '  line one\nline\ttwo\r\n'))).toBe('user: line one line two');
   });

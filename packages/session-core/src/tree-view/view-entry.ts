@@ -6,7 +6,7 @@
 // One file because row text, search text and flags are each one switch over the entry types: a new
 // entry type is added here, in one place.
 
-import { contentText, hasTextContent, isRecord, normalizeRowText } from '../text';
+import { contentText, hasTextContent, isRecord } from '../text';
 import type { Dialect, SessionEntry } from '../types';
 
 export interface ViewEntry {
@@ -176,9 +176,13 @@ function oneLine(s: string): string {
   return s.replace(CONTROL_CHARACTERS, ' ');
 }
 
-/** The reference's `normalize` (newlines and tabs to spaces, trimmed), extended to every control character. */
+/**
+ * The reference's `normalize` (newlines and tabs to spaces, trimmed), extended to every control
+ * character: `normalizeRowText(oneLine(s))`, whose replace of newlines and tabs finds none left after
+ * `oneLine`, so only its trim is done (one regular-expression pass per row, not two).
+ */
 function normalize(s: string): string {
-  return normalizeRowText(oneLine(s));
+  return oneLine(s).trim();
 }
 
 function capRow(s: string): string {
