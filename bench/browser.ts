@@ -53,12 +53,29 @@ function vmKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return match ? Number(match[1]) * 1024 : NaN;
 }
 
-async function api<T>(canopy: RunningCanopy, path: string): Promise<T> {
+/** The body of a GET, as text (a snapshot is NDJSON). */
+async function apiText(canopy: RunningCanopy, path: string): Promise<string> {
   const response = await fetch(`${canopy.origin}${path}`, {
     headers: { authorization: `Bearer ${canopy.token}` },
   });
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${(await response.text()).slice(0, 300)}`);
-  return (await response.json()) as T;
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
+  return text;
+}
+
+/**
+ * The session's id, once the server has read the folder: it listens before that, and a "fresh
+ * server" here means one that has listed its sessions, as before it listened first.
+ */
+async function listedSessionId(canopy: RunningCanopy): Promise<string> {
+  for (;;) {
+    const list = JSON.parse(await apiText(canopy, '/api/sessions')) as {
+      sessions: Array<{ id: string }>;
+      listing?: unknown;
+    };
+    if (!list.listing && list.sessions[0]) return list.sessions[0].id;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Collects long tasks (over 50 ms) from the first script on; the benchmark reads and resets them. */
@@ -135,8 +152,7 @@ export async function canopyRun(
   const sample: Sample = {};
   try {
     const pid = canopy.pid() as number;
-    const { sessions } = await api<{ sessions: Array<{ id: string }> }>(canopy, '/api/sessions');
-    const id = sessions[0]?.id as string;
+    const id = await listedSessionId(canopy);
     const rssBefore = vmKb(pid, 'VmRSS');
     const url = `${canopy.url}&session=${encodeURIComponent(id)}`;
     let page: Page | undefined;
@@ -163,7 +179,7 @@ export async function canopyRun(
       sample.openLongTask = await attempt('long tasks', () => takeLongTasks(page!));
     } else {
       const start = performance.now();
-      await api(canopy, `/api/sessions/${encodeURIComponent(id)}`);
+      await apiText(canopy, `/api/sessions/${encodeURIComponent(id)}`);
       sample.restOpen = performance.now() - start;
     }
     const rssAfter = vmKb(pid, 'VmRSS');

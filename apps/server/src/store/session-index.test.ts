@@ -224,6 +224,36 @@ describe('SessionIndex: the first scan of a large folder', () => {
     expect(index.all()).toHaveLength(40);
   });
 
+  it('a file claimed by a session that is still opening is neither read nor dropped by the scan, and is listed once adopted', async () => {
+    const { folder, files } = folderOf(40);
+    const index = new SessionIndex([{ name: 'r', path: folder }]);
+    const scanning = index.scan();
+    await index.whenFound();
+    // The two oldest are read last: the scan has not reached them yet.
+    const newest = index.getByFile(files[1]!)!;
+    const oldest = index.getByFile(files[0]!)!;
+    index.claim(newest.id);
+    index.claim(oldest.id);
+    await scanning;
+    for (const claimed of [newest, oldest]) {
+      expect(index.get(claimed.id)).toBe(claimed);
+      expect(claimed.offset).toBe(0);
+    }
+    expect(index.all()).toHaveLength(38);
+    index.adopt(oldest.id, {
+      facts: { ...emptyRowFacts(), entryCount: 1, messageCount: 1, firstMessage: 'm0' },
+      header: { type: 'session', id: 'h0' },
+      identity: oldest.identity,
+      issueCount: 0,
+    });
+    expect(index.all()).toHaveLength(39);
+    // The other open failed: released, the next scan reads it.
+    index.release(newest.id);
+    await index.scan();
+    expect(index.all()).toHaveLength(40);
+    expect(index.get(newest.id)?.firstMessage).toBe('m1');
+  });
+
   it('stops at its next turn once told to, listing nothing more', async () => {
     const { folder } = folderOf(40);
     const index = new SessionIndex([{ name: 'r', path: folder }]);

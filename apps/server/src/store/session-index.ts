@@ -183,7 +183,7 @@ export class SessionIndex {
     await this.update(realFile, root, emptyDelta());
     // Read, or refused: either way it is the scan's no longer.
     const session = this.byFile.get(realFile);
-    if (session?.pending) this.drop(session, emptyDelta());
+    if (session?.pending && session.adopted !== 'open') this.drop(session, emptyDelta());
     return this.byFile.has(realFile);
   }
 
@@ -217,6 +217,16 @@ export class SessionIndex {
     session.identity = row.identity;
     session.issueCount = row.issueCount;
     session.adopted = 'open';
+  }
+
+  /**
+   * The session starts opening: from now on its file is the open session's to read (a scan reading
+   * it stops at its next piece); its row stays as it is (or unlisted, if not read yet) until `adopt`.
+   * If the open fails, `release` gives the file back.
+   */
+  claim(id: string): void {
+    const session = this.byId.get(id);
+    if (session) session.adopted = 'open';
   }
 
   /** The session closed: the index looks at its file again, from the start on its next change. */
@@ -257,9 +267,10 @@ export class SessionIndex {
     for (const { file, root } of found) {
       if (this.stopped) return;
       const pieces = await this.update(file, root, delta);
-      // A file that went away or could not be read is not listed: it stays no one's pending row.
+      // A file that went away or could not be read is not listed: it stays no one's pending row
+      // (unless a session is opening it: its row comes with the open, see claim).
       const session = this.byFile.get(file);
-      if (session?.pending) this.drop(session, delta);
+      if (session?.pending && session.adopted !== 'open') this.drop(session, delta);
       this.scanned.read++;
       sinceFlush += 1 + pieces;
       if (sinceFlush >= ROWS_PER_FLUSH) {

@@ -222,6 +222,8 @@ export class SessionStore {
     const created = new Promise<OpenSession>((resolve) => (createdNow = resolve));
     const pending = (async () => {
       const indexed = await this.resolve(id);
+      // The first reading of the folders may be reading this very file: it stops, the open reads it.
+      this.index.claim(id);
       const session: OpenSession = new OpenSession({
         id,
         file: indexed.file,
@@ -259,6 +261,7 @@ export class SessionStore {
     pending.catch(() => {
       this.opened.delete(id);
       this.created.delete(id);
+      this.index.release(id);
     });
     const session = await pending;
     if (this.openedNow.get(id) === session) this.touchIdle(id);
