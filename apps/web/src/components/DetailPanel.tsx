@@ -5,6 +5,7 @@ import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
 import type { ViewEntry } from '@canopy/session-core';
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { branchTotals } from '../lib/branchTotals';
+import { countSessionUsage } from '../lib/sessionUsage';
 import { entryKind, KIND_COLOR_VAR, kindTitle } from '../lib/entryKind';
 import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
 import { api } from '../net/api';
@@ -12,6 +13,7 @@ import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
 import { leafIdOf, treeOf, treeVersionOf } from '../store/selectors';
 import { EntryContent, EntrySessionContext, RawJson } from './EntryContent';
+import { browserSliceClock, SliceRunner } from './graph/useGraphLayout';
 import { Pre } from './Markdown';
 
 function useEntryDetail(entryId: string | null, treeVersion: number) {
@@ -107,21 +109,19 @@ function Totals({ entryId }: { entryId: string }) {
   const leafId = useApp(leafIdOf);
   // Three memos, not one: the whole session's sum visits every entry, and it must not be redone
   // when only the selection moves (a click); the two branch sums walk one path each.
-  const session = useMemo(() => {
+  // Counted a slice per task (lib/sessionUsage.ts); the last count of the same tree shows meanwhile.
+  const count = useMemo(() => {
     void treeVersion;
-    if (!tree || streaming) return null;
-    let tokens = 0;
-    let cost = 0;
-    let withUsage = 0;
-    for (const entry of tree.allEntries()) {
-      const u = usageOf(entry);
-      if (!u) continue;
-      tokens += u.totalTokens > 0 ? u.totalTokens : u.input + u.output + u.cacheRead + u.cacheWrite;
-      cost += u.cost;
-      withUsage++;
-    }
-    return { tokens, cost, withUsage };
+    return tree && !streaming ? countSessionUsage(tree) : null;
   }, [tree, treeVersion, streaming]);
+  const [runner] = useState(() => new SliceRunner(browserSliceClock));
+  const [, setCounted] = useState(0);
+  useEffect(() => {
+    if (count === null || count.result() !== null) runner.cancel();
+    else runner.run(count.step, () => setCounted((n) => n + 1));
+  }, [count, runner]);
+  useEffect(() => () => runner.cancel(), [runner]);
+  const session = count ? (count.result() ?? count.latest()) : null;
   const lookup = useMemo(() => {
     void treeVersion;
     if (!tree) return null;

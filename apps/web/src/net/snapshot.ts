@@ -16,7 +16,7 @@ export type { SnapshotPart } from './snapshotDecoder';
 export type WorkerPort = Worker | MessagePort;
 
 /** Resolves in a later task (not a microtask), after what the page had queued meanwhile. */
-function nextTask(): Promise<void> {
+export function nextTask(): Promise<void> {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {

@@ -103,6 +103,46 @@ describe('applyServerEvent: the streamed snapshot', () => {
     expect(done.selector?.leafId).toBe('u8');
   });
 
+  it('with deferRows, holds the rows that fall due until snapshot_rows, and takes the closing line’s changed nodes before its leaf', () => {
+    const nodes = sampleNodes();
+    const labelled = { ...nodes[0]!, label: 'start here' } as TreeNode;
+    const headInput = inputOf({ kind: 'head', head: head({ bytes: 500 }) }, 'u5');
+    let state = applyServerEvent(emptyLiveState(), headInput).state;
+    const part = (from: number, to: number): LiveInput => ({
+      type: 'snapshot_nodes',
+      sessionId: 's1',
+      nodes: nodes.slice(from, to),
+      deferRows: true,
+    });
+    // The first part's rows (the first screen) come at once.
+    state = applyServerEvent(state, part(0, 1)).state;
+    expect(rowIds(state)).toEqual(['u1']);
+    const selector = state.selector;
+    state = applyServerEvent(state, part(1, nodes.length)).state;
+    expect(state.selector).toBe(selector);
+    expect(state.snapshot).toMatchObject({ rowsDue: true, received: nodes.length, wantedId: 'u5' });
+    const rows = applyServerEvent(state, { type: 'snapshot_rows', sessionId: 's1' });
+    state = rows.state;
+    expect(rows.reveal).toBe(true);
+    expect(rowIds(state)).toEqual(['u1', 'a2', 'u3', 'a4', 'u5', 'a6']);
+    expect(selectedIdOf(state)).toBe('u5');
+    expect(state.snapshot).toMatchObject({ rowsDue: false, rowsAtSize: nodes.length, wantedId: null });
+    const replaced = applyServerEvent(state, {
+      type: 'snapshot_changed',
+      sessionId: 's1',
+      changed: [labelled],
+    });
+    expect(replaced.changedIds).toEqual(['u1']);
+    expect(replaced.state.selector).toBe(state.selector);
+    expect(replaced.state.selector?.tree.get('u1')?.label).toBe('start here');
+    const end = snapshotEnd('a4', nodes.length);
+    state = applyServerEvent(replaced.state, inputOf({ kind: 'end', end, changed: [] })).state;
+    expect(state.snapshot).toBeNull();
+    expect(state.selector?.leafId).toBe('a4');
+    expect(selectedIdOf(state)).toBe('u5');
+    expect(state.selector?.rows[0]?.entry.label).toBe('start here');
+  });
+
   it('ignores nodes of a snapshot for another session than the one opened last', () => {
     const state = opened();
     const after = applyServerEvent(state, { type: 'snapshot_nodes', sessionId: 'other', nodes: [] });

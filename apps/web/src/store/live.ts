@@ -55,6 +55,8 @@ export interface SnapshotProgress {
   read: number;
   /** The tree's size when its rows were last computed. */
   rowsAtSize: number;
+  /** Rows are due (the tree grew fourfold, the wanted entry came) and wait for `snapshot_rows`. */
+  rowsDue: boolean;
   /** The entry to select once it has arrived (a deep link into a large tree). */
   wantedId: string | null;
   /** Select the leaf when it is known, at the end (nothing else was asked for, or it never came). */
@@ -85,7 +87,20 @@ export type SnapshotInput =
       mode: FilterMode;
       pageSize: number;
     }
-  | { type: 'snapshot_nodes'; sessionId: string; nodes: readonly TreeNode[] }
+  | {
+      type: 'snapshot_nodes';
+      sessionId: string;
+      nodes: readonly TreeNode[];
+      /**
+       * Rows that fall due after this part (not the first part's) wait for `snapshot_rows`, so the
+       * caller can prepare them in steps first (session-core's `prepareRows`).
+       */
+      deferRows?: boolean;
+    }
+  /** The rows that fell due: computed now (at once, when prepared with the selector's leaf, filter and query). */
+  | { type: 'snapshot_rows'; sessionId: string }
+  /** The closing line's changed nodes, replaced in the tree before its rows are prepared; the selector follows at `snapshot_end`. */
+  | { type: 'snapshot_changed'; sessionId: string; changed: readonly TreeNode[] }
   /** How many bytes of the file the server has read (it is still reading it). */
   | { type: 'snapshot_read'; sessionId: string; read: number }
   /** The closing line: the session as the nodes received describe it, `changed` nodes replaced. */
@@ -207,6 +222,7 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
       bytes: head.bytes,
       read: 0,
       rowsAtSize: 0,
+      rowsDue: false,
       wantedId: input.selectedId,
       toLeaf: input.selectedId === null,
       queued: [],
@@ -218,21 +234,36 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
 /** How much the tree grows while a snapshot streams in before its rows are computed again. */
 const ROWS_GROWTH = 4;
 
-function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied {
+function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[], deferRows: boolean): Applied {
   const { selector, snapshot } = state;
   if (!selector || !snapshot) return result(state);
   const tree = selector.tree;
   tree.append(nodes);
   const wanted = snapshot.wantedId;
-  const wantedArrived = wanted !== null && tree.has(wanted);
   // Rows are recomputed for the first chunk (the first screen), whenever the tree has grown
   // fourfold since and at the end: O(n) in all however small the chunks (1.33n; doubling cost 2n,
   // and each recompute also lays out the graph), where every chunk would be O(n²). Until then the
   // selector's rows stay those of its (older) `treeVersion`, consistent in themselves.
-  const recompute =
-    snapshot.rowsAtSize === 0 || tree.size >= ROWS_GROWTH * snapshot.rowsAtSize || wantedArrived;
-  let nextSelector = selector;
-  if (recompute) nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  const due =
+    snapshot.rowsDue ||
+    snapshot.rowsAtSize === 0 ||
+    tree.size >= ROWS_GROWTH * snapshot.rowsAtSize ||
+    (wanted !== null && tree.has(wanted));
+  const received = { ...snapshot, received: snapshot.received + nodes.length };
+  if (due && deferRows && snapshot.rowsAtSize > 0)
+    return result({ ...state, snapshot: { ...received, rowsDue: true } });
+  if (!due) return result({ ...state, snapshot: received });
+  return withRows({ ...state, snapshot: received });
+}
+
+/** The rows of the tree as it is now, and the wanted entry selected if it has come. */
+function withRows(state: LiveState): Applied {
+  const { selector, snapshot } = state;
+  if (!selector || !snapshot) return result(state);
+  const tree = selector.tree;
+  const wanted = snapshot.wantedId;
+  const wantedArrived = wanted !== null && tree.has(wanted);
+  let nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
   // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.
   if (wantedArrived) nextSelector = treeSelectorReducer(nextSelector, { type: 'selectId', id: wanted });
   const next: LiveState = {
@@ -240,12 +271,12 @@ function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[]): Applied
     selector: nextSelector,
     snapshot: {
       ...snapshot,
-      received: snapshot.received + nodes.length,
-      rowsAtSize: nextSelector === selector ? snapshot.rowsAtSize : tree.size,
+      rowsAtSize: tree.size,
+      rowsDue: false,
       wantedId: wantedArrived ? null : wanted,
     },
   };
-  return result(next, { reveal: nextSelector !== selector });
+  return result(next, { reveal: true });
 }
 
 /**
@@ -330,7 +361,16 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
       return startSnapshot(state, input);
     case 'snapshot_nodes':
       if (state.session?.id !== input.sessionId) return result(state);
-      return addSnapshotNodes(state, input.nodes);
+      return addSnapshotNodes(state, input.nodes, input.deferRows === true);
+    case 'snapshot_rows':
+      if (state.session?.id !== input.sessionId || !state.snapshot?.rowsDue) return result(state);
+      return withRows(state);
+    case 'snapshot_changed': {
+      if (state.session?.id !== input.sessionId || !state.selector || !state.snapshot) return result(state);
+      const tree = state.selector.tree;
+      for (const node of input.changed) tree.replace(node);
+      return result(state, { changedIds: input.changed.map((node) => node.id) });
+    }
     case 'snapshot_read':
       if (state.session?.id !== input.sessionId || !state.snapshot) return result(state);
       return result({ ...state, snapshot: { ...state.snapshot, read: input.read } });

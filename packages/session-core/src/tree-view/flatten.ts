@@ -124,50 +124,6 @@ interface TraversalCache {
 
 const traversalCache = new WeakMap<ViewTree, TraversalCache>();
 
-function traverse(tree: ViewTree, leaf: number): TraversalCache {
-  const cached = traversalCache.get(tree);
-  if (cached !== undefined && cached.version === tree.version && cached.leaf === leaf) return cached;
-  const count = tree.size;
-  // The arrays of the traversal this one replaces are reused: only computeRows reads them, and only
-  // during its call. At 200,000 entries, fresh arrays on every jump fed the garbage collector.
-  const recycled = cached !== undefined && cached.order.length === count;
-  const onActive = recycled ? cached.onActive.fill(0) : new Uint8Array(count);
-  // Tree parents are acyclic by construction, so this walk ends.
-  for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) onActive[node] = 1;
-
-  const order = recycled ? cached.order : new Int32Array(count);
-  const stack = scratchInts(SCRATCH_STACK, count);
-  let top = 0;
-  const roots = tree.rootIndices();
-  // The root holding the leaf goes first; the others keep file order.
-  let activeRoot = -1;
-  for (const root of roots) if (onActive[root] === 1) activeRoot = root;
-  for (let i = roots.length - 1; i >= 0; i--) {
-    const root = roots[i]!;
-    if (root !== activeRoot) stack[top++] = root;
-  }
-  if (activeRoot >= 0) stack[top++] = activeRoot;
-
-  let written = 0;
-  while (top > 0) {
-    const node = stack[--top]!;
-    order[written++] = node;
-    const children = tree.childIndicesAt(node);
-    if (children === undefined) continue;
-    let activeChild = -1;
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i]!;
-      if (onActive[child] === 1) activeChild = child;
-      else stack[top++] = child;
-    }
-    if (activeChild >= 0) stack[top++] = activeChild;
-  }
-
-  const result: TraversalCache = { version: tree.version, leaf, order, onActive };
-  traversalCache.set(tree, result);
-  return result;
-}
-
 // Rows and gutter links whose layout did not change are reused from the previous call on the same
 // tree: a live append or a label change then allocates a handful of rows instead of one per visible
 // entry, and unchanged rows keep their identity, which lets a UI skip re-rendering them. Gutter
@@ -184,6 +140,7 @@ export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0 };
 
 /** The display rows of a tree for a leaf, a filter mode, a search query and a selection. */
 export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsResult {
+  calls++;
   const count = tree.size;
   const leafId = options.leafId;
   const leaf = leafId == null ? -1 : tree.indexOf(leafId);
@@ -233,133 +190,356 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     }
   }
   rowsPaths.full++;
-  const { order, onActive } = traverse(tree, leaf);
-
-  // Pass 1, in depth-first order so parents come first: visibility, the nearest visible
-  // ancestor (`nearest` holds it for hidden nodes and the node itself for visible ones), and
-  // each visible node's position among its visible siblings.
-  // Scratch arrays: every element is written before it is read, except the counters, zeroed here.
-  const nearest = scratchInts(SCRATCH_NEAREST, count);
-  const visibleParent = scratchInts(SCRATCH_VISIBLE_PARENT, count);
-  const siblingPosition = scratchInts(SCRATCH_SIBLING_POSITION, count);
-  const childCount = scratchInts(SCRATCH_CHILD_COUNT, count).fill(0);
-  const visible = scratchInts(SCRATCH_VISIBLE, count);
-  let visibleCount = 0;
-  let rootCount = 0;
-  for (let k = 0; k < count; k++) {
-    const node = order[k]!;
-    const parent = tree.parentIndexAt(node);
-    const ancestor = parent < 0 ? -1 : nearest[parent]!;
-    const shown =
-      node === leaf
-        ? passesFilter(tree.entryAt(node), mode, true) && matchesQuery(tree.entryAt(node), tokens)
-        : passes[node] === 1;
-    if (shown) {
-      nearest[node] = node;
-      visibleParent[node] = ancestor;
-      if (ancestor < 0) siblingPosition[node] = rootCount++;
-      else siblingPosition[node] = childCount[ancestor]!++;
-      visible[visibleCount++] = node;
-    } else {
-      nearest[node] = ancestor;
-    }
-  }
-
-  // Pass 2: indents, connectors and gutters of the visible forest (pi's rules, docs/tree-and-context.md#rows).
-  const multipleRoots = rootCount > 1;
-  const leafPosition = leaf < 0 ? -1 : nearest[leaf]!;
-  const indent = scratchInts(SCRATCH_INDENT, count);
-  const bits = scratchBytes(count);
-  const rowOfNode = new Int32Array(count).fill(-1);
-  let reuse = reuseCache.get(tree);
-  if (reuse === undefined || reuse.rows.length < count) {
-    // Sized to the tree up front: rows are written in depth-first order, which jumps to high node
-    // numbers early, and a write far past the end of an array turns it into a slow hash table.
-    const rows = new Array<Row | undefined>(count);
-    const chains = new Array<GutterLink | null | undefined>(count);
-    if (reuse !== undefined) {
-      for (let node = 0; node < reuse.rows.length; node++) {
-        rows[node] = reuse.rows[node];
-        chains[node] = reuse.chains[node];
-      }
-    }
-    reuse = { rows, chains };
-    reuseCache.set(tree, reuse);
-  }
-  const rowCache = reuse.rows;
-  // Written for a node before any of its visible children reads it (parents come first).
-  const childChains = reuse.chains;
-  const rows: Row[] = new Array<Row>(visibleCount);
-  for (let r = 0; r < visibleCount; r++) {
-    const node = visible[r]!;
-    const parent = visibleParent[node]!;
-    let level: number;
-    let flags = multipleRoots ? ROW_MULTIPLE_ROOTS : 0;
-    let chain: GutterLink | null;
-    if (parent < 0) {
-      level = multipleRoots ? 1 : 0;
-      if (multipleRoots) flags |= NODE_JUST_BRANCHED | ROW_SHOW_CONNECTOR | ROW_VIRTUAL_ROOT_CHILD;
-      if (siblingPosition[node] === rootCount - 1) flags |= ROW_LAST;
-      chain = null;
-    } else {
-      const siblings = childCount[parent]!;
-      const parentLevel = indent[parent]!;
-      // A fork indents its children; so does a just-branched node with indent > 0, which sets
-      // the chain under each fork child one level deeper; a single-child chain stays flat.
-      if (siblings > 1) {
-        level = parentLevel + 1;
-        flags |= NODE_JUST_BRANCHED | ROW_SHOW_CONNECTOR;
-      } else {
-        level = (bits[parent]! & NODE_JUST_BRANCHED) !== 0 && parentLevel > 0 ? parentLevel + 1 : parentLevel;
-      }
-      if (siblingPosition[node] === siblings - 1) flags |= ROW_LAST;
-      chain = childChains[parent] ?? null;
-    }
-    indent[node] = level;
-    bits[node] = flags;
-    const children = childCount[node]!;
-    if (children > 0) {
-      // Descendants continue this node's connector as a gutter at the connector's level.
-      childChains[node] = childChainOf(flags, level, multipleRoots, chain, childChains[node]);
-    }
-    if (onActive[node] === 1) flags |= ROW_ACTIVE;
-    if (node === leaf) flags |= ROW_LEAF;
-    if (node === leafPosition) flags |= ROW_LEAF_POSITION;
-    const entry = tree.entryAt(node);
-    const parentId = parent < 0 ? null : tree.entryAt(parent).id;
-    let row = rowCache[node];
-    if (
-      row === undefined ||
-      row.entry !== entry ||
-      row.indent !== level ||
-      row.bits !== flags ||
-      row.gutterChain !== chain ||
-      row.visibleParentId !== parentId ||
-      row.visibleChildCount !== children
-    ) {
-      row = new Row(entry, level, flags, chain, parentId, children, node, parent);
-      rowCache[node] = row;
-    }
-    rows[r] = row;
-    rowOfNode[node] = r;
-  }
-
-  const state: RowsState = {
-    version: tree.version,
-    size: count,
-    leaf,
-    leafPosition,
-    mode,
-    tokens,
-    passes,
-    rows,
-    rowOfNode,
-    multipleRoots,
-    index: new RowIndex(tree, rows, rowOfNode),
-    ends: null,
-  };
-  lastRows.set(tree, state);
+  const state = new FullPass(tree, leaf, mode, tokens, passes).run(null)!;
   return resultOf(tree, state, options);
+}
+
+/** Nodes a stepped pass handles between two looks at its caller's clock. */
+const NODES_PER_CHECK = 2048;
+
+/**
+ * Counts computeRows calls: a stepped pass (prepareRows) shares the scratch arrays and caches
+ * with every call, so one made between two of its steps makes it give up.
+ */
+let calls = 0;
+
+/**
+ * One full computation of the rows, in three passes over the tree, resumable between any two
+ * nodes: computeRows runs it at once, prepareRows a few thousand nodes per step.
+ */
+class FullPass {
+  private phase: 'traverse' | 'visibility' | 'layout' | 'done' = 'traverse';
+  private readonly count: number;
+  // The traversal (depth-first order, the active child first at every fork).
+  private order: Int32Array = new Int32Array(0);
+  private onActive: Uint8Array = new Uint8Array(0);
+  private stack: Int32Array = new Int32Array(0);
+  private top = 0;
+  private written = 0;
+  // Pass 1.
+  private position = 0;
+  private nearest: Int32Array = new Int32Array(0);
+  private visibleParent: Int32Array = new Int32Array(0);
+  private siblingPosition: Int32Array = new Int32Array(0);
+  private childCount: Int32Array = new Int32Array(0);
+  private visible: Int32Array = new Int32Array(0);
+  private visibleCount = 0;
+  private rootCount = 0;
+  // Pass 2.
+  private row = 0;
+  private multipleRoots = false;
+  private leafPosition = -1;
+  private indent: Int32Array = new Int32Array(0);
+  private bits: Uint8Array = new Uint8Array(0);
+  private rowOfNode: Int32Array = new Int32Array(0);
+  private rows: Row[] = [];
+  private reuse: ReuseCache = { rows: [], chains: [] };
+  private state: RowsState | null = null;
+
+  constructor(
+    private readonly tree: ViewTree,
+    private readonly leaf: number,
+    private readonly mode: FilterMode,
+    private readonly tokens: readonly string[],
+    private readonly passes: Uint8Array,
+  ) {
+    this.count = tree.size;
+  }
+
+  /** Works until done (the rows) or until `timeUp` says so (null); without `timeUp`, to the end. */
+  run(timeUp: (() => boolean) | null): RowsState | null {
+    if (this.phase === 'traverse' && this.traverse(timeUp)) this.startVisibility();
+    if (this.phase === 'visibility' && this.visibility(timeUp)) this.startLayout();
+    if (this.phase === 'layout' && this.layout(timeUp)) this.finish();
+    return this.state;
+  }
+
+  private traverse(timeUp: (() => boolean) | null): boolean {
+    const { tree, leaf, count } = this;
+    if (this.stack.length === 0) {
+      const cached = traversalCache.get(tree);
+      if (cached !== undefined && cached.version === tree.version && cached.leaf === leaf) {
+        this.order = cached.order;
+        this.onActive = cached.onActive;
+        return true;
+      }
+      // The arrays of the traversal this one replaces are reused: only computeRows reads them,
+      // and only during its call. At 200,000 entries, fresh arrays on every jump fed the garbage
+      // collector. Until this traversal is done, no other call may take them for its own.
+      traversalCache.delete(tree);
+      const recycled = cached !== undefined && cached.order.length === count;
+      this.onActive = recycled ? cached.onActive.fill(0) : new Uint8Array(count);
+      this.order = recycled ? cached.order : new Int32Array(count);
+      // Tree parents are acyclic by construction, so this walk ends.
+      for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) this.onActive[node] = 1;
+      this.stack = scratchInts(SCRATCH_STACK, Math.max(1, count));
+      const stack = this.stack;
+      let top = 0;
+      const roots = tree.rootIndices();
+      // The root holding the leaf goes first; the others keep file order.
+      let activeRoot = -1;
+      for (const root of roots) if (this.onActive[root] === 1) activeRoot = root;
+      for (let i = roots.length - 1; i >= 0; i--) {
+        const root = roots[i]!;
+        if (root !== activeRoot) stack[top++] = root;
+      }
+      if (activeRoot >= 0) stack[top++] = activeRoot;
+      this.top = top;
+    }
+    const { stack, order, onActive } = this;
+    let top = this.top;
+    let written = this.written;
+    while (top > 0) {
+      if (timeUp !== null && written % NODES_PER_CHECK === 0 && written > this.written && timeUp()) {
+        this.top = top;
+        this.written = written;
+        return false;
+      }
+      const node = stack[--top]!;
+      order[written++] = node;
+      const children = tree.childIndicesAt(node);
+      if (children === undefined) continue;
+      let activeChild = -1;
+      for (let i = children.length - 1; i >= 0; i--) {
+        const child = children[i]!;
+        if (onActive[child] === 1) activeChild = child;
+        else stack[top++] = child;
+      }
+      if (activeChild >= 0) stack[top++] = activeChild;
+    }
+    this.top = 0;
+    this.written = written;
+    traversalCache.set(tree, { version: tree.version, leaf, order, onActive });
+    return true;
+  }
+
+  private startVisibility(): void {
+    const count = this.count;
+    // Scratch arrays: every element is written before it is read, except the counters, zeroed here.
+    this.nearest = scratchInts(SCRATCH_NEAREST, count);
+    this.visibleParent = scratchInts(SCRATCH_VISIBLE_PARENT, count);
+    this.siblingPosition = scratchInts(SCRATCH_SIBLING_POSITION, count);
+    this.childCount = scratchInts(SCRATCH_CHILD_COUNT, count).fill(0);
+    this.visible = scratchInts(SCRATCH_VISIBLE, count);
+    this.phase = 'visibility';
+  }
+
+  /**
+   * Pass 1, in depth-first order so parents come first: visibility, the nearest visible ancestor
+   * (`nearest` holds it for hidden nodes and the node itself for visible ones), and each visible
+   * node's position among its visible siblings.
+   */
+  private visibility(timeUp: (() => boolean) | null): boolean {
+    const { tree, leaf, mode, tokens, passes, count, order } = this;
+    const { nearest, visibleParent, siblingPosition, childCount, visible } = this;
+    let visibleCount = this.visibleCount;
+    let rootCount = this.rootCount;
+    const from = this.position;
+    for (let k = from; k < count; k++) {
+      if (timeUp !== null && k % NODES_PER_CHECK === 0 && k > from && timeUp()) {
+        this.position = k;
+        this.visibleCount = visibleCount;
+        this.rootCount = rootCount;
+        return false;
+      }
+      const node = order[k]!;
+      const parent = tree.parentIndexAt(node);
+      const ancestor = parent < 0 ? -1 : nearest[parent]!;
+      const shown =
+        node === leaf
+          ? passesFilter(tree.entryAt(node), mode, true) && matchesQuery(tree.entryAt(node), tokens)
+          : passes[node] === 1;
+      if (shown) {
+        nearest[node] = node;
+        visibleParent[node] = ancestor;
+        if (ancestor < 0) siblingPosition[node] = rootCount++;
+        else siblingPosition[node] = childCount[ancestor]!++;
+        visible[visibleCount++] = node;
+      } else {
+        nearest[node] = ancestor;
+      }
+    }
+    this.visibleCount = visibleCount;
+    this.rootCount = rootCount;
+    return true;
+  }
+
+  private startLayout(): void {
+    const { tree, count, leaf } = this;
+    this.multipleRoots = this.rootCount > 1;
+    this.leafPosition = leaf < 0 ? -1 : this.nearest[leaf]!;
+    this.indent = scratchInts(SCRATCH_INDENT, count);
+    this.bits = scratchBytes(count);
+    this.rowOfNode = new Int32Array(count).fill(-1);
+    let reuse = reuseCache.get(tree);
+    if (reuse === undefined || reuse.rows.length < count) {
+      // Sized to the tree up front: rows are written in depth-first order, which jumps to high node
+      // numbers early, and a write far past the end of an array turns it into a slow hash table.
+      const rows = new Array<Row | undefined>(count);
+      const chains = new Array<GutterLink | null | undefined>(count);
+      if (reuse !== undefined) {
+        for (let node = 0; node < reuse.rows.length; node++) {
+          rows[node] = reuse.rows[node];
+          chains[node] = reuse.chains[node];
+        }
+      }
+      reuse = { rows, chains };
+      reuseCache.set(tree, reuse);
+    }
+    this.reuse = reuse;
+    this.rows = new Array<Row>(this.visibleCount);
+    this.phase = 'layout';
+  }
+
+  /** Pass 2: indents, connectors and gutters of the visible forest (pi's rules, docs/tree-and-context.md#rows). */
+  private layout(timeUp: (() => boolean) | null): boolean {
+    const { tree, leaf, multipleRoots, leafPosition, indent, bits, rowOfNode, rows, onActive } = this;
+    const { visible, visibleParent, siblingPosition, childCount, visibleCount, rootCount } = this;
+    const rowCache = this.reuse.rows;
+    // Written for a node before any of its visible children reads it (parents come first).
+    const childChains = this.reuse.chains;
+    const from = this.row;
+    for (let r = from; r < visibleCount; r++) {
+      if (timeUp !== null && r % NODES_PER_CHECK === 0 && r > from && timeUp()) {
+        this.row = r;
+        return false;
+      }
+      const node = visible[r]!;
+      const parent = visibleParent[node]!;
+      let level: number;
+      let flags = multipleRoots ? ROW_MULTIPLE_ROOTS : 0;
+      let chain: GutterLink | null;
+      if (parent < 0) {
+        level = multipleRoots ? 1 : 0;
+        if (multipleRoots) flags |= NODE_JUST_BRANCHED | ROW_SHOW_CONNECTOR | ROW_VIRTUAL_ROOT_CHILD;
+        if (siblingPosition[node] === rootCount - 1) flags |= ROW_LAST;
+        chain = null;
+      } else {
+        const siblings = childCount[parent]!;
+        const parentLevel = indent[parent]!;
+        // A fork indents its children; so does a just-branched node with indent > 0, which sets
+        // the chain under each fork child one level deeper; a single-child chain stays flat.
+        if (siblings > 1) {
+          level = parentLevel + 1;
+          flags |= NODE_JUST_BRANCHED | ROW_SHOW_CONNECTOR;
+        } else {
+          level =
+            (bits[parent]! & NODE_JUST_BRANCHED) !== 0 && parentLevel > 0 ? parentLevel + 1 : parentLevel;
+        }
+        if (siblingPosition[node] === siblings - 1) flags |= ROW_LAST;
+        chain = childChains[parent] ?? null;
+      }
+      indent[node] = level;
+      bits[node] = flags;
+      const children = childCount[node]!;
+      if (children > 0) {
+        // Descendants continue this node's connector as a gutter at the connector's level.
+        childChains[node] = childChainOf(flags, level, multipleRoots, chain, childChains[node]);
+      }
+      if (onActive[node] === 1) flags |= ROW_ACTIVE;
+      if (node === leaf) flags |= ROW_LEAF;
+      if (node === leafPosition) flags |= ROW_LEAF_POSITION;
+      const entry = tree.entryAt(node);
+      const parentId = parent < 0 ? null : tree.entryAt(parent).id;
+      let row = rowCache[node];
+      if (
+        row === undefined ||
+        row.entry !== entry ||
+        row.indent !== level ||
+        row.bits !== flags ||
+        row.gutterChain !== chain ||
+        row.visibleParentId !== parentId ||
+        row.visibleChildCount !== children
+      ) {
+        row = new Row(entry, level, flags, chain, parentId, children, node, parent);
+        rowCache[node] = row;
+      }
+      rows[r] = row;
+      rowOfNode[node] = r;
+    }
+    this.row = visibleCount;
+    return true;
+  }
+
+  private finish(): void {
+    const { tree, rows, rowOfNode } = this;
+    const state: RowsState = {
+      version: tree.version,
+      size: this.count,
+      leaf: this.leaf,
+      leafPosition: this.leafPosition,
+      mode: this.mode,
+      tokens: this.tokens,
+      passes: this.passes,
+      rows,
+      rowOfNode,
+      multipleRoots: this.multipleRoots,
+      index: new RowIndex(tree, rows, rowOfNode),
+      ends: null,
+    };
+    lastRows.set(tree, state);
+    this.state = state;
+    this.phase = 'done';
+  }
+}
+
+/** Computes rows a few thousand nodes at a time: see {@link prepareRows}. */
+export interface RowsPreparation {
+  /**
+   * Works until `timeUp()` answers true (asked every few thousand nodes) or the work is over;
+   * answers whether it is over (done, or given up because the tree changed or rows were
+   * computed meanwhile).
+   */
+  step(timeUp: () => boolean): boolean;
+}
+
+/**
+ * The full computation of `computeRows` for `tree` as it is now, in steps that the caller spreads
+ * over several tasks, so that no one task holds the whole O(n) pass. Once it is over, a
+ * `computeRows` call with the same leaf, filter and query on the unchanged tree answers from its
+ * result without computing again; if the tree changed or rows were computed between two steps,
+ * it gives up and that call computes in full, as it would have anyway.
+ */
+export function prepareRows(
+  tree: ViewTree,
+  options: Omit<ComputeRowsOptions, 'selectedId'>,
+): RowsPreparation {
+  const version = tree.version;
+  const size = tree.size;
+  const epoch = ++calls;
+  let pass: FullPass | null = null;
+  let over = false;
+  return {
+    step(timeUp) {
+      if (over) return true;
+      if (calls !== epoch || tree.version !== version || tree.size !== size) {
+        over = true;
+        return true;
+      }
+      if (pass === null) {
+        const leafId = options.leafId;
+        const leaf = leafId == null ? -1 : tree.indexOf(leafId);
+        const mode = options.mode ?? 'default';
+        const tokens = tokenizeQuery(options.query ?? '');
+        const previous = lastRows.get(tree);
+        if (
+          previous !== undefined &&
+          previous.version === version &&
+          previous.size === size &&
+          previous.leaf === leaf &&
+          previous.mode === mode &&
+          sameTokens(previous.tokens, tokens)
+        ) {
+          over = true;
+          return true;
+        }
+        pass = new FullPass(tree, leaf, mode, tokens, visibleBits(tree, mode, tokens));
+        if (timeUp()) return false;
+      }
+      over = pass.run(timeUp) !== null;
+      return over;
+    },
+  };
 }
 
 function sameTokens(a: readonly string[], b: readonly string[]): boolean {

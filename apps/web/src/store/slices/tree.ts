@@ -3,8 +3,9 @@
 // (store/live.ts). This slice only feeds that function and carries out what it returns.
 
 import type { ServerEvent } from '@canopy/protocol';
-import type { TreeSelectorState } from '@canopy/session-core';
+import { prepareRows, type ComputeRowsOptions, type TreeSelectorState } from '@canopy/session-core';
 import { messageOf } from '../../net/errors';
+import { nextTask } from '../../net/snapshot';
 import type { AppStore } from '../appStore';
 import {
   applyServerEvent,
@@ -42,6 +43,30 @@ export interface TreeSlice {
 }
 
 const DEFAULT_PAGE_SIZE = 20;
+
+/** Work per task while rows are prepared: a frame's worth, well under a 100 ms long task. */
+const ROWS_SLICE_MS = 8;
+
+/**
+ * Computes the rows of the open tree for `options` a slice per task (session-core's
+ * `prepareRows`), so that the apply that needs them next answers at once instead of holding one
+ * O(n) task: at 500,000 entries the closing line's full pass alone took over 300 ms. False if
+ * the load was aborted meanwhile.
+ */
+async function prepareInSlices(
+  selector: TreeSelectorState,
+  options: Omit<ComputeRowsOptions, 'selectedId'>,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const preparation = prepareRows(selector.tree, options);
+  for (;;) {
+    // Each slice in a task of its own, after the render of what was applied before it.
+    await nextTask();
+    if (signal.aborted) return false;
+    const deadline = performance.now() + ROWS_SLICE_MS;
+    if (preparation.step(() => performance.now() >= deadline)) return true;
+  }
+}
 
 function liveOf(state: AppStore): LiveState {
   const { sessions, listing, session, selector, writerActive, followLeaf, snapshot } = state;
@@ -96,11 +121,24 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
             pageSize: state.selector?.pageSize ?? DEFAULT_PAGE_SIZE,
           });
           kit.notifyLocation();
-        } else if (part.kind === 'nodes') apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes });
-        else if (part.kind === 'read') apply({ type: 'snapshot_read', sessionId: id, read: part.read });
-        else if (part.kind === 'end')
-          apply({ type: 'snapshot_end', sessionId: id, end: part.end, changed: part.changed });
-        else {
+        } else if (part.kind === 'nodes') {
+          apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes, deferRows: true });
+          const { selector, snapshot } = get();
+          if (selector && snapshot?.rowsDue) {
+            const { leafId, mode, query } = selector;
+            if (!(await prepareInSlices(selector, { leafId, mode, query }, controller.signal))) return;
+            apply({ type: 'snapshot_rows', sessionId: id });
+          }
+        } else if (part.kind === 'read') apply({ type: 'snapshot_read', sessionId: id, read: part.read });
+        else if (part.kind === 'end') {
+          apply({ type: 'snapshot_changed', sessionId: id, changed: part.changed });
+          const { selector } = get();
+          if (selector) {
+            const options = { leafId: part.end.leafId, mode: selector.mode, query: selector.query };
+            if (!(await prepareInSlices(selector, options, controller.signal))) return;
+          }
+          apply({ type: 'snapshot_end', sessionId: id, end: part.end, changed: [] });
+        } else {
           // The file was replaced while the server read it: what came is not the session.
           restart = true;
           break;

@@ -118,6 +118,7 @@ describe('writes: applied once, from session_changed', () => {
         bytes: 900,
         read: 300,
         rowsAtSize: 3,
+        rowsDue: false,
         wantedId: null,
         toLeaf: true,
         queued: [],
