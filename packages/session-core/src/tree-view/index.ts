@@ -32,7 +32,7 @@ export {
 } from './filter';
 export type { FilterMode } from './filter';
 export { tokenizeQuery, matchesQuery } from './search';
-export { computeRows, findNearestVisible } from './flatten';
+export { computeRows, findNearestVisible, prepareRows } from './flatten';
 export type { FlatRow, Gutter, ComputeRowsOptions, RowsResult } from './flatten';
 export {
   moveSelection,
