@@ -146,8 +146,10 @@ async function main(): Promise<void> {
     prepare: (dir) => copyFileSync(file, join(dir, basename(file))),
     readyTimeoutMs: 600_000,
   });
-  const browser = await launchBrowser();
+  // Launched inside the try: a browser that fails to start must not leave the server running.
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   try {
+    browser = await launchBrowser();
     const response = await fetch(`${canopy.origin}/api/sessions`, {
       headers: { authorization: `Bearer ${canopy.token}` },
     });
@@ -251,7 +253,7 @@ async function main(): Promise<void> {
     }
     await page.close();
   } finally {
-    await browser.close();
+    await browser?.close();
     await canopy.stop();
     cleanup(canopy);
   }

@@ -12,6 +12,7 @@ import { SummaryDialog } from './components/SummaryDialog';
 import { Splitter } from './components/Splitter';
 import { TopBar } from './components/TopBar';
 import { TreeToolbar } from './components/TreeToolbar';
+import { usePrepareRowsWhenIdle } from './components/usePrepareRowsWhenIdle';
 import { useTreeKeys } from './components/useTreeKeys';
 import { filterTag } from '@canopy/session-core';
 import { parseDeepLink } from './lib/deepLink';
@@ -72,6 +73,7 @@ function StatusBar() {
 
 function TreeViews() {
   const store = useAppStore();
+  usePrepareRowsWhenIdle();
   const view = useApp((s) => s.view);
   const ratio = useApp((s) => s.splitRatio);
   const ref = useRef<HTMLDivElement>(null);

@@ -16,6 +16,13 @@ import { isMultiSelectClick, rowSelectPointerDown, rowSelectPointerEnter } from 
 export const ROW_HEIGHT = 22;
 
 /**
+ * Narrower than any character of the rows' monospace font (12.5px, about 7.5px a column): a row
+ * `width` pixels wide shows fewer than `width / MIN_COLUMN_WIDTH` characters of its text, so search
+ * marks past that many are never seen (Highlighted's `limit`).
+ */
+const MIN_COLUMN_WIDTH = 4;
+
+/**
  * What an outline without rows says. While the snapshot still streams in, the rows of the view may
  * simply not have arrived yet: saying "no entries" then would be wrong.
  */
@@ -34,6 +41,8 @@ interface RowProps {
   tokens: readonly string[];
   /** Columns the tree prefix may use before its outer levels are counted instead of drawn. */
   prefixBudget: number;
+  /** More characters than the row can show: search marks stop there. */
+  highlightLimit: number;
   /** The leaf is hidden by the filter (a label, a model change…) somewhere below this row. */
   leafBelow: boolean;
   /** In the multi-entry selection (for summarising). */
@@ -47,6 +56,7 @@ const OutlineRow = memo(function OutlineRow({
   editing,
   tokens,
   prefixBudget,
+  highlightLimit,
   leafBelow,
   multi,
 }: RowProps) {
@@ -100,7 +110,7 @@ const OutlineRow = memo(function OutlineRow({
       {row.onActivePath && <span className="row-bullet">• </span>}
       {entry.label && (
         <span className="row-label" data-testid="tree.label">
-          [<Highlighted text={entry.label} tokens={tokens} />]
+          [<Highlighted text={entry.label} tokens={tokens} limit={highlightLimit} />]
         </span>
       )}
       {editing ? (
@@ -111,7 +121,7 @@ const OutlineRow = memo(function OutlineRow({
         />
       ) : (
         <span className="row-text">
-          <Highlighted text={entry.text} tokens={tokens} />
+          <Highlighted text={entry.text} tokens={tokens} limit={highlightLimit} />
         </span>
       )}
       {row.isLeaf && (
@@ -177,6 +187,7 @@ export function OutlineView() {
 
   // About 7.5 px per monospace column; the prefix takes at most 6 levels and 40% of the row.
   const prefixBudget = Math.max(6, Math.min(MAX_PREFIX_COLUMNS, Math.floor((width * 0.4) / 7.5)));
+  const highlightLimit = Math.ceil(width / MIN_COLUMN_WIDTH);
   const slice = visibleRows(scrollTop, height, ROW_HEIGHT, total);
   const items = [];
   if (rows) {
@@ -191,6 +202,7 @@ export function OutlineView() {
           editing={editingId === row.id}
           tokens={tokens}
           prefixBudget={prefixBudget}
+          highlightLimit={highlightLimit}
           leafBelow={row.isLeafPosition && !row.isLeaf}
           multi={multiSelection.has(row.id)}
         />,

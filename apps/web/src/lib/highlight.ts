@@ -6,7 +6,17 @@ export interface Segment {
   match: boolean;
 }
 
-export function highlightSegments(text: string, tokens: readonly string[]): Segment[] {
+/**
+ * The text cut into plain and matching segments. Only the first `limit` characters are marked (a
+ * match that starts before the limit is marked whole); the rest is one plain segment. A row is one
+ * line clipped at the pane's edge, so marks past what can show are only elements to lay out: with a
+ * one-letter query they were hundreds per row, most of a search keystroke's render and layout.
+ */
+export function highlightSegments(
+  text: string,
+  tokens: readonly string[],
+  limit: number = Number.POSITIVE_INFINITY,
+): Segment[] {
   if (tokens.length === 0 || text.length === 0) return [{ text, match: false }];
   const lower = text.toLowerCase();
   // Lower-casing can change the length of a few characters (e.g. 'İ'); positions are then unreliable.
@@ -17,11 +27,12 @@ export function highlightSegments(text: string, tokens: readonly string[]): Segm
     let from = 0;
     for (;;) {
       const at = lower.indexOf(token, from);
-      if (at < 0) break;
+      if (at < 0 || at >= limit) break;
       marked.fill(1, at, at + token.length);
       from = at + 1;
     }
   }
+  // Past the last mark the text is one plain segment, however long.
   const segments: Segment[] = [];
   let start = 0;
   for (let i = 1; i <= text.length; i++) {

@@ -8,7 +8,7 @@
 // allocation; split, each pass would have to hand them over.
 
 import { rowsAfterAppend } from './append';
-import { passesFilter, type FilterMode } from './filter';
+import { FILTER_MODES, passesFilter, type FilterMode } from './filter';
 import { rowsAfterJump, type ReuseCache, type RowsState } from './jump';
 import {
   childChainOf,
@@ -27,7 +27,7 @@ import {
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
-import { visibleBits } from './visibility';
+import { prepareFilterBits, visibleBits } from './visibility';
 
 export interface Gutter {
   /** The display level of the ancestor's connector. */
@@ -137,6 +137,28 @@ const lastRows = new WeakMap<ViewTree, RowsState>();
 
 /** Internal, for tests: how many calls took each path (full, a jump, the same rows, an append). */
 export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0 };
+
+/** Internal, for tests: how many depth-first traversals were computed. */
+export const rowsWork = { traversals: 0 };
+
+/**
+ * Does ahead of time (when the page is idle) what the next full pass of computeRows needs that no
+ * filter or query decides: the depth-first order for the leaf, and which entries pass each filter
+ * mode. A jump and a live append derive their rows without them (jump.ts, append.ts), so the first
+ * search keystroke or filter change after one used to pay for both, O(tree) each. Changes no result.
+ * Like a computeRows call, it makes a stepped pass in progress (prepareRows) give up: the traversal
+ * may reuse the arrays that pass reads.
+ */
+export function prepareRowsAhead(
+  tree: ViewTree,
+  leafId: string | null,
+  modes: readonly FilterMode[] = FILTER_MODES,
+): void {
+  calls++;
+  const leaf = leafId == null ? -1 : tree.indexOf(leafId);
+  new FullPass(tree, leaf, 'default', [], new Uint8Array(0)).traverseOnly();
+  for (const mode of modes) prepareFilterBits(tree, mode);
+}
 
 /** The display rows of a tree for a leaf, a filter mode, a search query and a selection. */
 export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsResult {
@@ -254,6 +276,11 @@ class FullPass {
     return this.state;
   }
 
+  /** The traversal alone, at once, kept in the cache for the next pass (prepareRowsAhead). */
+  traverseOnly(): void {
+    this.traverse(null);
+  }
+
   private traverse(timeUp: (() => boolean) | null): boolean {
     const { tree, leaf, count } = this;
     if (this.stack.length === 0) {
@@ -263,6 +290,7 @@ class FullPass {
         this.onActive = cached.onActive;
         return true;
       }
+      rowsWork.traversals++;
       // The arrays of the traversal this one replaces are reused: only computeRows reads them,
       // and only during its call. At 200,000 entries, fresh arrays on every jump fed the garbage
       // collector. Until this traversal is done, no other call may take them for its own.

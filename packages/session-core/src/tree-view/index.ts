@@ -32,7 +32,7 @@ export {
 } from './filter';
 export type { FilterMode } from './filter';
 export { tokenizeQuery, matchesQuery } from './search';
-export { computeRows, findNearestVisible, prepareRows } from './flatten';
+export { computeRows, findNearestVisible, prepareRows, prepareRowsAhead } from './flatten';
 export type { FlatRow, Gutter, ComputeRowsOptions, RowsResult, RowsPreparation } from './flatten';
 export {
   moveSelection,

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FILTER_MODES, type FilterMode } from './filter';
-import { computeRows, rowsPaths } from './flatten';
+import { computeRows, prepareRowsAhead, rowsPaths, rowsWork } from './flatten';
+import { filterScans } from './visibility';
 import { projectRows as project } from './testing';
 import { ViewFlags, type ViewEntry } from './view-entry';
 import { ViewTree } from './view-tree';
@@ -87,56 +88,94 @@ function viewOf(spec: EntrySpec, i: number): ViewEntry {
   };
 }
 
+/** A run of random steps on a live tree, each checked against rows computed on a fresh tree. */
+function checkSequences(runs: number, beforeCheck: (live: ViewTree, leafId: string | null) => void): void {
+  fc.assert(
+    fc.property(
+      fc.array(entryArb, { minLength: 1, maxLength: 60 }),
+      fc.integer({ min: 1, max: 60 }),
+      fc.array(stepArb, { maxLength: 30 }),
+      (specs, initial, steps) => {
+        const all = specs.map(viewOf);
+        let shown = Math.min(initial, all.length);
+        const labels = new Map<string, string>();
+        const current = () =>
+          all.slice(0, shown).map((entry) => {
+            const label = labels.get(entry.id);
+            return label === undefined ? entry : { ...entry, label };
+          });
+        const live = new ViewTree(current());
+        let query = '';
+        let mode: FilterMode = 'default';
+        let leafId: string | null = all[shown - 1]!.id;
+        let selectedId: string | null = null;
+        const check = () => {
+          beforeCheck(live, leafId);
+          const options = { leafId, mode, query, selectedId };
+          expect(project(live, options)).toEqual(project(new ViewTree(current()), options));
+        };
+        check();
+        for (const step of steps) {
+          if (step.kind === 'leaf') {
+            leafId = all[step.at % shown]!.id;
+            if (step.select) selectedId = leafId;
+          } else if (step.kind === 'mode') mode = step.mode;
+          else if (step.kind === 'query') query = step.query;
+          else if (step.kind === 'select') selectedId = all[step.at % shown]!.id;
+          else if (step.kind === 'label') {
+            const id = all[step.at % shown]!.id;
+            if (step.label === undefined) labels.delete(id);
+            else labels.set(id, step.label);
+            live.setLabel(id, step.label);
+          } else {
+            const next = Math.min(all.length, shown + step.count);
+            live.append(all.slice(shown, next));
+            shown = next;
+          }
+          check();
+        }
+      },
+    ),
+    { numRuns: runs, seed: 20261201 },
+  );
+}
+
+describe('rows prepared ahead (prepareRowsAhead)', () => {
+  it('change no rows, whatever was prepared before any step', () => {
+    let calls = 0;
+    checkSequences(150, (live, leafId) => {
+      // Prepared for the current leaf, a stale one, or not at all.
+      calls++;
+      if (calls % 3 === 0) prepareRowsAhead(live, leafId);
+      else if (calls % 3 === 1) prepareRowsAhead(live, live.rootIds()[0] ?? null, ['user-only', 'all']);
+    });
+  });
+
+  it('spare the next full pass its traversal and filter scans after a jump', () => {
+    const entries = Array.from({ length: 40 }, (_, i) =>
+      viewOf(
+        { back: i % 7 === 3 ? 3 : 1, kind: i % 2 === 0 ? 'user' : 'assistant', words: ['ab'], second: i },
+        i,
+      ),
+    );
+    const tree = new ViewTree(entries);
+    computeRows(tree, { leafId: 'e39' });
+    computeRows(tree, { leafId: 'e20' }); // a jump: rows derived from the last ones, no traversal
+    prepareRowsAhead(tree, 'e20');
+    const traversals = rowsWork.traversals;
+    const scans = filterScans.count;
+    computeRows(tree, { leafId: 'e20', mode: 'user-only' });
+    computeRows(tree, { leafId: 'e20', query: 'ab' });
+    computeRows(tree, { leafId: 'e20', mode: 'no-tools', query: 'ab' });
+    expect(rowsWork.traversals).toBe(traversals);
+    expect(filterScans.count).toBe(scans);
+  });
+});
+
 describe('rows after a jump (jump.ts)', () => {
   it('equal the rows computed in full on a fresh tree, through any sequence of jumps, filters, queries, selections, labels and appends', () => {
     const before = { ...rowsPaths };
-    fc.assert(
-      fc.property(
-        fc.array(entryArb, { minLength: 1, maxLength: 60 }),
-        fc.integer({ min: 1, max: 60 }),
-        fc.array(stepArb, { maxLength: 30 }),
-        (specs, initial, steps) => {
-          const all = specs.map(viewOf);
-          let shown = Math.min(initial, all.length);
-          const labels = new Map<string, string>();
-          const current = () =>
-            all.slice(0, shown).map((entry) => {
-              const label = labels.get(entry.id);
-              return label === undefined ? entry : { ...entry, label };
-            });
-          const live = new ViewTree(current());
-          let query = '';
-          let mode: FilterMode = 'default';
-          let leafId: string | null = all[shown - 1]!.id;
-          let selectedId: string | null = null;
-          const check = () => {
-            const options = { leafId, mode, query, selectedId };
-            expect(project(live, options)).toEqual(project(new ViewTree(current()), options));
-          };
-          check();
-          for (const step of steps) {
-            if (step.kind === 'leaf') {
-              leafId = all[step.at % shown]!.id;
-              if (step.select) selectedId = leafId;
-            } else if (step.kind === 'mode') mode = step.mode;
-            else if (step.kind === 'query') query = step.query;
-            else if (step.kind === 'select') selectedId = all[step.at % shown]!.id;
-            else if (step.kind === 'label') {
-              const id = all[step.at % shown]!.id;
-              if (step.label === undefined) labels.delete(id);
-              else labels.set(id, step.label);
-              live.setLabel(id, step.label);
-            } else {
-              const next = Math.min(all.length, shown + step.count);
-              live.append(all.slice(shown, next));
-              shown = next;
-            }
-            check();
-          }
-        },
-      ),
-      { numRuns: 400, seed: 20261201 },
-    );
+    checkSequences(400, () => {});
     // The property holds for the path under test, not only for full computations.
     expect(rowsPaths.jump - before.jump).toBeGreaterThan(300);
     expect(rowsPaths.same - before.same).toBeGreaterThan(100);

@@ -85,9 +85,13 @@ function catchUp(tree: ViewTree, cache: VisibilityCache, changed: readonly numbe
   cache.size = count;
 }
 
+/** Internal, for tests: how many times every entry was tested against a filter mode. */
+export const filterScans = { count: 0 };
+
 function filterBits(tree: ViewTree, cache: VisibilityCache, mode: FilterMode): Uint8Array {
   let bits = cache.filters.get(mode);
   if (bits === undefined) {
+    filterScans.count++;
     const count = tree.size;
     bits = new Uint8Array(count);
     for (let node = 0; node < count; node++)
@@ -122,6 +126,14 @@ function queryBits(tree: ViewTree, cache: VisibilityCache, tokens: readonly stri
   history.push(result);
   if (history.length > QUERY_HISTORY) history.shift();
   return result;
+}
+
+/**
+ * Tests every entry against `mode` now, so that the next visibleBits for it finds the answer kept
+ * (see prepareRows in flatten.ts). Leaves the cached combination with the query as it is.
+ */
+export function prepareFilterBits(tree: ViewTree, mode: FilterMode): void {
+  filterBits(tree, cacheOf(tree), mode);
 }
 
 /**

@@ -1,13 +1,14 @@
 // The graph's DOM layer: when zoomed in far enough to read, each node on screen is a card
 // (clickable, with test ids) placed over the canvas by the view's transform.
 
-import type { CSSProperties, PointerEvent as ReactPointerEvent } from 'react';
+import { memo, type CSSProperties, type PointerEvent as ReactPointerEvent } from 'react';
 import { nodeInSelection } from '../../layout/selectionRect';
 import { KIND_COLOR_VAR } from '../../lib/entryKind';
 import { isMatch } from './nodeFacts';
 import type { GraphScene } from './paintGraph';
 
-export function GraphCards({
+/** Memoised: the graph view renders again on every selection move, mostly with the same scene. */
+export const GraphCards = memo(function GraphCards({
   scene,
   highlight,
   wantsRectSelect,
@@ -80,4 +81,4 @@ export function GraphCards({
       </div>
     );
   });
-}
+});

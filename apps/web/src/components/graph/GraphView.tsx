@@ -4,7 +4,7 @@
 // when zoomed in far enough to read, the toolbar (GraphControls), the minimap and drag-select.
 
 import { tokenizeQuery } from '@canopy/session-core';
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { nodesInRect } from '../../layout/graphLayout';
 import { visibleRect } from '../../layout/viewport';
 import { useApp, useAppStore, useDerived } from '../../store/context';
@@ -68,14 +68,19 @@ export function GraphView() {
     revealTick,
   });
 
-  const activate = (index: number, jump: boolean) => {
-    if (!layout) return;
-    const node = layout.nodes[index]!;
-    const actions = store.getState();
-    if (node.kind === 'run') actions.toggleRun(node.id);
-    else if (jump) void actions.jump(node.id);
-    else actions.select(node.id, false);
-  };
+  // Kept while the layout is (like the rect select's `wants`): GraphCards is memoised, so the cards
+  // are not rendered again for every selection, keystroke or reveal that leaves the scene as it was.
+  const activate = useCallback(
+    (index: number, jump: boolean) => {
+      if (!layout) return;
+      const node = layout.nodes[index]!;
+      const actions = store.getState();
+      if (node.kind === 'run') actions.toggleRun(node.id);
+      else if (jump) void actions.jump(node.id);
+      else actions.select(node.id, false);
+    },
+    [layout, store],
+  );
   const rectSelect = useGraphRectSelect(store, containerRef, layout, transformRef, selectTool);
   const pointer = useGraphPointer(viewport, layout, rectSelect, activate);
 

@@ -2,7 +2,7 @@
 // instead of panning, and the entries of the nodes it touches join the multi-entry selection.
 // A Shift-click (a drag that did not move) toggles the node under the pointer.
 
-import { useRef, useState, type PointerEvent as ReactPointerEvent, type RefObject } from 'react';
+import { useCallback, useRef, useState, type PointerEvent as ReactPointerEvent, type RefObject } from 'react';
 import type { StoreApi } from 'zustand/vanilla';
 import type { GraphLayout, Rect } from '../../layout/graphLayout';
 import { entriesInRect, rectBetween, screenRectToLayout, type Point } from '../../layout/selectionRect';
@@ -36,7 +36,7 @@ export function useGraphRectSelect(
     const box = containerRef.current?.getBoundingClientRect();
     return { x: e.clientX - (box?.left ?? 0), y: e.clientY - (box?.top ?? 0) };
   };
-  const wants = (e: { shiftKey: boolean }) => e.shiftKey || selectTool;
+  const wants = useCallback((e: { shiftKey: boolean }) => e.shiftKey || selectTool, [selectTool]);
 
   return {
     wants,
