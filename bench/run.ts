@@ -11,8 +11,6 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
 import { jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
 import { sessionFile, SIZES, type Size } from './sessions';
@@ -69,10 +67,6 @@ async function coreLoad(path: string): Promise<number> {
   return ms;
 }
 
-// A full collection on demand (tsx does not pass --expose-gc on to the process it starts).
-setFlagsFromString('--expose-gc');
-const collect = runInNewContext('gc') as () => void;
-
 function syncMs(run: () => unknown): number {
   try {
     return time(run).ms;
@@ -116,15 +110,11 @@ async function main(): Promise<void> {
         const file = files.get(size.name)!;
         const bytes = statSync(file).size;
         console.log(`run ${run}/${options.runs}, ${size.name}`);
-        // Each contender starts on a collected heap: without it the one timed next paid for the
-        // garbage the one before left (about 10% of the core's time after the reference's load).
-        collect();
-        const json = syncMs(() => jsonParseLines(file));
-        collect();
-        const reference = syncMs(() => referenceLoad(file, join(repoRoot, 'bench', '.cache')));
-        collect();
-        const core = await coreLoad(file).catch(() => NaN);
-        add(samples, size.name, 'load', { json, reference, core });
+        add(samples, size.name, 'load', {
+          json: syncMs(() => jsonParseLines(file)),
+          reference: syncMs(() => referenceLoad(file, join(repoRoot, 'bench', '.cache'))),
+          core: await coreLoad(file).catch(() => NaN),
+        });
         add(
           samples,
           size.name,
