@@ -5,30 +5,16 @@ import type { ServerEvent, SessionListChangedEvent } from '@canopy/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionStore } from '../src/store/session-store';
 import { StateStore } from '../src/store/state';
+import { smallSessionsFolder } from './own-sessions';
 
-const stamp = '2025-01-01T00:00:00.000Z';
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A folder of `count` two-line sessions, file k modified k minutes after the epoch. */
 function sessionsFolder(count: number): string {
-  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-first-scan-')));
+  const { folder } = smallSessionsFolder(count);
   cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
-  for (let k = 0; k < count; k++) {
-    const file = path.join(folder, `s${String(k).padStart(3, '0')}.jsonl`);
-    const header = { type: 'session', version: 3, id: `h${k}`, timestamp: stamp, cwd: '/w' };
-    const entry = {
-      type: 'message',
-      id: 'a',
-      parentId: null,
-      timestamp: stamp,
-      message: { role: 'user', content: `m${k}` },
-    };
-    fs.writeFileSync(file, `${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`);
-    fs.utimesSync(file, 60 * (k + 1), 60 * (k + 1));
-  }
   return folder;
 }
 

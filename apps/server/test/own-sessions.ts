@@ -66,3 +66,28 @@ export async function setupOwn(
     },
   };
 }
+
+/**
+ * A new folder of `count` two-line sessions (header, one user message `m<k>`), file k modified k
+ * minutes after the epoch, so the last is the newest. The caller removes the folder.
+ */
+export function smallSessionsFolder(count: number): { folder: string; files: string[] } {
+  const stamp = '2025-01-01T00:00:00.000Z';
+  const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-small-sessions-')));
+  const files: string[] = [];
+  for (let k = 0; k < count; k++) {
+    const file = path.join(folder, `s${String(k).padStart(3, '0')}.jsonl`);
+    const header = { type: 'session', version: 3, id: `h${k}`, timestamp: stamp, cwd: '/w' };
+    const entry = {
+      type: 'message',
+      id: 'a',
+      parentId: null,
+      timestamp: stamp,
+      message: { role: 'user', content: `m${k}` },
+    };
+    fs.writeFileSync(file, `${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`);
+    fs.utimesSync(file, 60 * (k + 1), 60 * (k + 1));
+    files.push(file);
+  }
+  return { folder, files };
+}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { isAbridged, SessionLineParser } from '@canopy/session-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countEntries, emptyRowFacts } from './list-row';
+import { smallSessionsFolder } from '../../test/own-sessions';
 import { SessionIndex } from './session-index';
 
 const folders: string[] = [];
@@ -145,26 +146,10 @@ describe('SessionIndex', () => {
 });
 
 describe('SessionIndex: the first scan of a large folder', () => {
-  /** `count` small sessions, file k modified k minutes after the epoch (the last is the newest). */
   function folderOf(count: number): { folder: string; files: string[] } {
-    const folder = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-scan-')));
-    folders.push(folder);
-    const files: string[] = [];
-    for (let k = 0; k < count; k++) {
-      const file = path.join(folder, `s${String(k).padStart(3, '0')}.jsonl`);
-      const header = { type: 'session', version: 3, id: `h${k}`, timestamp: stamp, cwd: '/w' };
-      const entry = {
-        type: 'message',
-        id: 'a',
-        parentId: null,
-        timestamp: stamp,
-        message: { role: 'user', content: `m${k}` },
-      };
-      fs.writeFileSync(file, `${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`);
-      fs.utimesSync(file, 60 * (k + 1), 60 * (k + 1));
-      files.push(file);
-    }
-    return { folder, files };
+    const made = smallSessionsFolder(count);
+    folders.push(made.folder);
+    return made;
   }
 
   it('hands rows over while it runs, newest files first, and answers only the rest at the end', async () => {

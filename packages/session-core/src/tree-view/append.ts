@@ -218,15 +218,7 @@ export function rowsAfterAppend(
     const parentNode = r === 0 ? anchorRow.parentNode : visibleParent[node]!;
     const parentId = r === 0 ? anchorRow.visibleParentId : tree.entryAt(parentNode).id;
     let row = r === 0 ? anchorRow : node < oldSize ? oldRows[before[node]!] : undefined;
-    if (
-      row === undefined ||
-      row.entry !== entry ||
-      row.indent !== level ||
-      row.bits !== flags ||
-      row.gutterChain !== chain ||
-      row.visibleParentId !== parentId ||
-      row.visibleChildCount !== children
-    ) {
+    if (row === undefined || !row.sameAs(entry, level, flags, chain, parentId, children)) {
       row = new Row(entry, level, flags, chain, parentId, children, node, parentNode);
       if (reuse !== undefined && reuse.rows.length > node) reuse.rows[node] = row;
     }

@@ -470,15 +470,7 @@ class FullPass {
       const entry = tree.entryAt(node);
       const parentId = parent < 0 ? null : tree.entryAt(parent).id;
       let row = rowCache[node];
-      if (
-        row === undefined ||
-        row.entry !== entry ||
-        row.indent !== level ||
-        row.bits !== flags ||
-        row.gutterChain !== chain ||
-        row.visibleParentId !== parentId ||
-        row.visibleChildCount !== children
-      ) {
+      if (row === undefined || !row.sameAs(entry, level, flags, chain, parentId, children)) {
         row = new Row(entry, level, flags, chain, parentId, children, node, parent);
         rowCache[node] = row;
       }

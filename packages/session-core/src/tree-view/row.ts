@@ -45,6 +45,25 @@ export class Row implements FlatRow {
     readonly parentNode: number,
   ) {}
 
+  /** Is this row what a new one with these facts would be (so a later pass may keep it)? */
+  sameAs(
+    entry: ViewEntry,
+    indent: number,
+    bits: number,
+    gutterChain: GutterLink | null,
+    visibleParentId: string | null,
+    visibleChildCount: number,
+  ): boolean {
+    return (
+      this.entry === entry &&
+      this.indent === indent &&
+      this.bits === bits &&
+      this.gutterChain === gutterChain &&
+      this.visibleParentId === visibleParentId &&
+      this.visibleChildCount === visibleChildCount
+    );
+  }
+
   get id(): string {
     return this.entry.id;
   }
