@@ -181,9 +181,7 @@ export class SessionIndex {
     const root = this.rootOf(realFile);
     if (!root) return false;
     await this.update(realFile, root, emptyDelta());
-    // Read, or refused: either way it is the scan's no longer.
-    const session = this.byFile.get(realFile);
-    if (session?.pending && session.adopted !== 'open') this.drop(session, emptyDelta());
+    this.dropUnread(realFile, emptyDelta());
     return this.byFile.has(realFile);
   }
 
@@ -267,10 +265,7 @@ export class SessionIndex {
     for (const { file, root } of found) {
       if (this.stopped) return;
       const pieces = await this.update(file, root, delta);
-      // A file that went away or could not be read is not listed: it stays no one's pending row
-      // (unless a session is opening it: its row comes with the open, see claim).
-      const session = this.byFile.get(file);
-      if (session?.pending && session.adopted !== 'open') this.drop(session, delta);
+      this.dropUnread(file, delta);
       this.scanned.read++;
       sinceFlush += 1 + pieces;
       if (sinceFlush >= ROWS_PER_FLUSH) {
@@ -279,6 +274,15 @@ export class SessionIndex {
       }
       await nextTurn();
     }
+  }
+
+  /**
+   * After a read of `file`: if it went away or could not be read, it is not listed and stays no
+   * one's pending row (unless a session is opening it: its row comes with the open, see claim).
+   */
+  private dropUnread(file: string, delta: ListDelta): void {
+    const session = this.byFile.get(file);
+    if (session?.pending && session.adopted !== 'open') this.drop(session, delta);
   }
 
   /** Hands the rows changed so far to `onRows`; they leave the scan's answer. */

@@ -1,5 +1,10 @@
 import path from 'node:path';
-import type { ListingProgress, ServerEvent, SessionListItem } from '@canopy/protocol';
+import type {
+  ListingProgress,
+  ServerEvent,
+  SessionListChangedEvent,
+  SessionListItem,
+} from '@canopy/protocol';
 import { AppError } from '../errors';
 import type { WriteOnce } from './confined';
 import { NewFileStorageProvider } from './file-storage';
@@ -105,8 +110,7 @@ export class SessionStore {
   private endFirstScan(delta: ListDelta): void {
     this.firstScanDone = true;
     if (this.closed) return;
-    const upserted = [...delta.upserted].flatMap((id) => this.listItem(id) ?? []);
-    this.options.publish({ ...sessionListChanged(upserted, [...delta.removed]), listing: null });
+    this.options.publish({ ...this.listChanged(delta), listing: null });
   }
 
   /** How far the first reading of the folders is while it runs (the list is not whole yet). */
@@ -172,10 +176,15 @@ export class SessionStore {
 
   private publishRows(delta: ListDelta): void {
     if (this.closed || (delta.upserted.size === 0 && delta.removed.size === 0)) return;
-    const upserted = [...delta.upserted].flatMap((id) => this.listItem(id) ?? []);
-    const event = sessionListChanged(upserted, [...delta.removed]);
+    const event = this.listChanged(delta);
     const listing = this.listing();
     this.options.publish(listing ? { ...event, listing } : event);
+  }
+
+  /** The `session_list_changed` of the rows a delta names. */
+  private listChanged(delta: ListDelta): SessionListChangedEvent {
+    const upserted = [...delta.upserted].flatMap((id) => this.listItem(id) ?? []);
+    return sessionListChanged(upserted, [...delta.removed]);
   }
 
   list(): SessionListItem[] {
