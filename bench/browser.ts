@@ -67,7 +67,7 @@ async function apiText(canopy: RunningCanopy, path: string): Promise<string> {
  * The session's id, once the server has read the folder: it listens before that, and a "fresh
  * server" here means one that has listed its sessions, as before it listened first.
  */
-async function listedSessionId(canopy: RunningCanopy): Promise<string> {
+export async function listedSessionId(canopy: RunningCanopy): Promise<string> {
   for (;;) {
     const list = JSON.parse(await apiText(canopy, '/api/sessions')) as {
       sessions: Array<{ id: string }>;

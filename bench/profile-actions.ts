@@ -14,7 +14,7 @@ import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { cleanup, startCanopy } from '../e2e/support/server';
-import { appendedUserLine, launchBrowser, userOnlyFilterPressed } from './browser';
+import { appendedUserLine, launchBrowser, listedSessionId, userOnlyFilterPressed } from './browser';
 import { sessionFile, SIZES } from './sessions';
 
 interface TraceEvent {
@@ -150,11 +150,7 @@ async function main(): Promise<void> {
   let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   try {
     browser = await launchBrowser();
-    const response = await fetch(`${canopy.origin}/api/sessions`, {
-      headers: { authorization: `Bearer ${canopy.token}` },
-    });
-    const { sessions } = (await response.json()) as { sessions: Array<{ id: string }> };
-    const url = `${canopy.url}&session=${encodeURIComponent(sessions[0]!.id)}`;
+    const url = `${canopy.url}&session=${encodeURIComponent(await listedSessionId(canopy))}`;
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(url);
     await page.waitForSelector(rowSelector, { timeout: 600_000 });
