@@ -10,7 +10,7 @@ import { useApp, useAppStore } from '../store/context';
 import { capPrefix, MAX_PREFIX_COLUMNS } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
 import { LabelEditor } from './LabelEditor';
-import { useRowAnchor } from './useRowAnchor';
+import { OutlineViewport, useRowAnchor } from './useRowAnchor';
 import { isMultiSelectClick, rowSelectPointerDown, rowSelectPointerEnter } from './outlineSelect';
 
 export const ROW_HEIGHT = 22;
@@ -161,12 +161,20 @@ export function OutlineView() {
   const [width, setWidth] = useState(600);
   const tokens = useMemo(() => tokenizeQuery(query), [query]);
   const total = rows?.length ?? 0;
-  const rememberAnchor = useRowAnchor(containerRef, rows, selectedIndex, ROW_HEIGHT);
+  const contentHeight = total === 0 ? 0 : alignedContentHeight(total, ROW_HEIGHT, height);
+  const viewport = useRef(new OutlineViewport());
+  // Before the anchor's layout effect below, which reads it.
+  useLayoutEffect(() => {
+    viewport.current.contentHeight = contentHeight;
+  }, [contentHeight]);
+  const rememberAnchor = useRowAnchor(containerRef, viewport, rows, selectedIndex, ROW_HEIGHT);
 
   useLayoutEffect(() => {
     const element = containerRef.current;
     if (!element) return;
+    viewport.current.clientHeight = element.clientHeight;
     const observer = new ResizeObserver(() => {
+      viewport.current.clientHeight = element.clientHeight;
       setHeight(element.clientHeight);
       setWidth(element.clientWidth);
       store
@@ -181,8 +189,11 @@ export function OutlineView() {
   useEffect(() => {
     const element = containerRef.current;
     if (!element || selectedIndex < 0) return;
-    const next = scrollToReveal(selectedIndex, element.scrollTop, element.clientHeight, ROW_HEIGHT);
-    if (next !== element.scrollTop) element.scrollTop = next;
+    const { current } = viewport;
+    current.scrollTo(
+      element,
+      scrollToReveal(selectedIndex, current.scrollTopNow, current.clientHeight, ROW_HEIGHT),
+    );
   }, [revealTick, selectedIndex]);
 
   // About 7.5 px per monospace column; the prefix takes at most 6 levels and 40% of the row.
@@ -226,6 +237,7 @@ export function OutlineView() {
       tabIndex={0}
       data-testid="tree.outline"
       onScroll={(e) => {
+        viewport.current.scrollTop = e.currentTarget.scrollTop;
         setScrollTop(e.currentTarget.scrollTop);
         rememberAnchor();
       }}
@@ -235,7 +247,7 @@ export function OutlineView() {
           {emptyOutlineNote(query, streaming)}
         </div>
       ) : (
-        <div className="outline-inner" style={{ height: alignedContentHeight(total, ROW_HEIGHT, height) }}>
+        <div className="outline-inner" style={{ height: contentHeight }}>
           {items}
         </div>
       )}
