@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { rowOfNode } from '../components/graph/nodeFacts';
 import { computeGraphLayout, type GraphLayout } from '../layout/graphLayout';
-import { createDerived, graphSourceFromRows, type VisibleRows } from './derived';
+import { createDerived, graphSourceFromRows, SLICED_LAYOUT_ROWS, type VisibleRows } from './derived';
 
 function entry(id: string, parentId: string | null, role: string, flags = 0, label?: string): ViewEntry {
   return {
@@ -188,9 +188,9 @@ describe('graph layout after an append', () => {
 });
 
 describe('graph layout in slices', () => {
-  const forked = () => {
+  const forked = (count = 3000) => {
     const entries: ViewEntry[] = [];
-    for (let i = 0; i < 3000; i++)
+    for (let i = 0; i < count; i++)
       entries.push(entry(`e${i}`, i === 0 ? null : `e${i % 7 === 0 ? Math.floor(i / 2) : i - 1}`, 'user'));
     return new ViewTree(entries);
   };
@@ -243,11 +243,20 @@ describe('graph layout in slices', () => {
   });
 
   it('lays a small tree out at once', () => {
-    const tree = forked();
+    const tree = forked(SLICED_LAYOUT_ROWS);
     const derived = createDerived();
-    const state = createTreeSelectorState(tree, { leafId: 'e2999' });
-    const soon = derived.graphLayoutSoon(tree, derived.graphRows(state), new Set());
+    const state = createTreeSelectorState(tree, { leafId: `e${SLICED_LAYOUT_ROWS - 1}` });
+    const rows = derived.graphRows(state);
+    expect(rows.rows.length).toBeLessThanOrEqual(SLICED_LAYOUT_ROWS);
+    const soon = derived.graphLayoutSoon(tree, rows, new Set());
     expect(soon.job).toBeNull();
     expect(soon.layout?.nodes.length).toBeGreaterThan(0);
+  });
+
+  it('lays a tree of more rows than that out in slices', () => {
+    const tree = forked(SLICED_LAYOUT_ROWS + 1);
+    const derived = createDerived();
+    const state = createTreeSelectorState(tree, { leafId: `e${SLICED_LAYOUT_ROWS}` });
+    expect(derived.graphLayoutSoon(tree, derived.graphRows(state), new Set()).job).not.toBeNull();
   });
 });
