@@ -12,6 +12,7 @@ import {
   computeRows,
   createTreeSelectorState,
   findNearestVisible,
+  prepareSearchMasks,
   toViewEntries,
   treeSelectorReducer,
   FILTER_MODES,
@@ -132,6 +133,8 @@ function measureSize(name: string, runs: number): Map<string, number[]> {
     state = timed(samples, 'selector: move down', () =>
       treeSelectorReducer(state, { type: 'move', delta: 1 }),
     );
+    // What the page does when idle after the open (components/usePrepareRowsWhenIdle.ts).
+    timed(samples, 'search masks (made when idle)', () => prepareSearchMasks(tree, () => false));
     state = timed(samples, 'selector: search keystroke 1 ("e")', () => {
       const next = treeSelectorReducer(state, { type: 'typeQuery', text: 'e' });
       settle(next);

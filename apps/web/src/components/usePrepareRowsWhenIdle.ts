@@ -2,30 +2,60 @@
 // pass over every entry, and it used to start with two O(tree) steps that neither the filter nor
 // the query decides: the depth-first order for the new leaf and the filter scans. They are done here,
 // in an idle callback, while the user reads the result of the last action (prepareRowsAhead; see
-// docs/architecture.md, the path of an event, step 9).
+// docs/architecture.md, the path of an event, step 9). The search masks that let the first search
+// keystroke skip reading most entries' text are made the same way, in as many idle callbacks as
+// they take (prepareSearchMasks stops when the callback's time is up).
 
-import { prepareRowsAhead } from '@canopy/session-core';
+import { prepareRowsAhead, prepareSearchMasks, type ViewTree } from '@canopy/session-core';
 import { useEffect } from 'react';
 import { useApp } from '../store/context';
 import { leafIdOf, treeOf, treeVersionOf } from '../store/selectors';
 
 /** Idle callbacks (injected in tests); `setTimeout` where the browser has none. */
 export interface IdleClock {
-  request(callback: () => void): number;
+  /** Runs `callback` when the page is idle; `timeLeft()` says how many ms of that idle time are left. */
+  request(callback: (timeLeft: () => number) => void): number;
   cancel(handle: number): void;
+}
+
+/** Idle time a callback takes when the browser has no idle callbacks, or was forced to run one. */
+const FALLBACK_IDLE_MS = 8;
+
+function fallbackTimeLeft(): () => number {
+  const end = performance.now() + FALLBACK_IDLE_MS;
+  return () => end - performance.now();
 }
 
 export const browserIdleClock: IdleClock =
   typeof requestIdleCallback === 'function'
     ? {
         // Within a second even on a page that never idles, so the work is still off the next action.
-        request: (callback) => requestIdleCallback(callback, { timeout: 1000 }),
+        request: (callback) =>
+          requestIdleCallback(
+            (deadline) => callback(deadline.didTimeout ? fallbackTimeLeft() : () => deadline.timeRemaining()),
+            { timeout: 1000 },
+          ),
         cancel: (handle) => cancelIdleCallback(handle),
       }
     : {
-        request: (callback) => window.setTimeout(callback, 50),
+        request: (callback) => window.setTimeout(() => callback(fallbackTimeLeft()), 50),
         cancel: (handle) => window.clearTimeout(handle),
       };
+
+/**
+ * Prepares the rows of `tree` for `leafId` in one idle callback, then its search masks in as many
+ * as they take; the function returned stops whatever is still to come.
+ */
+export function prepareWhenIdle(clock: IdleClock, tree: ViewTree, leafId: string | null): () => void {
+  const masks = (timeLeft: () => number) => {
+    if (!prepareSearchMasks(tree, () => timeLeft() <= 1)) handle = clock.request(masks);
+  };
+  let handle = clock.request(() => {
+    prepareRowsAhead(tree, leafId);
+    handle = clock.request(masks);
+  });
+  return () => clock.cancel(handle);
+}
 
 export function usePrepareRowsWhenIdle(clock: IdleClock = browserIdleClock): void {
   const tree = useApp(treeOf);
@@ -35,7 +65,6 @@ export function usePrepareRowsWhenIdle(clock: IdleClock = browserIdleClock): voi
   const streaming = useApp((s) => s.snapshot !== null);
   useEffect(() => {
     if (!tree || streaming) return;
-    const handle = clock.request(() => prepareRowsAhead(tree, leafId));
-    return () => clock.cancel(handle);
+    return prepareWhenIdle(clock, tree, leafId);
   }, [clock, tree, version, leafId, streaming]);
 }

@@ -33,6 +33,7 @@ export {
 export type { FilterMode } from './filter';
 export { tokenizeQuery, matchesQuery } from './search';
 export { computeRows, findNearestVisible, prepareRows, prepareRowsAhead } from './flatten';
+export { prepareSearchMasks } from './search-masks';
 export type { FlatRow, Gutter, ComputeRowsOptions, RowsResult, RowsPreparation } from './flatten';
 export {
   moveSelection,

@@ -6,9 +6,12 @@ import { ViewFlags, type ViewEntry } from './view-entry';
 import { projectRows as project } from './testing';
 import { ViewTree } from './view-tree';
 import { visibleBits } from './visibility';
+import { maskWork, prepareSearchMasks } from './search-masks';
 
 const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
-const words = ['ab', 'ba', 'cab', 'abc', 'bb', 'ca'];
+// Letters and digits have a bit each in the search masks; other characters share theirs, as 'é'
+// and '%' do (233 and 37 are equal modulo 28: search-masks.ts).
+const words = ['ab', 'ba', 'cab', 'abc', 'bb', 'ca', 'a-1', 'é2b', '%c'];
 
 interface EntrySpec {
   parent: number;
@@ -30,10 +33,14 @@ type Step =
   | { kind: 'mode'; mode: FilterMode }
   | { kind: 'leaf'; at: number }
   | { kind: 'label'; at: number; label: string | undefined }
-  | { kind: 'append'; count: number };
+  | { kind: 'append'; count: number }
+  | { kind: 'masks' };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('type' as const), text: fc.constantFrom('a', 'b', 'c', ' ', 'ab') }),
+  fc.record({
+    kind: fc.constant('type' as const),
+    text: fc.constantFrom('a', 'b', 'c', ' ', 'ab', '1', '-', 'é', '%', '2b'),
+  }),
   fc.constant({ kind: 'backspace' as const }),
   fc.record({ kind: fc.constant('mode' as const), mode: fc.constantFrom(...FILTER_MODES) }),
   fc.record({ kind: fc.constant('leaf' as const), at: fc.nat({ max: 30 }) }),
@@ -43,6 +50,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     label: fc.option(fc.constantFrom('cab', 'Bc', ''), { nil: undefined }),
   }),
   fc.record({ kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 4 }) }),
+  fc.constant({ kind: 'masks' as const }),
 );
 
 function viewOf(spec: EntrySpec, i: number): ViewEntry {
@@ -64,7 +72,7 @@ function viewOf(spec: EntrySpec, i: number): ViewEntry {
 }
 
 describe('cached visibility (visibility.ts)', () => {
-  it('gives exactly the rows of a tree built from scratch, through any sequence of keystrokes, filters, jumps, labels and appends', () => {
+  it('gives exactly the rows of a tree built from scratch, through any sequence of keystrokes, filters, jumps, labels, appends and search masks', () => {
     fc.assert(
       fc.property(
         fc.array(entryArb, { minLength: 1, maxLength: 40 }),
@@ -98,6 +106,8 @@ describe('cached visibility (visibility.ts)', () => {
               if (step.label === undefined || step.label === '') labels.delete(id);
               else labels.set(id, step.label);
               live.setLabel(id, step.label);
+            } else if (step.kind === 'masks') {
+              prepareSearchMasks(live, () => false);
             } else {
               const next = Math.min(all.length, shown + step.count);
               live.append(all.slice(shown, next));
@@ -112,7 +122,7 @@ describe('cached visibility (visibility.ts)', () => {
   });
 
   it('narrows a refined query from the previous matches and returns to earlier queries on backspace', () => {
-    const entries: ViewEntry[] = words.map((word, i) => ({
+    const entries: ViewEntry[] = ['ab', 'ba', 'cab', 'abc', 'bb', 'ca'].map((word, i) => ({
       id: `w${i}`,
       parentId: i === 0 ? null : `w${i - 1}`,
       type: 'message',
@@ -183,5 +193,86 @@ describe('cached visibility after a change to the tree', () => {
     tree.setLabel('c3', 'Pinned');
     expect([...visibleBits(tree, 'labeled-only', [])]).toEqual([0, 0, 0, 1, 0, 0]);
     expect([...visibleBits(tree, 'all', tokenizeQuery('pinned'))]).toEqual([0, 0, 0, 1, 0, 0]);
+  });
+});
+
+describe('search masks (search-masks.ts)', () => {
+  function counted(texts: readonly string[]) {
+    const reads = { count: 0 };
+    const entries = texts.map((text, n): ViewEntry => {
+      const entry = {
+        id: `m${n}`,
+        parentId: n === 0 ? null : `m${n - 1}`,
+        type: 'message',
+        role: 'user',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        text,
+        flags: 0,
+      } as ViewEntry;
+      Object.defineProperty(entry, 'search', {
+        enumerable: true,
+        get: () => {
+          reads.count++;
+          return text;
+        },
+      });
+      return entry;
+    });
+    return { entries, reads };
+  }
+
+  it('decide a one-letter or one-digit query without reading any text, and read only the possible entries otherwise', () => {
+    const { entries, reads } = counted(['even', 'odd', 'seven 7', 'dove', 'vex-3', 'none']);
+    const tree = new ViewTree(entries);
+    expect(prepareSearchMasks(tree, () => false)).toBe(true);
+    reads.count = 0;
+    expect([...visibleBits(tree, 'all', tokenizeQuery('e'))]).toEqual([1, 0, 1, 1, 1, 1]);
+    expect([...visibleBits(tree, 'all', tokenizeQuery('7'))]).toEqual([0, 0, 1, 0, 0, 0]);
+    expect(reads.count).toBe(0);
+    // "ve" needs v and e: four entries have both and are read; "-3" shares bits, so its text is read.
+    expect([...visibleBits(tree, 'all', tokenizeQuery('ve'))]).toEqual([1, 0, 1, 1, 1, 0]);
+    expect(reads.count).toBe(4);
+    reads.count = 0;
+    expect([...visibleBits(tree, 'all', tokenizeQuery('x-3'))]).toEqual([0, 0, 0, 0, 1, 0]);
+    expect(reads.count).toBe(1);
+  });
+
+  it('read the text of a one-character query whose character shares its bit', () => {
+    // 'é' (233) and '%' (37) are equal modulo 28: the mask cannot tell them apart.
+    const { entries, reads } = counted(['100%', 'café', 'plain']);
+    const tree = new ViewTree(entries);
+    prepareSearchMasks(tree, () => false);
+    reads.count = 0;
+    expect([...visibleBits(tree, 'all', tokenizeQuery('é'))]).toEqual([0, 1, 0]);
+    expect([...visibleBits(tree, 'all', tokenizeQuery('%'))]).toEqual([1, 0, 0]);
+    expect(reads.count).toBe(4);
+  });
+
+  it('are kept up to date after an append and a label by masking only what changed', () => {
+    const { entries } = counted(['alpha', 'beta']);
+    const tree = new ViewTree(entries);
+    prepareSearchMasks(tree, () => false);
+    const before = maskWork.entries;
+    tree.append(
+      counted(['gamma', 'delta', 'omega']).entries.map((e, i) => ({ ...e, id: `n${i}`, parentId: 'm1' })),
+    );
+    tree.setLabel('m0', 'Zed');
+    expect([...visibleBits(tree, 'all', tokenizeQuery('z'))]).toEqual([1, 0, 0, 0, 0]);
+    expect([...visibleBits(tree, 'all', tokenizeQuery('g'))]).toEqual([0, 0, 1, 0, 1]);
+    expect(maskWork.entries - before).toBe(3);
+  });
+
+  it('stop when told and go on where they stopped; a half-made set is never used', () => {
+    const texts = Array.from({ length: 3000 }, (_, n) => (n === 2500 ? 'needle' : 'hay'));
+    const { entries, reads } = counted(texts);
+    const tree = new ViewTree(entries);
+    expect(prepareSearchMasks(tree, () => true)).toBe(false);
+    reads.count = 0;
+    expect(visibleBits(tree, 'all', tokenizeQuery('n'))[2500]).toBe(1);
+    expect(reads.count).toBe(3000);
+    while (!prepareSearchMasks(tree, () => true));
+    reads.count = 0;
+    expect(visibleBits(tree, 'all', tokenizeQuery('d'))[2500]).toBe(1);
+    expect(reads.count).toBe(0);
   });
 });

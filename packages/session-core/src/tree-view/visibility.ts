@@ -4,6 +4,7 @@
 
 import { passesFilter, type FilterMode } from './filter';
 import { matchesQuery } from './search';
+import { searchMasksOf, tokenMask } from './search-masks';
 import type { ViewTree } from './view-tree';
 
 interface QueryBits {
@@ -115,12 +116,30 @@ function queryBits(tree: ViewTree, cache: VisibilityCache, tokens: readonly stri
   }
   const count = tree.size;
   const bits = new Uint8Array(count);
-  if (base === null) {
-    for (let node = 0; node < count; node++) if (matchesQuery(tree.entryAt(node), tokens)) bits[node] = 1;
-  } else {
-    const previous = base.bits;
+  const previous = base === null ? null : base.bits;
+  const masks = searchMasksOf(tree);
+  if (masks === null) {
     for (let node = 0; node < count; node++)
-      if (previous[node] === 1 && matchesQuery(tree.entryAt(node), tokens)) bits[node] = 1;
+      if ((previous === null || previous[node] === 1) && matchesQuery(tree.entryAt(node), tokens))
+        bits[node] = 1;
+  } else {
+    // Most entries are decided by their character masks alone (search-masks.ts): an entry that
+    // matches holds every character of every token, and when each token is one letter or digit,
+    // one that holds them all matches.
+    const needed = tokens.map(tokenMask);
+    const exact = needed.every((mask) => mask.exact);
+    let neededLow = 0;
+    let neededHigh = 0;
+    for (const mask of needed) {
+      neededLow |= mask.low;
+      neededHigh |= mask.high;
+    }
+    const { low, high } = masks;
+    for (let node = 0; node < count; node++) {
+      if (previous !== null && previous[node] !== 1) continue;
+      if ((low[node]! & neededLow) !== neededLow || (high[node]! & neededHigh) !== neededHigh) continue;
+      if (exact || matchesQuery(tree.entryAt(node), tokens)) bits[node] = 1;
+    }
   }
   const result: QueryBits = { tokens: [...tokens], bits };
   history.push(result);
