@@ -222,14 +222,6 @@ export function hashOfPieces(pieces: Iterable<Uint8Array>): { size: number; sha2
   return { size, sha256: hash.digest('hex') };
 }
 
-/** The whole file (as it is now, through a verified descriptor) and its state. */
-export function readConfinedSync(file: string): { bytes: Buffer; state: FileState } {
-  return withConfinedSync(file, (fd, stat) => ({
-    bytes: readAtSync(fd, 0, stat.size),
-    state: stateOf(stat),
-  }));
-}
-
 /** The state of `file` through a verified descriptor (throws FileSafetyError when it is not that file). */
 export function statConfinedSync(file: string): FileState {
   return withConfinedSync(file, (_fd, stat) => stateOf(stat));
