@@ -336,10 +336,15 @@ export class SessionLineParser {
 
   /**
    * Starts over on a file this process has just written whole, of `lines` complete lines and `bytes`
-   * bytes (streamed, so there is no text to count), starting with `header`.
+   * bytes (streamed, so there is no text to count), starting with `header` (after `titleSlot`).
    */
-  restartCounted(lines: number, bytes: number, header: SessionHeader): void {
-    this.restart('', header);
+  restartCounted(
+    lines: number,
+    bytes: number,
+    header: SessionHeader | undefined,
+    titleSlot?: TitleSlot,
+  ): void {
+    this.restart('', header, titleSlot);
     this.completeLines = lines;
     this.countedBytes = bytes;
     this.atFileStart = bytes === 0;

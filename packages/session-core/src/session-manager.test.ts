@@ -49,6 +49,37 @@ function findNode(roots: readonly SessionTreeNode[], id: string): SessionTreeNod
   return undefined;
 }
 
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/**
+ * A file that takes a rewrite only as lines (counting them and the longest), refusing one string of
+ * the whole file; `failAfter` lines it fails like a full disk, and the file keeps its old content.
+ */
+class StreamedFile extends MemoryStorage {
+  linesConsumed = 0;
+  longestLine = 0;
+  rewritesAsOneString = 0;
+  failAfter: number | undefined;
+
+  override rewrite(text: string): void {
+    this.rewritesAsOneString++;
+    super.rewrite(text);
+  }
+
+  override rewriteLines(lines: Iterable<string>): void {
+    const written: string[] = [];
+    for (const line of lines) {
+      if (written.length === this.failAfter) throw new Error('ENOSPC: disk full');
+      this.linesConsumed++;
+      this.longestLine = Math.max(this.longestLine, line.length);
+      written.push(line);
+    }
+    super.rewrite(written.map((line) => `${line}\n`).join(''));
+  }
+}
+
 function storedLines(storage: MemoryStorage): Record<string, unknown>[] {
   return storage
     .read()
@@ -764,6 +795,49 @@ describe('migration on load (docs/reference-tests.md#migration, restated)', () =
     expect(reloaded.getEntries()).toEqual(JSON.parse(JSON.stringify(session.getEntries())));
     expect(reloaded.getLine(session.getLeafId() as string)).toBe(6);
     expect(session.getLine(session.getLeafId() as string)).toBe(6);
+  });
+
+  it('streams the rewrite line by line to a storage with rewriteLines: no string of the whole file', () => {
+    // An omp title line before the header too: the rewrite keeps it first.
+    const titled = `{"type":"title","title":"old"}\n${v1}\n`;
+    const storage = new StreamedFile(titled, 'legacy.jsonl');
+    const session = SessionManager.fromStorage(storage);
+    const migrated = session.toJsonl();
+    const added = session.appendMessage(userMsg('new'));
+    expect(storage.rewritesAsOneString).toBe(0);
+    // Title, header and three entries, each handed over on its own.
+    expect(storage.linesConsumed).toBe(5);
+    expect(storage.longestLine).toBeLessThan(utf8Bytes(migrated) / 2);
+    expect(storage.read().startsWith(migrated)).toBe(true);
+    expect(session.needsRewrite).toBe(false);
+    expect(session.version).toBe(3);
+    expect(session.getHeaderLine()).toBe(2);
+    expect(session.getLine(added)).toBe(6);
+    expect(session.consumedBytes).toBe(utf8Bytes(storage.read()));
+    const reloaded = SessionManager.fromStorage(storage);
+    expect(reloaded.needsRewrite).toBe(false);
+    expect(reloaded.getEntries()).toEqual(JSON.parse(JSON.stringify(session.getEntries())));
+  });
+
+  it('a rewrite that fails half-way leaves the session as it was, and the next write rewrites it whole', () => {
+    const storage = new StreamedFile(`${v1}\n`, 'legacy.jsonl');
+    storage.failAfter = 2;
+    const session = SessionManager.fromStorage(storage);
+    const before = { entries: session.getEntries(), issues: session.issues, leaf: session.getLeafId() };
+    expect(() => session.appendMessage(userMsg('lost'))).toThrow('ENOSPC: disk full');
+    expect(storage.read()).toBe(`${v1}\n`);
+    expect(session.needsRewrite).toBe(true);
+    expect(session.version).toBe(1);
+    expect({ entries: session.getEntries(), issues: session.issues, leaf: session.getLeafId() }).toEqual(
+      before,
+    );
+    storage.failAfter = undefined;
+    const added = session.appendMessage(userMsg('kept'));
+    expect(session.getLine(added)).toBe(5);
+    expect(session.consumedBytes).toBe(utf8Bytes(storage.read()));
+    expect(SessionManager.fromStorage(storage).getEntries()).toEqual(
+      JSON.parse(JSON.stringify(session.getEntries())),
+    );
   });
 
   it('does not migrate a file of a newer version, and exposes its version', () => {

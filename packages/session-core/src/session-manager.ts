@@ -1013,18 +1013,42 @@ export class SessionManager {
 
   /**
    * The first write to a migrated legacy file replaces it with its v3 form (the storage makes the
-   * backup). The file's lines are renumbered, so the index is rebuilt over the same entry objects;
-   * lines that could not be used are not part of the new file, so their issues go too.
+   * backup). Like {@link switchTo}, the lines are serialised one at a time as the storage writes them
+   * (`rewriteLines`), so a file of any size is never one string; the state changes only once the
+   * write has succeeded. The file's lines are renumbered, so the index is rebuilt over the same entry
+   * objects; lines that could not be used are not part of the new file, so their issues go too.
    */
   private rewriteMigratedFile(): void {
-    const text = this.toJsonl();
-    (this.storage as SessionStorage).rewrite(text);
+    const storage = this.storage as SessionStorage;
+    const { titleSlot, header, store } = this;
+    const entries = this.index.entries.slice();
+    let lines = 0;
+    let bytes = 0;
+    let complete = false;
+    const counted = (text: string): string => {
+      lines++;
+      bytes += utf8Length(text) + 1;
+      return text;
+    };
+    function* fileLines(): Generator<string> {
+      if (titleSlot) yield counted(serialize(titleSlot));
+      if (header) yield counted(serialize(header));
+      for (const entry of entries) yield counted(serialize(store.full(entry, false)));
+      complete = true;
+    }
+    if (storage.rewriteLines) storage.rewriteLines(fileLines());
+    else {
+      let text = '';
+      for (const line of fileLines()) text += `${line}\n`;
+      storage.rewrite(text);
+    }
+    if (!complete) throw new Error('internal: the storage stopped before the last line of the migrated file');
     this.rewriteNeeded = false;
     this.legacy = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
     // The entries stay whole: a reader holding the replaced file open would not see the new one.
     this.store.setReader(undefined);
-    this.reindex(this.index.entries.slice(), text);
+    this.reindex(entries, lines, bytes);
   }
 
   /**
@@ -1092,15 +1116,16 @@ export class SessionManager {
   }
 
   /**
-   * Rebuilds the index and the line accounting for a file that now holds exactly `text` (the rewrite of
-   * a migrated legacy file, whose entries stay whole).
+   * Rebuilds the index and the line accounting for a file just rewritten with the title slot, the
+   * header and `entries`, `lines` lines of `bytes` bytes in all (the rewrite of a migrated legacy
+   * file, whose entries stay whole).
    */
-  private reindex(entries: readonly SessionEntry[], text: string): void {
+  private reindex(entries: readonly SessionEntry[], lines: number, bytes: number): void {
     this.parseIssues = [];
     this.sessionName = undefined;
     this.latestTitleChange = undefined;
     this.index = new TreeIndex();
-    this.parser.restart(text, this.header, this.titleSlot);
+    this.parser.restartCounted(lines, bytes, this.header, this.titleSlot);
     this.headerLine = this.header ? (this.titleSlot ? 2 : 1) : undefined;
     const firstEntryLine = (this.titleSlot ? 1 : 0) + (this.header ? 1 : 0) + 1;
     entries.forEach((entry, position) => {

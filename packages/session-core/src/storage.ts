@@ -9,11 +9,16 @@ export interface SessionStorage {
   readonly path?: string;
   /** Appends complete lines; each string is one JSON line WITHOUT the trailing "\n" (the storage adds it). */
   appendLines(lines: readonly string[]): void;
-  /** Atomically replaces the whole file (used once for a migrated legacy file, and to create a new file). */
+  /**
+   * Atomically replaces the whole file (used once for a migrated legacy file, and to create a new file)
+   * when the storage has no `rewriteLines`; also writes the header of a session created in memory.
+   */
   rewrite(text: string): void;
   /**
    * Like `rewrite`, from the file's lines (each without its "\n"), consumed as they are written so no
-   * single string holds the file; new sessions (branch, fork) are written through it when present.
+   * single string holds the file; the migration rewrite of a legacy file and new sessions (branch,
+   * fork) are written through it when present. It either writes every line or throws, leaving the
+   * file as it was.
    */
   rewriteLines?(lines: Iterable<string>): void;
   /** Reads the whole file. */

@@ -8,7 +8,7 @@
 import { createHash, randomBytes, type Hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fsyncDirSync } from './files';
+import { fsyncDirSync, READ_CHUNK_BYTES } from './files';
 
 /** Why a file operation was refused or failed; each maps to one specific client error. */
 export type FileRefusal =
@@ -174,12 +174,52 @@ export function readIntoSync(fd: number, position: number, buffer: Buffer, lengt
   return buffer.subarray(0, filled);
 }
 
-/** The whole file (as it is now, through a verified descriptor) and its state. */
-export function readConfinedSync(file: string): { bytes: Buffer; state: FileState } {
-  return withConfinedSync(file, (fd, stat) => ({
-    bytes: readAtSync(fd, 0, stat.size),
-    state: stateOf(stat),
-  }));
+/**
+ * `length` bytes of `fd` from `start` in pieces of at most `pieceBytes`, all read into one buffer:
+ * a piece is a view valid only until the next is asked for. Ends early where the file ends.
+ */
+export function* piecesOfSync(
+  fd: number,
+  start: number,
+  length: number,
+  pieceBytes: number,
+): Generator<Buffer> {
+  if (length <= 0) return;
+  const buffer = Buffer.allocUnsafe(Math.min(pieceBytes, length));
+  for (let at = start; at < start + length;) {
+    const piece = readIntoSync(fd, at, buffer, Math.min(buffer.length, start + length - at));
+    if (piece.length === 0) return;
+    at += piece.length;
+    yield piece;
+  }
+}
+
+/** The pieces of `pieces`, each shown to `see` before it is handed on. */
+export function* seenSync<T>(pieces: Iterable<T>, see: (piece: T) => void): Generator<T> {
+  for (const piece of pieces) {
+    see(piece);
+    yield piece;
+  }
+}
+
+/** A file's bytes as read: their count and SHA-256, and a way to read them again in pieces. */
+export interface ExactContent {
+  size: number;
+  /** The SHA-256 of the bytes, in hex. */
+  sha256: string;
+  /** The bytes again, in pieces (each valid only until the next is asked for). */
+  pieces(): Iterable<Uint8Array>;
+}
+
+/** The byte count and SHA-256 (hex) of `pieces`, hashed one at a time. */
+export function hashOfPieces(pieces: Iterable<Uint8Array>): { size: number; sha256: string } {
+  const hash = createHash('sha256');
+  let size = 0;
+  for (const piece of pieces) {
+    hash.update(piece);
+    size += piece.length;
+  }
+  return { size, sha256: hash.digest('hex') };
 }
 
 /** The state of `file` through a verified descriptor (throws FileSafetyError when it is not that file). */
@@ -206,16 +246,8 @@ export function withConfinedSync<T>(file: string, use: (fd: number, stat: fs.Sta
 export class RunningHash {
   private hash: Hash = createHash('sha256');
 
-  reset(bytes: Uint8Array): void {
-    this.hash = createHash('sha256').update(bytes);
-  }
-
   add(bytes: Uint8Array): void {
     this.hash.update(bytes);
-  }
-
-  matches(bytes: Uint8Array): boolean {
-    return this.digest() === createHash('sha256').update(bytes).digest('hex');
   }
 
   /** The hash of everything added so far, in hex (more may be added after). */
@@ -431,7 +463,35 @@ export function createConfinedSync(
 }
 
 /** Bytes of lines gathered before one write: few system calls, and never the whole file at once. */
-const LINE_BATCH_BYTES = 1 << 20;
+export const LINE_BATCH_BYTES = 1 << 20;
+
+/**
+ * `lines` (each without its "\n") as UTF-8 pieces of whole lines of at most `batchBytes` (a longer
+ * line is a piece of its own): few system calls, and never the whole file at once. Lines are encoded
+ * straight into one buffer reused for every piece (joining them into a string first, then encoding
+ * a fresh buffer, was most of a 300 MB migration's own CPU time), so a piece is a view valid only
+ * until the next is asked for.
+ */
+export function* lineBatches(lines: Iterable<string>, batchBytes = LINE_BATCH_BYTES): Generator<Buffer> {
+  const buffer = Buffer.allocUnsafe(batchBytes);
+  let used = 0;
+  for (const line of lines) {
+    if (line.includes('\n')) throw new Error('internal: a session line must not contain a raw newline');
+    // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
+    const mostBytes = 3 * line.length + 1;
+    if (used > 0 && used + mostBytes > batchBytes) {
+      yield buffer.subarray(0, used);
+      used = 0;
+    }
+    if (mostBytes > batchBytes) {
+      yield Buffer.from(`${line}\n`, 'utf8');
+      continue;
+    }
+    used += buffer.write(line, used, 'utf8');
+    buffer[used++] = 0x0a;
+  }
+  if (used > 0) yield buffer.subarray(0, used);
+}
 
 /**
  * Creates `file` like {@link createConfinedSync} from `lines` (each without its "\n"), written batch
@@ -444,22 +504,7 @@ export function createConfinedLinesSync(
   mode: number,
   confined: (realDir: string) => boolean,
 ): void {
-  function* batches(): Generator<Uint8Array> {
-    let batch: string[] = [];
-    let bytes = 0;
-    for (const line of lines) {
-      if (line.includes('\n')) throw new Error('internal: a session line must not contain a raw newline');
-      batch.push(line, '\n');
-      bytes += line.length + 1;
-      if (bytes >= LINE_BATCH_BYTES) {
-        yield Buffer.from(batch.join(''), 'utf8');
-        batch = [];
-        bytes = 0;
-      }
-    }
-    if (batch.length > 0) yield Buffer.from(batch.join(''), 'utf8');
-  }
-  createConfinedFromSync(file, batches(), mode, confined);
+  createConfinedFromSync(file, lineBatches(lines), mode, confined);
 }
 
 function createConfinedFromSync(
@@ -507,34 +552,47 @@ function createConfinedFromSync(
 /**
  * The byte-for-byte backup of `original` before a migration rewrite: `<file>.v<version>.bak`, or
  * `.v<version>.<n>.bak` when that name holds anything else (a partial copy from a crash, a stale
- * backup of another file). Written to a temporary name, fsynced, read back and compared, then
- * linked into place (never overwriting). Returns the backup's path.
+ * backup of another file). Copied piece by piece to a temporary name (what is copied must hash to
+ * `original.sha256`, else the session file changed meanwhile), fsynced, read back and compared by
+ * its hash, then linked into place (never overwriting). Nothing is ever held whole: files are read
+ * in pieces of `pieceBytes`. Returns the backup's path.
  */
 export function backupExactSync(
   file: string,
   version: number,
-  original: Buffer,
+  original: ExactContent,
   mode: number,
   confined: (realDir: string) => boolean,
+  pieceBytes = READ_CHUNK_BYTES,
 ): string {
   const dir = path.dirname(file);
   checkFolder(dir, confined);
   for (let n = 1; n < 1000; n++) {
     const name = n === 1 ? `${file}.v${version}.bak` : `${file}.v${version}.${n}.bak`;
-    let existing: Buffer | undefined;
-    try {
-      existing = fs.readFileSync(name);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw wrap(error, 'Cannot read a backup');
-    }
+    const existing = contentOfBackup(name, original.size, pieceBytes);
     if (existing) {
-      if (existing.equals(original)) return name;
+      if (existing.size === original.size && existing.sha256 === original.sha256) return name;
       continue;
     }
     const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.bak.tmp`);
     try {
-      createConfinedSync(temp, original, mode, confined);
-      if (!fs.readFileSync(temp).equals(original)) {
+      const copied = createHash('sha256');
+      let copiedBytes = 0;
+      const copy = seenSync(original.pieces(), (piece) => {
+        copied.update(piece);
+        copiedBytes += piece.length;
+      });
+      createConfinedFromSync(temp, copy, mode, confined);
+      if (copiedBytes !== original.size || copied.digest('hex') !== original.sha256) {
+        throw new FileSafetyError(
+          'changed',
+          'The session file changed during the migration; nothing was replaced.',
+        );
+      }
+      const readBack = withConfinedSync(temp, (fd, stat) =>
+        hashOfPieces(piecesOfSync(fd, 0, stat.size, pieceBytes)),
+      );
+      if (readBack.size !== original.size || readBack.sha256 !== original.sha256) {
         throw new FileSafetyError('failed', 'The backup did not read back identical to the session file.');
       }
       fs.linkSync(temp, name);
@@ -551,18 +609,47 @@ export function backupExactSync(
 }
 
 /**
- * Replaces `file` with `text` atomically (temporary file in the same verified folder, fsync,
- * rename), keeping its permission bits, provided it is still exactly `seen`.
+ * What the file at a backup's name holds: undefined when there is none; its size alone when that
+ * differs from `size` (it cannot be the backup); else its size and hash, read in pieces.
+ */
+function contentOfBackup(
+  name: string,
+  size: number,
+  pieceBytes: number,
+): { size: number; sha256?: string } | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(name, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw wrap(error, 'Cannot read a backup');
+  }
+  try {
+    const existing = fs.fstatSync(fd).size;
+    if (existing !== size) return { size: existing };
+    return hashOfPieces(piecesOfSync(fd, 0, existing, pieceBytes));
+  } catch (error) {
+    throw wrap(error, 'Cannot read a backup');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Replaces `file` with `content` atomically (a temporary file in the same verified folder, written
+ * piece by piece as `content` produces them, fsync, rename), keeping its permission bits, provided
+ * it is still exactly `seen`. A failure before the rename (producing a piece included) removes the
+ * temporary file and leaves `file` as it was.
  */
 export function replaceConfinedSync(
   file: string,
-  text: Uint8Array,
+  content: Iterable<Uint8Array>,
   seen: FileState,
   confined: (realDir: string) => boolean,
 ): FileState {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  createConfinedSync(temp, text, seen.mode, confined);
+  createConfinedFromSync(temp, content, seen.mode, confined);
   // The old file stays open across the rename, to catch a line appended to it meanwhile.
   let old: number | undefined;
   try {
@@ -586,10 +673,10 @@ export function replaceConfinedSync(
     if (late > 0) {
       // Another program appended to the old file between the last check and the rename: carry its
       // bytes over to the new file so they are not lost, then make the caller read the file again.
-      const bytes = readAtSync(old, seen.size, late);
       const current = openConfinedSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND);
       try {
-        writeAllSync(current.fd, bytes);
+        for (const piece of piecesOfSync(old, seen.size, late, LINE_BATCH_BYTES))
+          writeAllSync(current.fd, piece);
         fs.fsyncSync(current.fd);
       } finally {
         fs.closeSync(current.fd);

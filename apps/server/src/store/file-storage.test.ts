@@ -44,6 +44,12 @@ describe('NewFileStorage.rewriteLines', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('someone else\n');
   });
 
+  it('is never read whole: entries come back through readRange only', () => {
+    const storage = new NewFileStorage(path.join(dir, 'new.jsonl'), 0o600, inRoots);
+    storage.rewriteLines(lines);
+    expect(() => storage.read()).toThrow(/never reads a session file whole/);
+  });
+
   it('a folder outside the roots is refused before anything is created', () => {
     const storage = new NewFileStorage(path.join(dir, 'new.jsonl'), 0o600, () => false);
     expect(() => storage.rewriteLines(lines)).toThrow(/outside the configured folders/);

@@ -4,7 +4,6 @@ import {
   appendConfinedSync,
   createConfinedLinesSync,
   createConfinedSync,
-  readConfinedSync,
   readRangeConfinedSync,
   stateOf,
   withConfinedSync,
@@ -50,7 +49,7 @@ export class NewFileStorage implements SessionStorage {
   }
 
   read(): string {
-    return readConfinedSync(this.path).bytes.toString('utf8');
+    return readWhole();
   }
 
   /** An entry's line, read back through a verified descriptor (the manager checks it against its index). */
@@ -97,6 +96,15 @@ export class ReadOnlyStorage implements SessionStorage {
     throw new Error('internal: the source copy of a branch must not be written');
   }
   read(): string {
-    return readConfinedSync(this.path).bytes.toString('utf8');
+    return readWhole();
   }
+}
+
+/**
+ * `SessionStorage.read`, which the server never calls: its managers are loaded in pieces
+ * (`SessionManager.fromJsonlChunks`) and read entries back through `readRange`, so no session file
+ * is ever held as one string (docs/architecture.md#state).
+ */
+function readWhole(): never {
+  throw new Error('internal: the server never reads a session file whole; use readRange');
 }

@@ -1,5 +1,14 @@
 import type { TitleSlot } from '@canopy/session-core';
-import { readAtSync, readIntoSync, RunningHash, sameFile, type FileState } from './confined';
+import {
+  hashOfPieces,
+  piecesOfSync,
+  readAtSync,
+  readIntoSync,
+  RunningHash,
+  sameFile,
+  type ExactContent,
+  type FileState,
+} from './confined';
 import { READ_CHUNK_BYTES } from './files';
 import { isArchive } from './omp-files';
 
@@ -26,7 +35,8 @@ const MAX_TITLE_LINE_BYTES = 64 << 10;
  * offset in pieces; a replaced, truncated or rewritten file (same size included: the hash differs)
  * is answered as the reason to read it again. Every read is of at most `pieceBytes` (plus the
  * window): the file is never held whole, however large. A whole read feeds it piece by piece
- * ({@link took}, then {@link loaded}); the write path tells it about its own appends and rewrites.
+ * ({@link took}, then {@link loaded}), and so does the migration rewrite with the pieces it writes
+ * (a new tail); the write path tells it about its own appends.
  */
 export class FileTail {
   offset = 0;
@@ -81,9 +91,23 @@ export class FileTail {
     this.firstLine = undefined;
   }
 
-  /** Is the file, as read through a verified descriptor, still exactly what was read? */
-  isExactly(bytes: Buffer, state: FileState): boolean {
-    return sameFile(state, this.fileState) && state.size === this.offset && this.hash.matches(bytes);
+  /**
+   * Is the file (open as `fd` through a verified descriptor, now in `state`) still exactly what was
+   * read? Its bytes are hashed again piece by piece, never held whole.
+   */
+  isExactly(fd: number, state: FileState): boolean {
+    if (!sameFile(state, this.fileState) || state.size !== this.offset) return false;
+    const now = hashOfPieces(piecesOfSync(fd, 0, this.offset, this.pieceBytes));
+    return now.size === this.offset && now.sha256 === this.contentHash;
+  }
+
+  /** The bytes read, as they are in the file open as `fd` (checked by {@link isExactly}), to copy in pieces. */
+  contentIn(fd: number): ExactContent {
+    return {
+      size: this.offset,
+      sha256: this.contentHash,
+      pieces: () => piecesOfSync(fd, 0, this.offset, this.pieceBytes),
+    };
   }
 
   /**
@@ -135,14 +159,6 @@ export class FileTail {
     this.hash.add(data);
     const tail = Buffer.concat([this.window, before, data]);
     this.window = Buffer.from(tail.subarray(Math.max(0, tail.length - WINDOW_BYTES)));
-  }
-
-  /** Our own rewrite (a migration) replaced the file with `encoded`, now in `state`. */
-  rewritten(encoded: Buffer, state: FileState): void {
-    this.fileState = state;
-    this.offset = encoded.length;
-    this.window = Buffer.from(encoded.subarray(Math.max(0, encoded.length - WINDOW_BYTES)));
-    this.hash.reset(encoded);
   }
 
   /**

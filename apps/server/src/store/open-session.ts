@@ -12,13 +12,15 @@ import {
   appendConfinedSync,
   backupExactSync,
   FileSafetyError,
+  LINE_BATCH_BYTES,
+  lineBatches,
   liveLockOf,
   openConfinedSync,
   readAtSync,
-  readConfinedSync,
   readIntoSync,
   replaceConfinedSync,
   sameFile,
+  seenSync,
   stateOf,
   withConfinedSync,
   type WriteOnce,
@@ -152,6 +154,11 @@ export class OpenSession {
     return readOnlyReason(this.file, this.sm?.version);
   }
 
+  /** Bytes per read of the file (and at most per write of a rewrite). */
+  private get pieceBytes(): number {
+    return this.options.pieceBytes ?? READ_CHUNK_BYTES;
+  }
+
   /** The session file's permission bits, given to branched and forked copies. */
   get mode(): number {
     return this.tail.fileState.mode;
@@ -225,7 +232,9 @@ export class OpenSession {
       path: this.file,
       read: () => this.readText(),
       appendLines: (lines) => this.appendLines(lines),
-      rewrite: (text) => this.rewrite(text),
+      rewrite: (text) => this.rewrite([Buffer.from(text, 'utf8')]),
+      // Bytes per write: the piece size of reads, at most LINE_BATCH_BYTES (a test seam makes it small).
+      rewriteLines: (lines) => this.rewrite(lineBatches(lines, Math.min(this.pieceBytes, LINE_BATCH_BYTES))),
     };
   }
 
@@ -289,7 +298,7 @@ export class OpenSession {
       if (!sameFile(stateOf(stat), this.tail.fileState) || stat.size < this.tail.offset) {
         throw fileChangedUnderneath();
       }
-      const pieceBytes = this.options.pieceBytes ?? READ_CHUNK_BYTES;
+      const pieceBytes = this.pieceBytes;
       for (let at = 0; at < this.tail.offset; at += pieceBytes) {
         yield readAtSync(fd, at, Math.min(pieceBytes, this.tail.offset - at));
       }
@@ -371,7 +380,7 @@ export class OpenSession {
       progress?.advanced(size);
       return;
     }
-    const buffer = Buffer.allocUnsafe(Math.min(this.options.pieceBytes ?? READ_CHUNK_BYTES, size));
+    const buffer = Buffer.allocUnsafe(Math.min(this.pieceBytes, size));
     for (let at = 0; at < size;) {
       const piece = readIntoSync(fd, at, buffer, Math.min(buffer.length, size - at));
       if (piece.length === 0) return; // shrank while reading: the next look sees it
@@ -611,23 +620,41 @@ export class OpenSession {
   }
 
   /**
-   * The migration rewrite of a legacy file before its first write: an exact backup beside it (see
-   * backupExactSync), then an atomic replace. The file must still be exactly what was read.
+   * The migration rewrite of a legacy file before its first write (docs/safety.md#migration-rewrite),
+   * with the file never held whole: through one verified descriptor, the file must still be exactly
+   * what was read (hashed again piece by piece), an exact backup is copied beside it piece by piece
+   * (see backupExactSync), then `content` (the v3 lines, serialised batch by batch as they are
+   * written) goes to a temporary file renamed over it (replaceConfinedSync). A new tail takes the
+   * pieces as they are written; a failure anywhere leaves the file, the tail and the manager as they were.
    */
-  private rewrite(text: string): void {
-    const { bytes, state } = readConfinedSync(this.file);
-    if (!this.tail.isExactly(bytes, state)) {
-      throw new FileSafetyError('changed', 'the file changed before the migration rewrite');
+  private rewrite(content: Iterable<Buffer>): void {
+    const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
+    try {
+      const state = stateOf(stat);
+      if (!this.tail.isExactly(fd, state)) {
+        throw new FileSafetyError('changed', 'the file changed before the migration rewrite');
+      }
+      if (liveLockOf(this.file, this.options.clock.now())) {
+        throw new FileSafetyError('locked', 'oh-my-pi holds the lock');
+      }
+      const backup = backupExactSync(
+        this.file,
+        this.sm.version ?? 1,
+        this.tail.contentIn(fd),
+        state.mode,
+        this.options.confined,
+        this.pieceBytes,
+      );
+      const tail = new FileTail(this.file, this.options.pieceBytes);
+      const written = seenSync(content, (piece) => tail.took(piece));
+      const replaced = replaceConfinedSync(this.file, written, state, this.options.confined);
+      tail.loaded(replaced, this.sm.getTitleSlot() !== undefined);
+      this.migration = { backup, droppedLines: droppedLinesOf(this.sm.issues) };
+      this.tail = tail;
+      this.reads = undefined;
+    } finally {
+      fs.closeSync(fd);
     }
-    if (liveLockOf(this.file, this.options.clock.now())) {
-      throw new FileSafetyError('locked', 'oh-my-pi holds the lock');
-    }
-    const backup = backupExactSync(this.file, this.sm.version ?? 1, bytes, state.mode, this.options.confined);
-    const encoded = Buffer.from(text, 'utf8');
-    const replaced = replaceConfinedSync(this.file, encoded, state, this.options.confined);
-    this.migration = { backup, droppedLines: droppedLinesOf(this.sm.issues) };
-    this.tail.rewritten(encoded, replaced);
-    this.reads = undefined;
   }
 
   /** Says which lines a migration left out and where they are kept. */
