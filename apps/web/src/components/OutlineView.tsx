@@ -3,7 +3,7 @@
 // session-core, exactly as the terminal draws them.
 
 import { ViewFlags, rowPrefix, tokenizeQuery, type FlatRow } from '@canopy/session-core';
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { entryKind } from '../lib/entryKind';
 import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
 import { useApp, useAppStore } from '../store/context';
@@ -167,7 +167,13 @@ export function OutlineView() {
   useLayoutEffect(() => {
     viewport.current.contentHeight = contentHeight;
   }, [contentHeight]);
-  const rememberAnchor = useRowAnchor(containerRef, viewport, rows, selectedIndex, ROW_HEIGHT);
+  // A scroll the outline makes itself: the rows of the new position are rendered first, then the
+  // element is scrolled (the last layout effect below), so the page is laid out once.
+  const scrollTo = useCallback((top: number) => {
+    const wanted = viewport.current.request(top);
+    if (wanted !== null) setScrollTop(wanted);
+  }, []);
+  const rememberAnchor = useRowAnchor(viewport, scrollTo, rows, selectedIndex, ROW_HEIGHT);
 
   useLayoutEffect(() => {
     const element = containerRef.current;
@@ -186,20 +192,28 @@ export function OutlineView() {
   }, [store]);
 
   // Bring the selection into view after keyboard moves, jumps and filter changes.
-  useEffect(() => {
-    const element = containerRef.current;
-    if (!element || selectedIndex < 0) return;
+  useLayoutEffect(() => {
+    if (selectedIndex < 0) return;
     const { current } = viewport;
-    current.scrollTo(
-      element,
-      scrollToReveal(selectedIndex, current.scrollTopNow, current.clientHeight, ROW_HEIGHT),
-    );
-  }, [revealTick, selectedIndex]);
+    scrollTo(scrollToReveal(selectedIndex, current.position, current.clientHeight, ROW_HEIGHT));
+  }, [scrollTo, revealTick, selectedIndex]);
+
+  // The scroll asked for above, once this render holds the rows of its position.
+  useLayoutEffect(() => {
+    const element = containerRef.current;
+    if (element && viewport.current.wanted === scrollTop) viewport.current.apply(element);
+  });
 
   // About 7.5 px per monospace column; the prefix takes at most 6 levels and 40% of the row.
   const prefixBudget = Math.max(6, Math.min(MAX_PREFIX_COLUMNS, Math.floor((width * 0.4) / 7.5)));
   const highlightLimit = Math.ceil(width / MIN_COLUMN_WIDTH);
-  const slice = visibleRows(scrollTop, height, ROW_HEIGHT, total);
+  // The browser clamps scrollTop when the content shrinks, before it says so with a scroll event.
+  const slice = visibleRows(
+    Math.min(scrollTop, Math.max(0, contentHeight - height)),
+    height,
+    ROW_HEIGHT,
+    total,
+  );
   const items = [];
   if (rows) {
     for (let i = slice.start; i < slice.end; i++) {

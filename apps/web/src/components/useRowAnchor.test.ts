@@ -29,18 +29,23 @@ describe('OutlineViewport', () => {
     expect(viewport.scrollTopNow).toBe(0);
   });
 
-  it('scrolls the element within range and follows at once, and leaves it alone when it is there', () => {
+  it('asks for a scroll within range, gives it to the element only when applied, and asks for nothing when there', () => {
     const viewport = new OutlineViewport();
     viewport.clientHeight = 440;
     viewport.contentHeight = 2_200;
     const target = element();
-    viewport.scrollTo(target, 5_000);
+    expect(viewport.request(5_000)).toBe(2_200 - 440);
+    expect(target.scrollTop).toBe(0);
+    // Until applied, the view is about to be where it was asked to go.
+    expect(viewport.position).toBe(2_200 - 440);
+    expect(viewport.request(2_200 - 440.5)).toBeNull();
+    viewport.apply(target);
     expect(target.scrollTop).toBe(2_200 - 440);
     expect(viewport.scrollTop).toBe(2_200 - 440);
-    target.scrollTop = 123; // a write now would be seen
-    viewport.scrollTo(target, 2_200 - 440.5);
+    expect(viewport.wanted).toBeNull();
+    target.scrollTop = 123; // a later apply without a request must not touch it
+    viewport.apply(target);
     expect(target.scrollTop).toBe(123);
-    viewport.scrollTo(target, -50);
-    expect(target.scrollTop).toBe(0);
+    expect(viewport.request(-50)).toBe(0);
   });
 });

@@ -22,13 +22,20 @@ export function anchoredScrollTop(
 
 /**
  * The outline's scroll position and height as last seen by a scroll event, a resize or a scroll
- * it made itself, and the height of its content as rendered now (known from the row count). The
- * browser clamps scrollTop when the content shrinks; `scrollTopNow` does the same.
+ * it made itself, the height of its content as rendered now (known from the row count), and a
+ * scroll it has asked for but not made yet. The browser clamps scrollTop when the content shrinks;
+ * `scrollTopNow` does the same.
+ *
+ * A scroll is asked for first (`request`), so that the outline renders the rows of the new
+ * position, and made once they are in the DOM (`apply`): the element is laid out once, with the
+ * right rows, instead of once for the old rows and again after the scroll event.
  */
 export class OutlineViewport {
   scrollTop = 0;
   clientHeight = 0;
   contentHeight = 0;
+  /** The scrollTop asked for and not yet given to the element. */
+  wanted: number | null = null;
 
   get maxScrollTop(): number {
     return Math.max(0, this.contentHeight - this.clientHeight);
@@ -39,18 +46,35 @@ export class OutlineViewport {
     return Math.min(this.scrollTop, this.maxScrollTop);
   }
 
-  /** Scrolls the element, unless it is there already; the model follows at once. */
-  scrollTo(element: HTMLElement, top: number): void {
+  /** Where the view is about to be: the scroll asked for, else where it is. */
+  get position(): number {
+    return this.wanted ?? this.scrollTopNow;
+  }
+
+  /** Asks for a scroll to `top` (within range); the position to render, or null when it is there already. */
+  request(top: number): number | null {
     const wanted = Math.min(Math.max(0, top), this.maxScrollTop);
-    if (Math.abs(wanted - this.scrollTopNow) < 1) return;
-    element.scrollTop = wanted;
-    this.scrollTop = wanted;
+    if (Math.abs(wanted - this.position) < 1) return null;
+    this.wanted = wanted;
+    return wanted;
+  }
+
+  /** Gives the element the scroll asked for, once the rows of that position are rendered. */
+  apply(element: HTMLElement): void {
+    if (this.wanted === null) return;
+    element.scrollTop = this.wanted;
+    this.scrollTop = this.wanted;
+    this.wanted = null;
   }
 }
 
+/**
+ * `scrollTo` asks the outline for a scroll (OutlineViewport.request, then a render of the rows
+ * there); `viewportRef` says where the view is.
+ */
 export function useRowAnchor(
-  containerRef: RefObject<HTMLElement | null>,
   viewportRef: RefObject<OutlineViewport>,
+  scrollTo: (top: number) => void,
   rows: readonly { id: string }[] | undefined,
   selectedIndex: number,
   rowHeight: number,
@@ -59,9 +83,8 @@ export function useRowAnchor(
   const anchor = useRef<{ id: string; offset: number } | null>(null);
 
   useLayoutEffect(() => {
-    const element = containerRef.current;
     const viewport = viewportRef.current;
-    if (!element || !rows) return;
+    if (!rows) return;
     const id = selectedIndex >= 0 ? rows[selectedIndex]?.id : undefined;
     const before = anchor.current;
     if (
@@ -70,14 +93,10 @@ export function useRowAnchor(
       before.offset >= 0 &&
       before.offset < viewport.clientHeight
     ) {
-      viewport.scrollTo(
-        element,
-        anchoredScrollTop(selectedIndex, before.offset, rowHeight, viewport.maxScrollTop),
-      );
+      scrollTo(anchoredScrollTop(selectedIndex, before.offset, rowHeight, viewport.maxScrollTop));
     }
-    anchor.current =
-      id === undefined ? null : { id, offset: selectedIndex * rowHeight - viewport.scrollTopNow };
-  }, [containerRef, viewportRef, rows, selectedIndex, rowHeight]);
+    anchor.current = id === undefined ? null : { id, offset: selectedIndex * rowHeight - viewport.position };
+  }, [viewportRef, scrollTo, rows, selectedIndex, rowHeight]);
 
   // A scroll by the user (or a reveal) moves the row on screen: remember where it is now.
   return useCallback(() => {
@@ -85,6 +104,6 @@ export function useRowAnchor(
     if (!current || !rows) return;
     const index = selectedIndex >= 0 && rows[selectedIndex]?.id === current.id ? selectedIndex : -1;
     if (index >= 0)
-      anchor.current = { id: current.id, offset: index * rowHeight - viewportRef.current.scrollTopNow };
+      anchor.current = { id: current.id, offset: index * rowHeight - viewportRef.current.position };
   }, [viewportRef, rows, selectedIndex, rowHeight]);
 }
