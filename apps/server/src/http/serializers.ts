@@ -120,20 +120,24 @@ function withoutUnion(schema: Schema, options: unknown[]): Schema | undefined {
   return undefined;
 }
 
+const built = new WeakMap<object, (data: unknown) => string>();
+
 /**
- * Fastify's serializer compiler, with each response schema rewritten by `forSerialization` and
- * built once however many routes and statuses share it (every route's nine error statuses are one
- * `ErrorBody`: Fastify's default builds a serializer per route and status, ~160 at startup).
+ * The serializer of a response schema, rewritten by `forSerialization` and built once per schema
+ * object in the process, however many routes and statuses share it (every route's nine error
+ * statuses are one `ErrorBody`: Fastify's default builds a serializer per route and status, ~160
+ * at startup). A serializer is a pure function of its schema, so apps in one process share them.
  */
+export function serializerFor<T = unknown>(schema: object): (data: T) => string {
+  let serialize = built.get(schema);
+  if (!serialize) {
+    serialize = fastJsonStringify(forSerialization(schema as Schema)) as (data: unknown) => string;
+    built.set(schema, serialize);
+  }
+  return serialize;
+}
+
+/** Fastify's serializer compiler: `serializerFor` of each response schema. */
 export function createSerializerCompiler(): FastifySerializerCompiler<unknown> {
-  const built = new WeakMap<object, (data: unknown) => string>();
-  return ({ schema }) => {
-    const key = schema as object;
-    let serialize = built.get(key);
-    if (!serialize) {
-      serialize = fastJsonStringify(forSerialization(schema as Schema)) as (data: unknown) => string;
-      built.set(key, serialize);
-    }
-    return serialize;
-  };
+  return ({ schema }) => serializerFor(schema as object);
 }
