@@ -9,6 +9,7 @@ import type { CanopyExtension } from './extensions/types';
 import { Navigator } from './navigation/navigate-tree';
 import { installErrorHandler } from './http/error-handler';
 import { installSecurity, redactToken } from './http/security';
+import { createSerializerCompiler } from './http/serializers';
 import { SessionStore } from './store/session-store';
 import type { WriteOnce } from './store/confined';
 import type { Clock } from './store/open-session';
@@ -149,6 +150,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     forceCloseConnections: true,
   });
+  // Response serializers without per-option validators, one per schema (http/serializers.ts).
+  app.setSerializerCompiler(createSerializerCompiler());
   const home = options.home ?? os.homedir();
 
   installErrorHandler(app);

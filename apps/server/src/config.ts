@@ -192,8 +192,14 @@ export interface LoadedSummarizers {
  * `summarizer` block and the CANOPY_SUMMARY_* variables. CANOPY_TEST_SUMMARIZER=hold adds one that
  * never finishes until aborted, for the end-to-end tests of aborting; nothing else enables it.
  */
-export function loadSummarizers(config: ConfigFile, env: NodeJS.ProcessEnv = process.env): LoadedSummarizers {
-  const { available, defaultId, problems } = summarizersFromConfig({ summarizer: config.summarizer }, env);
+export async function loadSummarizers(
+  config: ConfigFile,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<LoadedSummarizers> {
+  const { available, defaultId, problems } = await summarizersFromConfig(
+    { summarizer: config.summarizer },
+    env,
+  );
   const summarizers = [...available];
   if (env.CANOPY_TEST_SUMMARIZER === 'hold') summarizers.push(createHoldSummarizer());
   return { summarizers, defaultId, problems };

@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   ];
   // The token is random, made once and kept (owner-only) in the state folder, so a page left open
   // reconnects after a restart instead of being locked out by a token it never saw.
-  const { summarizers, defaultId, problems } = loadSummarizers(config);
+  const { summarizers, defaultId, problems } = await loadSummarizers(config);
   for (const problem of problems) process.stderr.write(`canopy: summariser not offered: ${problem}\n`);
   const token = readOrCreateSecretSync(path.join(stateDir, 'token'), createToken, isWellFormedToken);
   const app = await buildApp({

@@ -1,9 +1,9 @@
 // Which summarisers a Canopy server offers, from the `summarizer` block of canopy.config.json and
 // the CANOPY_SUMMARY_* environment variables (see this package's README for the format).
-import { getEnvApiKey } from '@mariozechner/pi-ai';
 import { isRecord } from '@canopy/session-core';
 import { createLlmSummarizer, llmSummarizerId, type LlmSummarizerConfig } from './llm';
 import { createOfflineSummarizer, OFFLINE_SUMMARIZER_ID } from './offline';
+import { loadPiAi, piAi } from './pi-ai';
 import type { Summarizer } from './types';
 
 export interface SummarizersFromConfig {
@@ -58,18 +58,19 @@ function applyEnvironment(base: Partial<LlmSummarizerConfig> | undefined, env: N
 
 function hasApiKey(config: LlmSummarizerConfig): boolean {
   // A local OpenAI-compatible server needs no key; pi-ai reads the provider's usual variable itself.
-  return Boolean(config.apiKey || config.baseUrl || getEnvApiKey(config.provider));
+  return Boolean(config.apiKey || config.baseUrl || piAi().getEnvApiKey(config.provider));
 }
 
 /**
  * Reads `summarizer` from canopy.config.json content and CANOPY_SUMMARY_PROVIDER / _MODEL /
  * _API_KEY / _BASE_URL from `env` (the provider's usual API-key variables, such as
- * OPENAI_API_KEY, are read by pi-ai from `process.env`, as pi reads them).
+ * OPENAI_API_KEY, are read by pi-ai from `process.env`, as pi reads them). pi-ai is imported only
+ * when an LLM summariser is configured.
  */
-export function summarizersFromConfig(
+export async function summarizersFromConfig(
   config: unknown,
   env: NodeJS.ProcessEnv,
-): { available: Summarizer[]; defaultId: string; problems: string[] } {
+): Promise<SummarizersFromConfig> {
   const problems: string[] = [];
   const block = isRecord(config) ? config.summarizer : undefined;
   if (block !== undefined && !isRecord(block)) problems.push('summarizer must be an object');
@@ -101,6 +102,7 @@ export function summarizersFromConfig(
   );
   const first = applyEnvironment(llmConfigs[0], env);
   if (first) llmConfigs[0] = first;
+  if (llmConfigs.some((candidate) => candidate?.provider && candidate.model)) await loadPiAi();
 
   for (const [i, candidate] of llmConfigs.entries()) {
     if (!candidate) continue;

@@ -18,5 +18,6 @@ export {
   type LlmSummarizerDeps,
 } from './llm';
 export { summarizersFromConfig, type SummarizersFromConfig } from './config';
+export { loadPiAi } from './pi-ai';
 export { BRANCH_SUMMARY_PROMPT, SUMMARIZATION_SYSTEM_PROMPT, summaryInstructions } from './prompts';
 export { abortError } from './abort';

@@ -6,11 +6,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { buildEveryKindBranch, buildFixBugBranch, SessionBuilder } from '../test/sessions';
 import { startFakeOpenAi, type FakeOpenAi, type RecordedRequest } from '../test/fake-openai';
 import { createLlmSummarizer, resolveLlmModel, type LlmSummarizerConfig } from './llm';
+import { loadPiAi } from './pi-ai';
 import type { SummaryProgress } from './types';
 
 let server: FakeOpenAi;
 beforeAll(async () => {
   server = await startFakeOpenAi();
+  // resolveLlmModel reads pi-ai's registry synchronously; the server loads pi-ai with its config.
+  await loadPiAi();
 });
 afterAll(async () => {
   await server.close();

@@ -11,17 +11,9 @@ import {
   serializeConversation,
   type SessionEntry,
 } from '@canopy/session-core';
-import {
-  getEnvApiKey,
-  getModels,
-  streamSimple,
-  type Api,
-  type AssistantMessage,
-  type Context,
-  type Message,
-  type Model,
-} from '@mariozechner/pi-ai';
+import type { Api, AssistantMessage, Context, Message, Model, streamSimple } from '@mariozechner/pi-ai';
 import { abortError, throwIfAborted } from './abort';
+import { loadPiAi, piAi } from './pi-ai';
 import { SUMMARIZATION_SYSTEM_PROMPT, summaryInstructions, summaryPromptText } from './prompts';
 import type { SummarizeOptions, Summarizer, SummaryResult } from './types';
 
@@ -66,7 +58,8 @@ export function llmSummarizerId(config: Pick<LlmSummarizerConfig, 'provider' | '
 /**
  * The pi-ai model for a config: with `baseUrl`, an `openai-completions` model at that URL (with
  * the conservative compatibility flags local servers need); otherwise the model of pi-ai's registry.
- * Throws an Error saying what is wrong when the model cannot be resolved.
+ * Throws an Error saying what is wrong when the model cannot be resolved. pi-ai must be loaded
+ * (`loadPiAi`), as for `resolveLlmApiKey` and `createLlmSummarizer`.
  */
 export function resolveLlmModel(config: LlmSummarizerConfig): Model<Api> {
   let model: Model<Api>;
@@ -90,6 +83,7 @@ export function resolveLlmModel(config: LlmSummarizerConfig): Model<Api> {
       },
     } satisfies Model<'openai-completions'>;
   } else {
+    const { getModels } = piAi();
     const models = getModels(config.provider as Parameters<typeof getModels>[0]) as Model<Api>[];
     if (models.length === 0) {
       throw new Error(
@@ -110,7 +104,9 @@ export function resolveLlmModel(config: LlmSummarizerConfig): Model<Api> {
 /** The API key a request will carry, or undefined when the provider has none configured. */
 export function resolveLlmApiKey(config: LlmSummarizerConfig): string | undefined {
   return (
-    config.apiKey || getEnvApiKey(config.provider) || (config.baseUrl ? LOCAL_SERVER_API_KEY : undefined)
+    config.apiKey ||
+    piAi().getEnvApiKey(config.provider) ||
+    (config.baseUrl ? LOCAL_SERVER_API_KEY : undefined)
   );
 }
 
@@ -123,7 +119,6 @@ function responseText(message: Pick<AssistantMessage, 'content'>): string {
 
 export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummarizerDeps = {}): Summarizer {
   const model = resolveLlmModel(config);
-  const stream = deps.streamSimple ?? streamSimple;
   const now = deps.now ?? Date.now;
   const reserveTokens = config.reserveTokens ?? DEFAULT_RESERVE_TOKENS;
   const maxTokens = config.maxTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
@@ -166,6 +161,7 @@ export function createLlmSummarizer(config: LlmSummarizerConfig, deps: LlmSummar
     onProgress?.({ phase: 'generating', text: '' });
     let response: AssistantMessage;
     try {
+      const stream = deps.streamSimple ?? (await loadPiAi()).streamSimple;
       const events = stream(model, context, { apiKey: resolveLlmApiKey(config), signal, maxTokens });
       // Accumulated from the deltas: an event's `partial` is the live message, already ahead of
       // the event when the consumer is behind the stream.

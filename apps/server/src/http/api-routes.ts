@@ -25,6 +25,7 @@ import type { Navigator } from '../navigation/navigate-tree';
 import type { SummaryService } from '../navigation/summaries';
 import type { SessionReads } from '../store/session-reads';
 import { snapshotLines } from '../store/snapshot-stream';
+import { serializerFor } from './serializers';
 import type { SessionStore } from '../store/session-store';
 import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
@@ -75,6 +76,12 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
 
+  // Built with the routes, not by the first snapshot a person waits for.
+  const endJson = serializerFor<SessionSnapshotEnd>(SessionSnapshotEnd);
+  const snapshotEncoders = {
+    head: serializerFor<SessionSnapshotHead>(SessionSnapshotHead),
+    end: (end: SessionSnapshotEnd) => `{"end":${endJson(end)}}`,
+  };
   app.route<{ Params: SessionParams }>({
     ...r.getSession,
     handler: async (request, reply) => {
@@ -83,14 +90,9 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       // encoded when the socket takes the previous one (and, while the server still reads the
       // file, as they are read), so the browser draws the first rows while the rest is read and
       // encoded, and the server never holds the JSON of the whole tree.
-      const endJson = reply.compileSerializationSchema(SessionSnapshotEnd);
-      const encoders = {
-        head: reply.compileSerializationSchema(SessionSnapshotHead),
-        end: (end: SessionSnapshotEnd) => `{"end":${endJson(end)}}`,
-      };
       return reply
         .type(SNAPSHOT_CONTENT_TYPE)
-        .send(Readable.from(snapshotLines(source, encoders), { objectMode: false }));
+        .send(Readable.from(snapshotLines(source, snapshotEncoders), { objectMode: false }));
     },
   });
 
