@@ -8,7 +8,13 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleNodes, snapshotParts } from '../store/testing';
 import { ApiError } from './errors';
-import { MAX_NODES_PER_STEP, readSnapshotHere, readSnapshotThrough, type SnapshotPart } from './snapshot';
+import {
+  MAX_NODES_PER_STEP,
+  nextTask,
+  readSnapshotHere,
+  readSnapshotThrough,
+  type SnapshotPart,
+} from './snapshot';
 import { SnapshotDecodeError, SnapshotDecoder } from './snapshotDecoder';
 import { NODES_PER_MESSAGE, serveSnapshots } from './snapshotService';
 import type { FetchLike } from './snapshotStream';
@@ -111,6 +117,18 @@ async function collect(parts: AsyncIterable<SnapshotPart>): Promise<SnapshotPart
   for await (const part of parts) list.push(part);
   return list;
 }
+
+describe('nextTask', () => {
+  it('resolves every waiter after the microtasks queued meanwhile, in the order they asked', async () => {
+    const order: string[] = [];
+    const waits = [1, 2, 3].map((n) => nextTask().then(() => order.push(`task ${n}`)));
+    void Promise.resolve().then(() => order.push('microtask'));
+    await Promise.all(waits);
+    await nextTask();
+    order.push('after');
+    expect(order).toEqual(['microtask', 'task 1', 'task 2', 'task 3', 'after']);
+  });
+});
 
 describe('SnapshotDecoder', () => {
   const nodes = manyNodes(300);

@@ -159,6 +159,49 @@ describe('app store', () => {
     expect(treeOf(store.getState())?.size).toBe(7);
   });
 
+  it('stores a streamed snapshot’s progress once per 16,384 plain nodes, and an event meanwhile loses none of it', async () => {
+    const count = 40_000;
+    const nodes = Array.from({ length: count }, (_, i) =>
+      node(`n${i}`, i === 0 ? null : `n${i - 1}`, 'message', 'user', `line ${i}`),
+    );
+    const parts = snapshotParts(nodes, `n${count - 1}`, 1024);
+    const nodeParts = parts.filter((part) => part.kind === 'nodes').length;
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const paused = 30;
+    const getSession = () =>
+      (async function* () {
+        for (const [at, part] of parts.entries()) {
+          if (at === paused + 1) await gate;
+          yield part;
+        }
+      })();
+    const store = createAppStore({ api: fakeApi({ getSession }), storage: null });
+    const stored: number[] = [];
+    store.subscribe((state, previous) => {
+      const received = state.snapshot?.received;
+      if (received !== undefined && received !== previous.snapshot?.received) stored.push(received);
+    });
+    const opened = store.getState().openSession('s1');
+    await vi.waitFor(() => expect(stored.at(-1)).toBeGreaterThanOrEqual(16_384));
+    // The parts before the gate are in the tree; an event now takes the progress held back with it.
+    await vi.waitFor(() => expect(treeOf(store.getState())?.size).toBe(paused * 1024));
+    store.getState().handleEvent({
+      type: 'session_changed',
+      sessionId: 's1',
+      source: 'external',
+      added: encodeNodes([node('late', `n${count - 1}`, 'message', 'user', 'late')]),
+    });
+    expect(store.getState().snapshot?.received).toBe(paused * 1024);
+    expect(store.getState().snapshot?.queued).toHaveLength(1);
+    release?.();
+    await opened;
+    expect(stored.length).toBeLessThan(nodeParts / 4);
+    expect(store.getState().snapshot).toBeNull();
+    expect(treeOf(store.getState())?.size).toBe(count + 1);
+    expect(store.getState().selector?.rows).toHaveLength(count + 1);
+  });
+
   it('patches the session list from session_list_changed without fetching it', async () => {
     const listSessions = vi.fn(() => Promise.resolve({ sessions: [listItem('s1'), listItem('s2')] }));
     const store = createAppStore({ api: fakeApi({ listSessions }), storage: null });

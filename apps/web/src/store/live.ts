@@ -203,6 +203,8 @@ export function withListedItem(
 function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 'snapshot_head' }>): Applied {
   const { head } = input;
   const tree = new ViewTree();
+  // A session the server has open says how many nodes come: the tree makes room for them once.
+  if (head.nodeCount !== undefined) tree.reserve(head.nodeCount);
   // The leaf comes with the closing line; until then nothing is the leaf.
   const selector = createTreeSelectorState(tree, {
     leafId: null,

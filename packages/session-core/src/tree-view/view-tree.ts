@@ -10,6 +10,7 @@
 // not the tree's (children lists are sorted when next read, not on every insertion).
 // One file (past 300 lines) because every method reads and writes the same parallel arrays.
 
+import { IdIndex } from './id-index';
 import type { ViewEntry } from './view-entry';
 
 function timestampKey(timestamp: string): number {
@@ -18,15 +19,22 @@ function timestampKey(timestamp: string): number {
   return Number.isNaN(key) ? Number.POSITIVE_INFINITY : key;
 }
 
+/** Room of the numeric columns of an empty tree. */
+const INITIAL_CAPACITY = 1024;
+
 /** In-place edits remembered for {@link ViewTree.entriesChangedSince}. */
 const MAX_EDITS = 64;
 
 export class ViewTree {
   private entries: ViewEntry[] = [];
-  private readonly indexById = new Map<string, number>();
+  /** Position of every id (typed arrays: no long rehash as a large tree grows, see id-index.ts). */
+  private readonly positions = new IdIndex((index) => this.entries[index]!.id);
+  // The numeric columns are typed arrays grown by doubling: a plain array of 100,000+ numbers
+  // grows by copying into a new backing store, 10-20 ms each time it fills (measured in Node).
   /** Tree parent of each node (-1 for a root); differs from `parentId` for orphans, self-parents and cycle breakers. */
-  private parents: number[] = [];
-  private keys: number[] = [];
+  private parents = new Int32Array(INITIAL_CAPACITY);
+  /** Sort key of each node's timestamp (timestampKey). */
+  private keys = new Float64Array(INITIAL_CAPACITY);
   private children: (number[] | undefined)[] = [];
   private rootList: number[] = [];
   /** Nodes whose parent id has not appeared yet, by that id: they become children when it does. */
@@ -73,26 +81,26 @@ export class ViewTree {
   }
 
   get(id: string): ViewEntry | undefined {
-    const index = this.indexById.get(id);
-    return index === undefined ? undefined : this.entries[index];
+    const index = this.positions.indexOf(id);
+    return index < 0 ? undefined : this.entries[index];
   }
 
   has(id: string): boolean {
-    return this.indexById.has(id);
+    return this.positions.indexOf(id) >= 0;
   }
 
   /** The tree parent's id (null for a root or an unknown id). */
   parentOf(id: string): string | null {
-    const index = this.indexById.get(id);
-    if (index === undefined) return null;
+    const index = this.positions.indexOf(id);
+    if (index < 0) return null;
     const parent = this.parents[index]!;
     return parent < 0 ? null : this.entries[parent]!.id;
   }
 
   /** Ids of the children, in display order before active-branch reordering. */
   childrenOf(id: string): string[] {
-    const index = this.indexById.get(id);
-    if (index === undefined) return [];
+    const index = this.positions.indexOf(id);
+    if (index < 0) return [];
     return (this.childIndicesAt(index) ?? []).map((child) => this.entries[child]!.id);
   }
 
@@ -110,7 +118,7 @@ export class ViewTree {
 
   /** Position of an id in file order, or -1. */
   indexOf(id: string): number {
-    return this.indexById.get(id) ?? -1;
+    return this.positions.indexOf(id);
   }
 
   entryAt(index: number): ViewEntry {
@@ -133,6 +141,27 @@ export class ViewTree {
   // ---- updates
 
   /**
+   * Makes room for `count` entries in all (a streamed snapshot whose head says how many nodes
+   * come), so that appending them never stops to grow the id index. Changes nothing visible.
+   */
+  reserve(count: number): void {
+    this.positions.reserve(count);
+    if (count > this.parents.length) this.growColumns(count);
+  }
+
+  /** Makes the numeric columns hold at least `count` nodes (doubling, so appends stay O(1) amortised). */
+  private growColumns(count: number): void {
+    let capacity = this.parents.length;
+    while (capacity < count) capacity *= 2;
+    const parents = new Int32Array(capacity);
+    parents.set(this.parents);
+    this.parents = parents;
+    const keys = new Float64Array(capacity);
+    keys.set(this.keys);
+    this.keys = keys;
+  }
+
+  /**
    * Adds entries written after the ones already in the tree: a live tail, or the next chunk of a
    * streamed snapshot. Costs time in proportion to `entries.length` (an entry that arrives before
    * its parent adds a walk up from that parent when it arrives); the result is the same as
@@ -150,8 +179,8 @@ export class ViewTree {
 
   /** Sets or clears (undefined or "") the label of an entry; returns false for an unknown id. */
   setLabel(id: string, label: string | undefined): boolean {
-    const index = this.indexById.get(id);
-    if (index === undefined) return false;
+    const index = this.positions.indexOf(id);
+    if (index < 0) return false;
     const entry = this.entries[index]!;
     const next = label === '' ? undefined : label;
     if (entry.label === next) return true;
@@ -171,8 +200,8 @@ export class ViewTree {
    * entry that keeps its parent and timestamp keeps its place; otherwise the tree is rebuilt.
    */
   replace(entry: ViewEntry): boolean {
-    const index = this.indexById.get(entry.id);
-    if (index === undefined) return false;
+    const index = this.positions.indexOf(entry.id);
+    if (index < 0) return false;
     const before = this.entries[index]!;
     this.entries[index] = entry;
     if (before.parentId === entry.parentId && before.timestamp === entry.timestamp) {
@@ -192,9 +221,7 @@ export class ViewTree {
 
   private reset(): void {
     this.entries = [];
-    this.indexById.clear();
-    this.parents = [];
-    this.keys = [];
+    this.positions.clear();
     this.children = [];
     this.rootList = [];
     this.waiting = new Map();
@@ -202,15 +229,16 @@ export class ViewTree {
   }
 
   private accept(entry: ViewEntry): number {
-    if (typeof entry.id !== 'string' || entry.id === '' || this.indexById.has(entry.id)) {
+    // The id index answers -1 for an id already taken; positions and entries grow together.
+    const index = typeof entry.id !== 'string' || entry.id === '' ? -1 : this.positions.add(entry.id);
+    if (index < 0) {
       this.skipped++;
       return -1;
     }
-    const index = this.entries.length;
     this.entries.push(entry);
-    this.indexById.set(entry.id, index);
-    this.keys.push(timestampKey(entry.timestamp));
-    this.parents.push(-1);
+    if (index >= this.parents.length) this.growColumns(index + 1);
+    this.keys[index] = timestampKey(entry.timestamp);
+    this.parents[index] = -1;
     this.children.push(undefined);
     return index;
   }
@@ -220,8 +248,8 @@ export class ViewTree {
     const entry = this.entries[index]!;
     const parentId = entry.parentId;
     if (typeof parentId !== 'string' || parentId === entry.id) return -1;
-    const parent = this.indexById.get(parentId);
-    if (parent !== undefined) return parent;
+    const parent = this.positions.indexOf(parentId);
+    if (parent >= 0) return parent;
     const list = this.waiting.get(parentId);
     if (list === undefined) this.waiting.set(parentId, [index]);
     else list.push(index);
@@ -230,6 +258,8 @@ export class ViewTree {
 
   private build(entries: readonly ViewEntry[]): void {
     this.reset();
+    if (entries.length > this.parents.length) this.growColumns(entries.length);
+    this.positions.reserve(entries.length);
     for (const entry of entries) this.accept(entry);
     const count = this.entries.length;
     const parents = this.parents;
@@ -273,7 +303,7 @@ export class ViewTree {
    */
   private breakCycles(): void {
     const parents = this.parents;
-    const count = parents.length;
+    const count = this.entries.length;
     // 0 = not visited, walk number + 1 while on the current walk, -1 when settled.
     const state = new Int32Array(count);
     for (let start = 0; start < count; start++) {

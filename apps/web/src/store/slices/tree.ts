@@ -44,6 +44,15 @@ export interface TreeSlice {
 
 const DEFAULT_PAGE_SIZE = 20;
 
+/**
+ * Nodes of a streamed snapshot appended between two store updates that only move its progress.
+ * Every store update re-renders what reads the tree or the progress (the status bar, the graph,
+ * the detail panel) and repaints: at 200,000 entries, one per part (4096 nodes) cost about 1 s of
+ * React work and as much again in style, layout and paint (CPU profile of the open). Parts that
+ * bring rows (the first screen, each fourfold growth) and everything else are stored at once.
+ */
+const NODES_PER_PROGRESS = 16_384;
+
 /** Work per task while rows are prepared: a frame's worth, well under a 100 ms long task. */
 const ROWS_SLICE_MS = 8;
 
@@ -77,12 +86,39 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
   const { set, get, api } = kit;
   // The load in flight; a newer open or a close aborts it.
   let loading: AbortController | null = null;
+  // The snapshot's progress after parts that changed nothing else (see NODES_PER_PROGRESS), not
+  // yet in the store, and the store's progress it follows from: every apply starts from it, so
+  // nothing is lost, and it is dropped if anything else has replaced the store's progress since.
+  let held: { progress: SnapshotProgress; after: SnapshotProgress } | null = null;
 
-  const apply = (input: LiveInput) => {
+  /** `hold`: a snapshot part whose progress may wait in `held` if that is all it changes. */
+  const apply = (input: LiveInput, hold = false) => {
     const before = get();
     const selectedBefore = selectedIdOf(before);
-    const applied = applyServerEvent(liveOf(before), input);
+    const live = liveOf(before);
+    const base = held && live.snapshot === held.after ? { ...live, snapshot: held.progress } : live;
+    held = null;
+    const applied = applyServerEvent(base, input);
     const { sessions, listing, session, selector, writerActive, snapshot } = applied.state;
+    if (
+      hold &&
+      snapshot !== null &&
+      before.snapshot !== null &&
+      !snapshot.rowsDue &&
+      sessions === base.sessions &&
+      listing === base.listing &&
+      session === base.session &&
+      selector === base.selector &&
+      writerActive === base.writerActive &&
+      !applied.reveal &&
+      !applied.reload &&
+      !applied.reloadList &&
+      applied.notices.length === 0 &&
+      applied.changedIds.length === 0
+    ) {
+      held = { progress: snapshot, after: before.snapshot };
+      return;
+    }
     set({
       sessions,
       listing,
@@ -106,6 +142,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
     loading = controller;
     let started = false;
     let restart = false;
+    let nodesSinceStored = 0;
     try {
       for await (const part of api.getSession(id, controller.signal)) {
         if (controller.signal.aborted) return;
@@ -122,7 +159,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
           });
           kit.notifyLocation();
         } else if (part.kind === 'nodes') {
-          apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes, deferRows: true });
+          nodesSinceStored += part.nodes.length;
+          const hold = nodesSinceStored < NODES_PER_PROGRESS;
+          apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes, deferRows: true }, hold);
+          if (held === null) nodesSinceStored = 0;
           const { selector, snapshot } = get();
           if (selector && snapshot?.rowsDue) {
             const { leafId, mode, query } = selector;
@@ -207,6 +247,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
     closeSession() {
       loading?.abort();
       loading = null;
+      held = null;
       const state = get();
       set({
         summaryDialog: null,
