@@ -68,7 +68,10 @@ const samples = new Map<string, number[]>();
 
 async function traced(cdp: CDPSession, name: string, run: () => Promise<number>): Promise<void> {
   if (!tracing) {
-    const wall = await run().catch(() => NaN);
+    const wall = await run().catch((error: unknown) => {
+      console.error(`${name}: ${String(error).split('\n')[0]}`);
+      return NaN;
+    });
     samples.set(name, [...(samples.get(name) ?? []), wall]);
     return;
   }
@@ -166,7 +169,12 @@ async function main(): Promise<void> {
     const rounds = tracing ? 1 : Number(option('--repeat') ?? 5);
     for (let round = 0; round < rounds; round++) {
       await traced(cdp, 'live-append', async () => {
-        const leaf = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id');
+        // After a jump to a user message the leaf is its parent, which may be out of view (the
+        // jumped-to row stays where it was): append under the selected row then.
+        const leaf =
+          (await page.$(`${rowSelector}[data-leaf]`)) !== null
+            ? await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id')
+            : await page.getAttribute(`${rowSelector}[aria-selected="true"]`, 'data-entry-id');
         const { id, line } = appendedUserLine('prof', leaf, 'appended by the profiler');
         return timed(
           async () => appendFileSync(liveFile, `${line}\n`),
@@ -210,7 +218,9 @@ async function main(): Promise<void> {
         );
       });
       await traced(cdp, 'jump', async () => {
-        const before = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id');
+        const before = await page
+          .getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id', { timeout: 2000 })
+          .catch(() => null);
         return timed(
           () => page.keyboard.press('Enter'),
           () =>
