@@ -142,32 +142,43 @@ describe('cached visibility (visibility.ts)', () => {
   });
 });
 
+/**
+ * A chain of user messages `${prefix}${from}`, `${prefix}${from + 1}`… with these texts, whose search
+ * texts count their reads.
+ */
+function readCountedChain(texts: readonly string[], prefix: string, from = 0) {
+  const reads = { count: 0 };
+  const entries = texts.map((text, i): ViewEntry => {
+    const n = from + i;
+    const entry = {
+      id: `${prefix}${n}`,
+      parentId: n === 0 ? null : `${prefix}${n - 1}`,
+      type: 'message',
+      role: 'user',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      text,
+      flags: 0,
+    } as ViewEntry;
+    Object.defineProperty(entry, 'search', {
+      enumerable: true,
+      get: () => {
+        reads.count++;
+        return text;
+      },
+    });
+    return entry;
+  });
+  return { entries, reads };
+}
+
 describe('cached visibility after a change to the tree', () => {
   /** User messages whose search text counts its reads: a read is one entry tested against a query. */
-  function countingEntries(count: number, from = 0) {
-    const reads = { count: 0 };
-    const entries = Array.from({ length: count }, (_, i): ViewEntry => {
-      const n = from + i;
-      const entry = {
-        id: `c${n}`,
-        parentId: n === 0 ? null : `c${n - 1}`,
-        type: 'message',
-        role: 'user',
-        timestamp: '2026-01-01T00:00:00.000Z',
-        text: n % 2 === 0 ? 'even' : 'odd',
-        flags: 0,
-      } as ViewEntry;
-      Object.defineProperty(entry, 'search', {
-        enumerable: true,
-        get: () => {
-          reads.count++;
-          return n % 2 === 0 ? 'even' : 'odd';
-        },
-      });
-      return entry;
-    });
-    return { entries, reads };
-  }
+  const countingEntries = (count: number, from = 0) =>
+    readCountedChain(
+      Array.from({ length: count }, (_, i) => ((from + i) % 2 === 0 ? 'even' : 'odd')),
+      'c',
+      from,
+    );
 
   it('an append tests only the appended entries against the query, and the bits equal a fresh tree', () => {
     const first = countingEntries(50);
@@ -197,29 +208,7 @@ describe('cached visibility after a change to the tree', () => {
 });
 
 describe('search masks (search-masks.ts)', () => {
-  function counted(texts: readonly string[]) {
-    const reads = { count: 0 };
-    const entries = texts.map((text, n): ViewEntry => {
-      const entry = {
-        id: `m${n}`,
-        parentId: n === 0 ? null : `m${n - 1}`,
-        type: 'message',
-        role: 'user',
-        timestamp: '2026-01-01T00:00:00.000Z',
-        text,
-        flags: 0,
-      } as ViewEntry;
-      Object.defineProperty(entry, 'search', {
-        enumerable: true,
-        get: () => {
-          reads.count++;
-          return text;
-        },
-      });
-      return entry;
-    });
-    return { entries, reads };
-  }
+  const counted = (texts: readonly string[]) => readCountedChain(texts, 'm');
 
   it('decide a one-letter or one-digit query without reading any text, and read only the possible entries otherwise', () => {
     const { entries, reads } = counted(['even', 'odd', 'seven 7', 'dove', 'vex-3', 'none']);
