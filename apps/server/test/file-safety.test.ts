@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/store/open-session';
 import type { WriteOnce } from '../src/store/confined';
 import { AUTH, getSnapshot, sessionIdOf } from './helpers';
-import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
+import { makeSession, sendMessage, setupOwn, type OwnEnv } from './own-sessions';
 
 interface ErrorBody {
   error: { code: string; message: string };
@@ -45,15 +45,6 @@ function label(env: OwnEnv, id: string, entryId: string, text = 'mark') {
     url: `/api/sessions/${id}/labels/${entryId}`,
     headers: AUTH,
     payload: { label: text },
-  });
-}
-
-function message(env: OwnEnv, id: string, text: string) {
-  return env.app.inject({
-    method: 'POST',
-    url: `/api/sessions/${id}/messages`,
-    headers: AUTH,
-    payload: { text },
   });
 }
 
@@ -167,7 +158,7 @@ describe('appending beside another writer', () => {
     };
     env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: write, quietWindowMs: 0 });
     const id = await sessionIdOf(env.app, 'a.jsonl');
-    const response = await message(env, id, 'from canopy');
+    const response = await sendMessage(env, id, 'from canopy');
     expect(response.statusCode).toBe(200);
     const { entryId } = response.json() as { entryId: string };
     const text = fs.readFileSync(env.file('a.jsonl'), 'utf8');
@@ -203,7 +194,7 @@ describe('failed writes', () => {
       );
       const id = await sessionIdOf(env.app, 'a.jsonl');
       const before = fs.readFileSync(env.file('a.jsonl'));
-      const response = await message(env, id, 'x'.repeat(500_000));
+      const response = await sendMessage(env, id, 'x'.repeat(500_000));
       expect(response.statusCode).toBe(status);
       expect((response.json() as ErrorBody).error.code).toBe(expected);
       expect(fs.readFileSync(env.file('a.jsonl')).equals(before)).toBe(true);
@@ -216,7 +207,7 @@ describe('failed writes', () => {
     env = await setupOwn({ 'a.jsonl': session.text }, { appendWrite: short, quietWindowMs: 0 });
     const id = await sessionIdOf(env.app, 'a.jsonl');
     const before = fs.readFileSync(env.file('a.jsonl'));
-    const response = await message(env, id, 'y'.repeat(10_000));
+    const response = await sendMessage(env, id, 'y'.repeat(10_000));
     expect(response.statusCode).toBe(500);
     expect((response.json() as ErrorBody).error.code).toBe('WRITE_FAILED');
     expect(fs.readFileSync(env.file('a.jsonl')).equals(before)).toBe(true);

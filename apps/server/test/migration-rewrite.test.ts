@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AUTH, getSnapshot, sessionIdOf } from './helpers';
-import { setupOwn, type OwnEnv } from './own-sessions';
+import { getSnapshot, sessionIdOf } from './helpers';
+import { sendMessage, setupOwn, type OwnEnv } from './own-sessions';
 
 const PIECE_BYTES = 1024;
 const TURNS = 120;
@@ -86,15 +86,6 @@ function watchIo(folder: string, failWrite: (path: string) => boolean = () => fa
   return io;
 }
 
-function addMessage(env: OwnEnv, id: string, text: string) {
-  return env.app.inject({
-    method: 'POST',
-    url: `/api/sessions/${id}/messages`,
-    headers: AUTH,
-    payload: { text },
-  });
-}
-
 /** Files of the folder a failed rewrite could leave behind: temporary files and backups. */
 function leftovers(env: OwnEnv): string[] {
   return fs.readdirSync(env.root).filter((name) => name.endsWith('.tmp') || name.endsWith('.bak'));
@@ -117,7 +108,7 @@ describe('the migration rewrite of a legacy file', () => {
 
   it('reads and writes the file, its backup and the new file in pieces, never whole', async () => {
     const io = watchIo(env.root);
-    const response = await addMessage(env, id, 'after the migration');
+    const response = await sendMessage(env, id, 'after the migration');
     vi.restoreAllMocks();
     expect(response.statusCode).toBe(200);
     const file = env.file('old.jsonl');
@@ -158,7 +149,7 @@ describe('the migration rewrite of a legacy file', () => {
     async (_what, target) => {
       let writes = 0;
       watchIo(env.root, (name) => target(name) && ++writes === 3);
-      const response = await addMessage(env, id, 'lost');
+      const response = await sendMessage(env, id, 'lost');
       vi.restoreAllMocks();
       expect(writes).toBe(3);
       expect(original.length).toBeGreaterThan(10 * PIECE_BYTES);
@@ -169,7 +160,7 @@ describe('the migration rewrite of a legacy file', () => {
       expect(leftovers(env)).toEqual(target('x.bak.tmp') ? [] : ['old.jsonl.v1.bak']);
       expect((await getSnapshot(env.app, id)).nodes).toHaveLength(2 * TURNS);
 
-      const retry = await addMessage(env, id, 'kept');
+      const retry = await sendMessage(env, id, 'kept');
       expect(retry.statusCode).toBe(200);
       expect(fs.readFileSync(`${file}.v1.bak`).equals(original)).toBe(true);
       expect(leftovers(env)).toEqual(['old.jsonl.v1.bak']);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../src/app';
-import { buildTestApp } from './helpers';
+import { AUTH, buildTestApp } from './helpers';
 
 export interface OwnSession {
   text: string;
@@ -90,4 +90,14 @@ export function smallSessionsFolder(count: number): { folder: string; files: str
     files.push(file);
   }
   return { folder, files };
+}
+
+/** Appends a user message to the session through the API, as the composer does. */
+export function sendMessage(env: OwnEnv, id: string, text: string) {
+  return env.app.inject({
+    method: 'POST',
+    url: `/api/sessions/${id}/messages`,
+    headers: AUTH,
+    payload: { text },
+  });
 }
