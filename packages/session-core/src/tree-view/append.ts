@@ -255,14 +255,14 @@ export function rowsAfterAppend(
     rowOfNode: after,
     multipleRoots,
     index: new RowIndex(tree, rows, after),
-    ends: null,
+    sizes: null,
   };
 }
 
 /** The end (exclusive) of the rows of the subtree at row `at` of `state`. */
 function endsOfRow(state: RowsState, at: number): number {
-  if (state.ends !== null) return state.ends[at]!;
-  // Without the ends of every row: the subtree ends at the first later row outside it.
+  if (state.sizes !== null) return at + state.sizes[state.rows[at]!.node]!;
+  // Without the subtree sizes: the subtree ends at the first later row outside it.
   const rows = state.rows;
   const rowOfNode = state.rowOfNode;
   let end = at + 1;

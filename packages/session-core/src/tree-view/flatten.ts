@@ -22,6 +22,7 @@ import {
   ROW_MULTIPLE_ROOTS,
   ROW_SHOW_CONNECTOR,
   ROW_VIRTUAL_ROOT_CHILD,
+  rowsWork,
   type GutterLink,
 } from './row';
 import { matchesQuery, tokenizeQuery } from './search';
@@ -138,8 +139,7 @@ const lastRows = new WeakMap<ViewTree, RowsState>();
 /** Internal, for tests: how many calls took each path (full, a jump, the same rows, an append). */
 export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0 };
 
-/** Internal, for tests: how many depth-first traversals were computed. */
-export const rowsWork = { traversals: 0 };
+export { rowsWork } from './row';
 
 /**
  * Does ahead of time (when the page is idle) what the next full pass of computeRows needs that no
@@ -495,7 +495,7 @@ class FullPass {
       rowOfNode,
       multipleRoots: this.multipleRoots,
       index: new RowIndex(tree, rows, rowOfNode),
-      ends: null,
+      sizes: null,
     };
     lastRows.set(tree, state);
     this.state = state;

@@ -266,4 +266,27 @@ describe('rows after a jump (jump.ts)', () => {
     expect(rowOf(second.rows, 'c1')!.onActivePath).toBe(false);
     expect(rowOf(second.rows, 'c2')!.isLeaf).toBe(true);
   });
+
+  it('counts the rows of every subtree once per visible tree, not once per jump', () => {
+    // r → {a1 → a2, b1 → b2, c1}: every jump reorders the root's children.
+    const entries = ['r', 'a1', 'a2', 'b1', 'b2', 'c1'].map((id, i) =>
+      viewOf({ back: 1, kind: 'user', words: ['ab'], second: i }, i),
+    );
+    const parents: Record<string, string | null> = {
+      e0: null,
+      e1: 'e0',
+      e2: 'e1',
+      e3: 'e0',
+      e4: 'e3',
+      e5: 'e0',
+    };
+    const tree = new ViewTree(entries.map((entry) => ({ ...entry, parentId: parents[entry.id]! })));
+    computeRows(tree, { leafId: 'e2' });
+    const jumps = rowsPaths.jump;
+    const passes = rowsWork.subtreeSizes;
+    for (const leafId of ['e4', 'e5', 'e2', 'e4'])
+      expect(project(tree, { leafId })).toEqual(project(new ViewTree(tree.allEntries()), { leafId }));
+    expect(rowsPaths.jump).toBe(jumps + 4);
+    expect(rowsWork.subtreeSizes).toBe(passes + 1);
+  });
 });

@@ -15,6 +15,7 @@ import {
   ROW_LAST,
   ROW_LEAF,
   ROW_LEAF_POSITION,
+  rowsWork,
   type GutterLink,
 } from './row';
 import { matchesQuery } from './search';
@@ -36,8 +37,11 @@ export interface RowsState {
   rowOfNode: Int32Array;
   multipleRoots: boolean;
   index: RowIndex;
-  /** Per row, the end (exclusive) of its subtree's rows; computed on first use. */
-  ends: Int32Array | null;
+  /**
+   * Per node, how many rows its visible subtree has (its own included; 0 for hidden nodes); computed
+   * on first use. A jump shows the same visible tree in another order, so it hands them on as they are.
+   */
+  sizes: Int32Array | null;
 }
 
 /** Per-node row and gutter caches of flatten.ts, updated for the rows built here. */
@@ -48,19 +52,20 @@ export interface ReuseCache {
 
 const CHANGING = ROW_LAST | ROW_ACTIVE | ROW_LEAF | ROW_LEAF_POSITION;
 
-function endsOf(state: RowsState): Int32Array {
-  if (state.ends !== null) return state.ends;
+/** The rows in each node's visible subtree (see RowsState.sizes). */
+export function sizesOf(state: RowsState): Int32Array {
+  if (state.sizes !== null) return state.sizes;
+  rowsWork.subtreeSizes++;
   const rows = state.rows;
-  const ends = new Int32Array(rows.length);
+  const sizes = new Int32Array(state.rowOfNode.length);
   // Children come after their parent: sizes add up from the last row back.
   for (let r = rows.length - 1; r >= 0; r--) {
-    ends[r]! += 1;
-    const parent = rows[r]!.parentNode;
-    if (parent >= 0) ends[state.rowOfNode[parent]!]! += ends[r]!;
+    const row = rows[r]!;
+    sizes[row.node]! += 1;
+    if (row.parentNode >= 0) sizes[row.parentNode]! += sizes[row.node]!;
   }
-  for (let r = 0; r < rows.length; r++) ends[r]! += r;
-  state.ends = ends;
-  return ends;
+  state.sizes = sizes;
+  return sizes;
 }
 
 // Marks of the nodes on the old and the new active path, by call stamp, so they need no clearing.
@@ -151,7 +156,7 @@ export function rowsAfterJump(
   const oldRows = previous.rows;
   const total = oldRows.length;
   if (chainOfRow.length < total) chainOfRow = new Array<GutterLink | null>(total).fill(null);
-  const ends = endsOf(previous);
+  const sizes = sizesOf(previous);
   const rows = new Array<Row>(total);
   const after = before.slice();
   let written = 0;
@@ -181,7 +186,7 @@ export function rowsAfterJump(
   stackLast.length = 0;
   stackChain.length = 0;
   let roots = 0;
-  for (let r = 0; r < total; r = ends[r]!) roots++;
+  for (let r = 0; r < total; r += sizes[oldRows[r]!.node]!) roots++;
   if (!pushChildren(-1, null, roots)) return null;
   while (stackRow.length > 0) {
     const at = stackRow.pop()!;
@@ -212,7 +217,7 @@ export function rowsAfterJump(
     rows[written] = row;
     if (written !== at) after[node] = written;
     written++;
-    const end = ends[at]!;
+    const end = at + sizes[node]!;
     if (end === at + 1) continue;
     // The row right after a node with children is its first child, which holds the list it got.
     const oldChildChain = oldRows[at + 1]!.gutterChain;
@@ -245,7 +250,7 @@ export function rowsAfterJump(
         rows[written] = rebuilt;
         if (written !== r) after[below.node] = written;
         written++;
-        if (ends[r]! > r + 1) {
+        if (sizes[below.node]! > 1) {
           const passed = childChainOf(
             below.bits,
             below.indent,
@@ -273,7 +278,8 @@ export function rowsAfterJump(
     rowOfNode: after,
     multipleRoots,
     index: new RowIndex(tree, rows, after),
-    ends: null,
+    // The same visible tree: every subtree has as many rows as before.
+    sizes,
   };
   return result;
 }

@@ -5,6 +5,9 @@ import type { FlatRow, Gutter } from './flatten';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
 
+/** Internal, for tests: how many depth-first traversals and subtree size passes were computed. */
+export const rowsWork = { traversals: 0, subtreeSizes: 0 };
+
 export interface GutterLink {
   position: number;
   show: boolean;
