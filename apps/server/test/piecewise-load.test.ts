@@ -6,7 +6,12 @@ import type { ServerEvent } from '@canopy/protocol';
 import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NewFileStorageProvider } from '../src/store/file-storage';
-import { OpenSession, REAL_CLOCK, type OpenSessionOptions } from '../src/store/open-session';
+import {
+  OpenSession,
+  PARSE_SLICE_BYTES,
+  REAL_CLOCK,
+  type OpenSessionOptions,
+} from '../src/store/open-session';
 import { StateStore } from '../src/store/state';
 import { treeNodesOf } from '../src/store/tree-model';
 
@@ -207,6 +212,45 @@ describe('an open session reads its file in pieces', () => {
     expect(readOf(session)).toEqual(wholeRead(bytes.toString('utf8')));
     expect(lengths.length).toBeGreaterThan(20);
     expect(Math.max(...lengths)).toBeLessThanOrEqual(pieceBytes + WINDOW_BYTES);
+  });
+
+  it('a read lets other work run every PARSE_SLICE_BYTES of a piece, and still gives exactly what a whole read gives', async () => {
+    // One 4 MB piece holds the whole file; parsed at once, it held the event loop for ~50 ms a MB.
+    const text = longSessionText(240);
+    expect(text.length).toBeGreaterThan(3 * PARSE_SLICE_BYTES);
+    const file = fileWith(text);
+    const session = new OpenSession({
+      id: 'sliced',
+      file,
+      state: new StateStore(path.join(dir, 'state')),
+      home: HOME,
+      publish: () => undefined,
+      pollMs: 1e9,
+      midWriteWaitMs: 0,
+      storageProvider: new NewFileStorageProvider(
+        dir,
+        () => 0o600,
+        () => true,
+      ),
+      confined: () => true,
+      quietWindowMs: 0,
+      clock: REAL_CLOCK,
+    });
+    sessions.push(session);
+    const opened = session.open();
+    // Each turn of the event loop during the read: how many nodes the read had received by then.
+    const seen: number[] = [];
+    const look = () => {
+      const progress = session.loading;
+      if (progress === undefined) return;
+      seen.push(progress.nodes.length);
+      setImmediate(look);
+    };
+    setImmediate(look);
+    await opened;
+    const total = wholeRead(text).nodes.length;
+    expect(seen.filter((count) => count > 0 && count < total).length).toBeGreaterThanOrEqual(3);
+    expect(readOf(session)).toEqual(wholeRead(text));
   });
 
   it('a file rewritten in place while it is being read is read again: the open session equals the file on disk', async () => {

@@ -43,6 +43,13 @@ import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
 
 /** Reloads one poll may do in a row before it leaves a file still being rewritten to the next poll. */
+/**
+ * Bytes of a whole read parsed per turn of the event loop (~5–10 ms of parsing): the requests that
+ * come in meanwhile (the page's script, its API calls, another session's snapshot) are served
+ * between two slices instead of after a whole piece.
+ */
+export const PARSE_SLICE_BYTES = 512 << 10;
+
 const MAX_RELOADS_PER_POLL = 3;
 
 /** Another writer counts as active for this long after its last append. */
@@ -384,9 +391,14 @@ export class OpenSession {
     for (let at = 0; at < size;) {
       const piece = readIntoSync(fd, at, buffer, Math.min(buffer.length, size - at));
       if (piece.length === 0) return; // shrank while reading: the next look sees it
-      at += piece.length;
       tail.took(piece);
-      yield piece;
+      // Parsed a slice per turn of the event loop: a whole piece is ~50 ms of parsing, and a
+      // request served meanwhile (the page's script, its API calls) waited that long per turn.
+      for (let from = 0; from < piece.length; from += PARSE_SLICE_BYTES) {
+        if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        yield piece.subarray(from, from + PARSE_SLICE_BYTES);
+      }
+      at += piece.length;
       progress?.advanced(at);
       await this.options.afterPiece?.(at);
       await new Promise<void>((resolve) => setImmediate(resolve));
