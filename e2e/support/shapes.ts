@@ -142,3 +142,26 @@ export function fan(branches: number): { text: string; leafId: string; firstRepl
   }
   return { text: manager.toJsonl(), leafId, firstReplyId };
 }
+
+/**
+ * A fork inside a fork: a question answered with B, then again with A, and A asked two follow-ups
+ * (the second, written last, holds the leaf). A jump to B makes A the last of the question's
+ * answers, which turns A's line over in the gutter of every row below A: the rows of A's first
+ * follow-up keep their own marks, so only their gutters change.
+ */
+export function forkInFork(): {
+  text: string;
+  ids: Record<'question' | 'b' | 'a' | 'sideAnswer' | 'leaf', string>;
+} {
+  const manager = SessionManager.inMemory(CWD);
+  const question = ask(manager, 'Which way?');
+  const b = reply(manager, 'Way B');
+  manager.branch(question);
+  const a = reply(manager, 'Way A');
+  ask(manager, 'A, then the side step?');
+  const sideAnswer = reply(manager, 'The side step is done');
+  manager.branch(a);
+  ask(manager, 'A, then the main step?');
+  const leaf = reply(manager, 'The main step is done');
+  return { text: manager.toJsonl(), ids: { question, b, a, sideAnswer, leaf } };
+}

@@ -1,11 +1,21 @@
 // The outline under the pointer: a jump that puts the new active branch first keeps the clicked
 // row where it was on screen, and a deep tree keeps its rows readable (capped indentation, the
 // depth shown as a number past the cap).
-import { deepBranches, trunkWithTwoBranches } from '../support/shapes';
+import { computeRows, rowPrefix, SessionManager, toViewEntries, ViewTree } from '@canopy/session-core';
+import { deepBranches, forkInFork, trunkWithTwoBranches } from '../support/shapes';
 import { expect, test } from '../support/test';
 
 const branches = trunkWithTwoBranches(30, 4);
 const deep = deepBranches(30);
+const nested = forkInFork();
+
+/** The tree prefix of each row of `text` for `leafId`, as session-core draws it (no filter). */
+function expectedPrefixes(text: string, leafId: string): Record<string, string> {
+  const session = SessionManager.fromJsonl(text);
+  const tree = new ViewTree(toViewEntries(session.getEntries(), (id) => session.getLabel(id)));
+  const { rows } = computeRows(tree, { leafId });
+  return Object.fromEntries(rows.map((row) => [row.id, rowPrefix(row)]));
+}
 
 test.describe('a jump that reorders the rows', () => {
   test.use({ sessionFiles: [], generatedSessions: { 'branches.jsonl': () => branches.text } });
@@ -39,6 +49,37 @@ test.describe('a jump that reorders the rows', () => {
     // …and the clicked row did not move under the pointer.
     await expect.poll(async () => Math.round((await row.boundingBox())!.y)).toBe(Math.round(before));
     await expect(row).toHaveAttribute('aria-selected', 'true');
+  });
+});
+
+test.describe('a jump that makes a branch with a fork of its own the last one', () => {
+  test.use({ sessionFiles: [], generatedSessions: { 'nested.jsonl': () => nested.text } });
+
+  test('redraws the gutters of every row below that branch, those whose own marks stay included', async ({
+    app,
+    page,
+  }) => {
+    await app.openSession('nested.jsonl');
+    await page.getByTestId('view.outline').click();
+    const drawn = () =>
+      app.rows.evaluateAll((rows) =>
+        Object.fromEntries(
+          rows.map((row) => [
+            row.getAttribute('data-entry-id'),
+            row.querySelector('.row-prefix')?.textContent,
+          ]),
+        ),
+      );
+    await expect.poll(drawn).toEqual(expectedPrefixes(nested.text, nested.ids.leaf));
+    await app.row(nested.ids.b).click();
+    await page.keyboard.press('Enter');
+    await expect(app.row(nested.ids.b)).toHaveAttribute('data-leaf', 'true');
+    const after = expectedPrefixes(nested.text, nested.ids.b);
+    // The side answer's row keeps its marks; only the line of A, now the last answer, goes.
+    expect(after[nested.ids.sideAnswer]).not.toEqual(
+      expectedPrefixes(nested.text, nested.ids.leaf)[nested.ids.sideAnswer],
+    );
+    await expect.poll(drawn).toEqual(after);
   });
 });
 

@@ -35,6 +35,11 @@ export function emptyOutlineNote(query: string, streaming: boolean): string {
 
 interface RowProps {
   row: FlatRow;
+  /**
+   * The row's tree prefix (session-core's rowPrefix), read here and not in the row: a jump turns
+   * gutter lines over in place, so a row object kept from the last render may draw another prefix.
+   */
+  prefix: string;
   index: number;
   selected: boolean;
   editing: boolean;
@@ -51,6 +56,7 @@ interface RowProps {
 
 const OutlineRow = memo(function OutlineRow({
   row,
+  prefix: fullPrefix,
   index,
   selected,
   editing,
@@ -64,7 +70,7 @@ const OutlineRow = memo(function OutlineRow({
   const entry = row.entry;
   const kind = entryKind(entry.type, entry.role);
   const error = (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0;
-  const prefix = capPrefix(rowPrefix(row), prefixBudget);
+  const prefix = capPrefix(fullPrefix, prefixBudget);
   return (
     <div
       id={`row-${row.id}`}
@@ -222,6 +228,7 @@ export function OutlineView() {
         <OutlineRow
           key={row.id}
           row={row}
+          prefix={rowPrefix(row)}
           index={i}
           selected={i === selectedIndex}
           editing={editingId === row.id}

@@ -140,6 +140,18 @@ function checkSequences(runs: number, beforeCheck: (live: ViewTree, leafId: stri
   );
 }
 
+/** A user message `id` under `parentId`, written at `second`. */
+const entry = (id: string, parentId: string | null, second: number): ViewEntry => ({
+  id,
+  parentId,
+  type: 'message',
+  role: 'user',
+  timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+  text: id,
+  search: id,
+  flags: 0,
+});
+
 describe('rows prepared ahead (prepareRowsAhead)', () => {
   it('change no rows, whatever was prepared before any step', () => {
     let calls = 0;
@@ -232,16 +244,6 @@ describe('rows after a jump (jump.ts)', () => {
 
   it('keeps the row objects of every subtree off both active paths whose gutters did not change', () => {
     // r → a → {b1 → c1, b2 → c2, b3 → c3}, timestamps in id order.
-    const entry = (id: string, parentId: string | null, second: number): ViewEntry => ({
-      id,
-      parentId,
-      type: 'message',
-      role: 'user',
-      timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
-      text: id,
-      search: id,
-      flags: 0,
-    });
     const tree = new ViewTree([
       entry('r', null, 0),
       entry('a', 'r', 1),
@@ -265,6 +267,35 @@ describe('rows after a jump (jump.ts)', () => {
     // The old and new paths changed their marks.
     expect(rowOf(second.rows, 'c1')!.onActivePath).toBe(false);
     expect(rowOf(second.rows, 'c2')!.isLeaf).toBe(true);
+  });
+
+  it('keeps the rows below a fork child that stops being the last one, and turns their gutter line over', () => {
+    // q → {b, a → {a1 → a1r, a2 → a2r}}; the leaf a2r. A jump to b puts b first: a becomes the last
+    // answer, so the line a draws at q's fork leaves the gutter of every row below a.
+    const tree = new ViewTree([
+      entry('q', null, 0),
+      entry('b', 'q', 1),
+      entry('a', 'q', 2),
+      entry('a1', 'a', 3),
+      entry('a1r', 'a1', 4),
+      entry('a2', 'a', 5),
+      entry('a2r', 'a2', 6),
+    ]);
+    const first = computeRows(tree, { leafId: 'a2r' });
+    const jumps = rowsPaths.jump;
+    const second = computeRows(tree, { leafId: 'b' });
+    expect(rowsPaths.jump).toBe(jumps + 1);
+    const rowOf = (rows: typeof first.rows, id: string) => rows.find((row) => row.id === id)!;
+    // a1r's own marks do not change: its row object is kept, and it reads the new gutters.
+    expect(rowOf(second.rows, 'a1r')).toBe(rowOf(first.rows, 'a1r'));
+    expect(rowOf(second.rows, 'a1r').gutters[0]).toEqual({ position: 0, show: false });
+    expect(project(tree, { leafId: 'b' })).toEqual(project(new ViewTree(tree.allEntries()), { leafId: 'b' }));
+    // And back: the line shows again.
+    computeRows(tree, { leafId: 'a2r' });
+    expect(rowOf(first.rows, 'a1r').gutters[0]).toEqual({ position: 0, show: true });
+    expect(project(tree, { leafId: 'a2r' })).toEqual(
+      project(new ViewTree(tree.allEntries()), { leafId: 'a2r' }),
+    );
   });
 
   it('counts the rows of every subtree once per visible tree, not once per jump', () => {

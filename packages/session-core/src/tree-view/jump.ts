@@ -1,14 +1,17 @@
 // The rows after a jump, from the rows before it: only the forks on the old and the new active
 // path reorder (the active child first, docs/tree-and-context.md#rows), so every other visible
-// subtree keeps its rows, copied as one block, and only the rows on both paths and the subtrees
-// whose "last sibling" mark flipped (their gutters change) are built again. Exactly the rows of a
-// full `computeRows` (flatten.ts), which the property test in jump.test.ts checks; when the jump
-// changes which entries are visible (the leaf is the one entry whose visibility depends on it),
-// the caller computes in full instead.
+// subtree keeps its rows, copied as one block, and only the rows whose own marks changed (on both
+// paths, and the fork children whose "last sibling" mark flipped) are built again. A flipped mark
+// also turns the gutter line that child passes on (row.ts `flipLines`): the rows below hold that
+// line, so they keep their objects; at a fork near the root that was every row of the tree.
+// Exactly the rows of a full `computeRows` (flatten.ts), which the property test in jump.test.ts
+// checks; when the jump changes which entries are visible (the leaf is the one entry whose
+// visibility depends on it), the caller computes in full instead.
 
 import { passesFilter, type FilterMode } from './filter';
 import {
-  childChainOf,
+  drawsConnector,
+  flipLines,
   Row,
   RowIndex,
   ROW_ACTIVE,
@@ -79,8 +82,8 @@ const stackRow: number[] = [];
 const stackLast: boolean[] = [];
 const stackChain: (GutterLink | null)[] = [];
 const walk: number[] = [];
-/** The gutter list each old row passes to its children, while a subtree's gutters are rebuilt. */
-let chainOfRow: (GutterLink | null)[] = [];
+/** The gutter lines whose `show` the jump turns over, once it is sure to answer. */
+const flips: GutterLink[] = [];
 const order: number[] = [];
 
 /**
@@ -155,7 +158,7 @@ export function rowsAfterJump(
 
   const oldRows = previous.rows;
   const total = oldRows.length;
-  if (chainOfRow.length < total) chainOfRow = new Array<GutterLink | null>(total).fill(null);
+  flips.length = 0;
   const sizes = sizesOf(previous);
   const rows = new Array<Row>(total);
   const after = before.slice();
@@ -201,7 +204,7 @@ export function rowsAfterJump(
       (node === leaf ? ROW_LEAF : 0) |
       (node === leafPosition ? ROW_LEAF_POSITION : 0);
     let row = old;
-    if (flags !== old.bits || chain !== old.gutterChain) {
+    if (flags !== old.bits) {
       row = new Row(
         old.entry,
         old.indent,
@@ -220,51 +223,16 @@ export function rowsAfterJump(
     const end = at + sizes[node]!;
     if (end === at + 1) continue;
     // The row right after a node with children is its first child, which holds the list it got.
-    const oldChildChain = oldRows[at + 1]!.gutterChain;
-    const childChain = childChainOf(flags, old.indent, multipleRoots, chain, oldChildChain);
-    if (reuse !== undefined) reuse.chains[node] = childChain;
-    if (!onPath(node) && childChain === oldChildChain) {
-      // Off both paths the order is unchanged, and with the same gutters so is every row below.
-      copy(at + 1, end);
-    } else if (!onPath(node)) {
-      // Off both paths the order and the marks are unchanged, but the gutters below changed: one
-      // pass in row order, where each row's list is the one its parent (an earlier row) passes on.
-      chainOfRow[at] = childChain;
-      for (let r = at + 1; r < end; r++) {
-        const below = oldRows[r]!;
-        const list = chainOfRow[before[below.parentNode]!]!;
-        const rebuilt =
-          list === below.gutterChain
-            ? below
-            : new Row(
-                below.entry,
-                below.indent,
-                below.bits,
-                list,
-                below.visibleParentId,
-                below.visibleChildCount,
-                below.node,
-                below.parentNode,
-              );
-        if (reuse !== undefined) reuse.rows[below.node] = rebuilt;
-        rows[written] = rebuilt;
-        if (written !== r) after[below.node] = written;
-        written++;
-        if (sizes[below.node]! > 1) {
-          const passed = childChainOf(
-            below.bits,
-            below.indent,
-            multipleRoots,
-            list,
-            oldRows[r + 1]!.gutterChain,
-          );
-          chainOfRow[r] = passed;
-          if (reuse !== undefined) reuse.chains[below.node] = passed;
-        }
-      }
-    } else if (!pushChildren(node, childChain, old.visibleChildCount)) return null;
+    const childChain = oldRows[at + 1]!.gutterChain;
+    // A node that draws a connector passes its own line on; it shows while the node is not last.
+    if (drawsConnector(flags) && childChain!.show !== ((flags & ROW_LAST) === 0)) flips.push(childChain!);
+    // Off both paths the order and the marks are unchanged, and the lists below are the same
+    // objects (a flipped line is seen by every row that holds it): the rows below are copied.
+    if (!onPath(node)) copy(at + 1, end);
+    else if (!pushChildren(node, childChain, old.visibleChildCount)) return null;
   }
   if (written !== total) return null;
+  flipLines(flips);
 
   const result: RowsState = {
     version: previous.version,

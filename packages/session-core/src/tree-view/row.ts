@@ -29,9 +29,13 @@ export const ROW_LEAF_POSITION = 128;
 // or a search keystroke builds one row per visible entry, so the row's size is what the garbage
 // collector pays for. Gutters are shared linked lists turned into arrays only when a row's
 // `gutters` is read: deeply nested forks would otherwise cost O(depth) memory for every row, and
-// a UI only reads the rows it draws.
+// a UI only reads the rows it draws. A jump turns lines of those lists over in place (flipLines),
+// so a row's gutters are those of the latest rows computed for its tree: a UI that keeps what it
+// drew for a row object must compare the gutters (or the prefix drawn), not the row alone.
 export class Row implements FlatRow {
   private materialized: readonly Gutter[] | undefined = undefined;
+  /** The `lineFlips` count the materialized gutters were read at. */
+  private materializedAt = 0;
 
   constructor(
     readonly entry: ViewEntry,
@@ -100,7 +104,8 @@ export class Row implements FlatRow {
   }
 
   get gutters(): readonly Gutter[] {
-    if (this.materialized === undefined) {
+    if (this.materialized === undefined || this.materializedAt !== lineFlips) {
+      this.materializedAt = lineFlips;
       const chain = this.gutterChain;
       const list: Gutter[] = new Array<Gutter>(chain === null ? 0 : chain.depth);
       for (let link = chain; link !== null; link = link.outer) {
@@ -110,6 +115,24 @@ export class Row implements FlatRow {
     }
     return this.materialized;
   }
+}
+
+/** Does a row with these layout bits draw a connector (and so pass a gutter line to its children)? */
+export function drawsConnector(flags: number): boolean {
+  return (flags & ROW_SHOW_CONNECTOR) !== 0 && (flags & ROW_VIRTUAL_ROOT_CHILD) === 0;
+}
+
+/** How many times gutter lines were turned over, to know a materialized list is out of date. */
+let lineFlips = 0;
+
+/**
+ * Turns each line over (shown ↔ blank) in place, for every row that holds it: what a jump does when
+ * a fork child stops or starts being the last of its siblings (jump.ts).
+ */
+export function flipLines(lines: readonly GutterLink[]): void {
+  if (lines.length === 0) return;
+  for (const line of lines) line.show = !line.show;
+  lineFlips++;
 }
 
 /**
@@ -124,8 +147,7 @@ export function childChainOf(
   chain: GutterLink | null,
   previous: GutterLink | null | undefined,
 ): GutterLink | null {
-  const connectorDrawn = (flags & ROW_SHOW_CONNECTOR) !== 0 && (flags & ROW_VIRTUAL_ROOT_CHILD) === 0;
-  if (!connectorDrawn) return chain;
+  if (!drawsConnector(flags)) return chain;
   const displayIndent = multipleRoots ? Math.max(0, level - 1) : level;
   const position = Math.max(0, displayIndent - 1);
   const show = (flags & ROW_LAST) === 0;
