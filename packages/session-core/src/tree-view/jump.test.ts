@@ -298,6 +298,23 @@ describe('rows after a jump (jump.ts)', () => {
     );
   });
 
+  it('looks only at the rows below the deepest entry on both paths: a jump between neighbours is O(their subtree)', () => {
+    // A chain of 2,000 entries (the last an assistant message), then two user messages after it.
+    const chain = Array.from({ length: 2000 }, (_, i) => entry(`c${i}`, i === 0 ? null : `c${i - 1}`, i));
+    chain[1999] = { ...chain[1999]!, role: 'assistant' };
+    const tree = new ViewTree([...chain, entry('x', 'c1999', 2000), entry('y', 'c1999', 2001)]);
+    const fresh = () => new ViewTree(tree.allEntries());
+    for (const mode of ['default', 'user-only'] as const) {
+      // user-only hides the entry both paths last share: the rows below its nearest visible ancestor.
+      computeRows(tree, { leafId: 'y', mode });
+      const visited = rowsWork.jumpRowsVisited;
+      const jumps = rowsPaths.jump;
+      expect(project(tree, { leafId: 'x', mode })).toEqual(project(fresh(), { leafId: 'x', mode }));
+      expect(rowsPaths.jump).toBe(jumps + 1);
+      expect(rowsWork.jumpRowsVisited - visited).toBeLessThanOrEqual(4);
+    }
+  });
+
   it('counts the rows of every subtree once per visible tree, not once per jump', () => {
     // r → {a1 → a2, b1 → b2, c1}: every jump reorders the root's children.
     const entries = ['r', 'a1', 'a2', 'b1', 'b2', 'c1'].map((id, i) =>

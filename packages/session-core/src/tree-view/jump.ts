@@ -1,6 +1,7 @@
 // The rows after a jump, from the rows before it: only the forks on the old and the new active
-// path reorder (the active child first, docs/tree-and-context.md#rows), so every other visible
-// subtree keeps its rows, copied as one block, and only the rows whose own marks changed (on both
+// path reorder (the active child first, docs/tree-and-context.md#rows), and only below the deepest
+// entry the two paths share, so every other visible subtree keeps its rows, copied as one block
+// (the rows outside that entry's subtree as two), and only the rows whose own marks changed (on both
 // paths, and the fork children whose "last sibling" mark flipped) are built again. A flipped mark
 // also turns the gutter line that child passes on (row.ts `flipLines`): the rows below hold that
 // line, so they keep their objects; at a fork near the root that was every row of the tree.
@@ -188,10 +189,27 @@ export function rowsAfterJump(
   stackRow.length = 0;
   stackLast.length = 0;
   stackChain.length = 0;
-  let roots = 0;
-  for (let r = 0; r < total; r += sizes[oldRows[r]!.node]!) roots++;
-  if (!pushChildren(-1, null, roots)) return null;
+  // Above the deepest entry on both paths every fork keeps its active child, so only the rows of
+  // that entry's subtree (of its nearest visible ancestor's, if it is hidden) can change: the rows
+  // before and after it stay where and what they are. A jump to a neighbouring entry is then
+  // O(its subtree) instead of O(the path).
+  let common = leaf;
+  while (common >= 0 && pathMarks[common] !== bothMark) common = tree.parentIndexAt(common);
+  while (common >= 0 && before[common]! < 0) common = tree.parentIndexAt(common);
+  const commonRow = common < 0 ? -1 : before[common]!;
+  if (commonRow >= 0) {
+    copy(0, commonRow);
+    const row = oldRows[commonRow]!;
+    stackRow.push(commonRow);
+    stackLast.push((row.bits & ROW_LAST) !== 0);
+    stackChain.push(row.gutterChain);
+  } else {
+    let roots = 0;
+    for (let r = 0; r < total; r += sizes[oldRows[r]!.node]!) roots++;
+    if (!pushChildren(-1, null, roots)) return null;
+  }
   while (stackRow.length > 0) {
+    rowsWork.jumpRowsVisited++;
     const at = stackRow.pop()!;
     const isLast = stackLast.pop()!;
     const chain = stackChain.pop()!;
@@ -231,6 +249,7 @@ export function rowsAfterJump(
     if (!onPath(node)) copy(at + 1, end);
     else if (!pushChildren(node, childChain, old.visibleChildCount)) return null;
   }
+  if (commonRow >= 0) copy(commonRow + sizes[common]!, total);
   if (written !== total) return null;
   flipLines(flips);
 

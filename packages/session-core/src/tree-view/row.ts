@@ -5,8 +5,11 @@ import type { FlatRow, Gutter } from './flatten';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
 
-/** Internal, for tests: how many depth-first traversals and subtree size passes were computed. */
-export const rowsWork = { traversals: 0, subtreeSizes: 0 };
+/**
+ * Internal, for tests: how many depth-first traversals and subtree size passes were computed, and
+ * how many rows jumps looked at one by one (the rest they copied as blocks).
+ */
+export const rowsWork = { traversals: 0, subtreeSizes: 0, jumpRowsVisited: 0 };
 
 export interface GutterLink {
   position: number;
