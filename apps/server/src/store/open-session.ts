@@ -42,7 +42,6 @@ import { LoadProgress } from './load-progress';
 import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
 
-/** Reloads one poll may do in a row before it leaves a file still being rewritten to the next poll. */
 /**
  * Bytes of a whole read parsed per turn of the event loop (~5–10 ms of parsing): the requests that
  * come in meanwhile (the page's script, its API calls, another session's snapshot) are served
@@ -50,6 +49,7 @@ import type { StateStore } from './state';
  */
 export const PARSE_SLICE_BYTES = 512 << 10;
 
+/** Reloads one poll may do in a row before it leaves a file still being rewritten to the next poll. */
 const MAX_RELOADS_PER_POLL = 3;
 
 /** Another writer counts as active for this long after its last append. */
