@@ -8,7 +8,7 @@
 // in full.
 
 import { passesFilter } from './filter';
-import type { ReuseCache, RowsState } from './jump';
+import { subtreeEnd, type ReuseCache, type RowsState } from './jump';
 import {
   childChainOf,
   NODE_JUST_BRANCHED,
@@ -174,7 +174,7 @@ export function rowsAfterAppend(
   const at = before[anchor]!;
   const oldRows = previous.rows;
   const anchorRow = oldRows[at]!;
-  const ends = endsOfRow(previous, at);
+  const ends = subtreeEnd(previous, at);
   const oldChildChain = ends > at + 1 ? oldRows[at + 1]!.gutterChain : undefined;
   const chainAt = new Map<number, GutterLink | null>();
   const subtree: Row[] = [];
@@ -257,20 +257,4 @@ export function rowsAfterAppend(
     index: new RowIndex(tree, rows, after),
     sizes: null,
   };
-}
-
-/** The end (exclusive) of the rows of the subtree at row `at` of `state`. */
-function endsOfRow(state: RowsState, at: number): number {
-  if (state.sizes !== null) return at + state.sizes[state.rows[at]!.node]!;
-  // Without the subtree sizes: the subtree ends at the first later row outside it.
-  const rows = state.rows;
-  const rowOfNode = state.rowOfNode;
-  let end = at + 1;
-  // A row is inside when its visible parent's row is (parents come first).
-  while (end < rows.length) {
-    const parent = rows[end]!.parentNode;
-    if (parent < 0 || rowOfNode[parent]! < at) break;
-    end++;
-  }
-  return end;
 }

@@ -308,10 +308,13 @@ describe('rows after a jump (jump.ts)', () => {
       // user-only hides the entry both paths last share: the rows below its nearest visible ancestor.
       computeRows(tree, { leafId: 'y', mode });
       const visited = rowsWork.jumpRowsVisited;
+      const sizePasses = rowsWork.subtreeSizes;
       const jumps = rowsPaths.jump;
       expect(project(tree, { leafId: 'x', mode })).toEqual(project(fresh(), { leafId: 'x', mode }));
       expect(rowsPaths.jump).toBe(jumps + 1);
       expect(rowsWork.jumpRowsVisited - visited).toBeLessThanOrEqual(4);
+      // The rows just computed in full have no subtree sizes yet: the jump counted only its own.
+      expect(rowsWork.subtreeSizes).toBe(sizePasses);
     }
   });
 

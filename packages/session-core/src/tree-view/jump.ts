@@ -72,6 +72,41 @@ export function sizesOf(state: RowsState): Int32Array {
   return sizes;
 }
 
+/** The end (exclusive) of the rows of the subtree at row `at` of `state`. */
+export function subtreeEnd(state: RowsState, at: number): number {
+  if (state.sizes !== null) return at + state.sizes[state.rows[at]!.node]!;
+  // Without the subtree sizes: the subtree ends at the first later row outside it.
+  const rows = state.rows;
+  const rowOfNode = state.rowOfNode;
+  let end = at + 1;
+  // A row is inside when its visible parent's row is (parents come first).
+  while (end < rows.length) {
+    const parent = rows[end]!.parentNode;
+    if (parent < 0 || rowOfNode[parent]! < at) break;
+    end++;
+  }
+  return end;
+}
+
+let scratchSizes = new Int32Array(0);
+
+/**
+ * The subtree sizes of the nodes of rows [from, to) of `state`, one subtree, in a scratch array
+ * (valid for those nodes only, until the next call): a jump between neighbours needs no more.
+ */
+function sizesWithin(state: RowsState, from: number, to: number): Int32Array {
+  if (scratchSizes.length < state.rowOfNode.length) scratchSizes = new Int32Array(state.rowOfNode.length);
+  const sizes = scratchSizes;
+  const rows = state.rows;
+  for (let r = from; r < to; r++) sizes[rows[r]!.node] = 0;
+  for (let r = to - 1; r >= from; r--) {
+    const row = rows[r]!;
+    sizes[row.node]! += 1;
+    if (r > from) sizes[row.parentNode]! += sizes[row.node]!;
+  }
+  return sizes;
+}
+
 // Marks of the nodes on the old and the new active path, by call stamp, so they need no clearing.
 let pathMarks = new Int32Array(0);
 let stamp = 0;
@@ -160,7 +195,21 @@ export function rowsAfterJump(
   const oldRows = previous.rows;
   const total = oldRows.length;
   flips.length = 0;
-  const sizes = sizesOf(previous);
+  // Above the deepest entry on both paths every fork keeps its active child, so only the rows of
+  // that entry's subtree (of its nearest visible ancestor's, if it is hidden) can change: the rows
+  // before and after it stay where and what they are. A jump to a neighbouring entry is then
+  // O(its subtree) instead of O(the path).
+  let common = leaf;
+  while (common >= 0 && pathMarks[common] !== bothMark) common = tree.parentIndexAt(common);
+  while (common >= 0 && before[common]! < 0) common = tree.parentIndexAt(common);
+  const commonRow = common < 0 ? -1 : before[common]!;
+  // The subtree sizes of every row are counted once per visible tree and handed on; without them,
+  // a small common subtree counts its own (after a live append or a filter change, the next jump
+  // was an O(rows) pass first).
+  const commonEnd = commonRow < 0 ? total : subtreeEnd(previous, commonRow);
+  const sizes =
+    previous.sizes ??
+    (commonEnd - commonRow > total / 2 ? sizesOf(previous) : sizesWithin(previous, commonRow, commonEnd));
   const rows = new Array<Row>(total);
   const after = before.slice();
   let written = 0;
@@ -189,14 +238,6 @@ export function rowsAfterJump(
   stackRow.length = 0;
   stackLast.length = 0;
   stackChain.length = 0;
-  // Above the deepest entry on both paths every fork keeps its active child, so only the rows of
-  // that entry's subtree (of its nearest visible ancestor's, if it is hidden) can change: the rows
-  // before and after it stay where and what they are. A jump to a neighbouring entry is then
-  // O(its subtree) instead of O(the path).
-  let common = leaf;
-  while (common >= 0 && pathMarks[common] !== bothMark) common = tree.parentIndexAt(common);
-  while (common >= 0 && before[common]! < 0) common = tree.parentIndexAt(common);
-  const commonRow = common < 0 ? -1 : before[common]!;
   if (commonRow >= 0) {
     copy(0, commonRow);
     const row = oldRows[commonRow]!;
@@ -249,7 +290,7 @@ export function rowsAfterJump(
     if (!onPath(node)) copy(at + 1, end);
     else if (!pushChildren(node, childChain, old.visibleChildCount)) return null;
   }
-  if (commonRow >= 0) copy(commonRow + sizes[common]!, total);
+  if (commonRow >= 0) copy(commonEnd, total);
   if (written !== total) return null;
   flipLines(flips);
 
@@ -265,8 +306,8 @@ export function rowsAfterJump(
     rowOfNode: after,
     multipleRoots,
     index: new RowIndex(tree, rows, after),
-    // The same visible tree: every subtree has as many rows as before.
-    sizes,
+    // The same visible tree: every subtree has as many rows as before (when they were all counted).
+    sizes: previous.sizes,
   };
   return result;
 }
