@@ -106,7 +106,8 @@ describe('an open session reads its file in pieces', () => {
     return file;
   }
 
-  async function open(file: string, options: Partial<OpenSessionOptions> = {}) {
+  /** An open session of `file` not yet opened, closed after the test, and the events it publishes. */
+  function sessionOf(file: string, options: Partial<OpenSessionOptions> = {}) {
     const events: ServerEvent[] = [];
     const session = new OpenSession({
       id: 'piecewise',
@@ -128,8 +129,13 @@ describe('an open session reads its file in pieces', () => {
       ...options,
     });
     sessions.push(session);
-    await session.open();
     return { session, events };
+  }
+
+  async function open(file: string, options: Partial<OpenSessionOptions> = {}) {
+    const opened = sessionOf(file, options);
+    await opened.session.open();
+    return opened;
   }
 
   it('a read in 5-byte pieces gives exactly what a whole read gives: entries, issues, leaf, nodes, list facts and the content hash', async () => {
@@ -219,24 +225,7 @@ describe('an open session reads its file in pieces', () => {
     const text = longSessionText(240);
     expect(text.length).toBeGreaterThan(3 * PARSE_SLICE_BYTES);
     const file = fileWith(text);
-    const session = new OpenSession({
-      id: 'sliced',
-      file,
-      state: new StateStore(path.join(dir, 'state')),
-      home: HOME,
-      publish: () => undefined,
-      pollMs: 1e9,
-      midWriteWaitMs: 0,
-      storageProvider: new NewFileStorageProvider(
-        dir,
-        () => 0o600,
-        () => true,
-      ),
-      confined: () => true,
-      quietWindowMs: 0,
-      clock: REAL_CLOCK,
-    });
-    sessions.push(session);
+    const { session } = sessionOf(file);
     const opened = session.open();
     // Each turn of the event loop during the read: how many nodes the read had received by then.
     const seen: number[] = [];

@@ -152,6 +152,21 @@ const entry = (id: string, parentId: string | null, second: number): ViewEntry =
   flags: 0,
 });
 
+/** A tree of `[id, parentId]` user messages written in that order. */
+function treeOf(shape: readonly (readonly [string, string | null])[]): ViewTree {
+  return new ViewTree(shape.map(([id, parentId], second) => entry(id, parentId, second)));
+}
+
+/** The rows for `from`, then those of a jump to `to` (checked to be one), and a row by id. */
+function jumpRows(tree: ViewTree, from: string, to: string) {
+  const first = computeRows(tree, { leafId: from });
+  const jumps = rowsPaths.jump;
+  const second = computeRows(tree, { leafId: to });
+  expect(rowsPaths.jump).toBe(jumps + 1);
+  const rowOf = (rows: typeof first.rows, id: string) => rows.find((row) => row.id === id)!;
+  return { first, second, rowOf };
+}
+
 describe('rows prepared ahead (prepareRowsAhead)', () => {
   it('change no rows, whatever was prepared before any step', () => {
     let calls = 0;
@@ -244,48 +259,40 @@ describe('rows after a jump (jump.ts)', () => {
 
   it('keeps the row objects of every subtree off both active paths whose gutters did not change', () => {
     // r → a → {b1 → c1, b2 → c2, b3 → c3}, timestamps in id order.
-    const tree = new ViewTree([
-      entry('r', null, 0),
-      entry('a', 'r', 1),
-      entry('b1', 'a', 2),
-      entry('c1', 'b1', 3),
-      entry('b2', 'a', 4),
-      entry('c2', 'b2', 5),
-      entry('b3', 'a', 6),
-      entry('c3', 'b3', 7),
+    const tree = treeOf([
+      ['r', null],
+      ['a', 'r'],
+      ['b1', 'a'],
+      ['c1', 'b1'],
+      ['b2', 'a'],
+      ['c2', 'b2'],
+      ['b3', 'a'],
+      ['c3', 'b3'],
     ]);
-    const first = computeRows(tree, { leafId: 'c1' });
-    const jumps = rowsPaths.jump;
-    const second = computeRows(tree, { leafId: 'c2' });
-    expect(rowsPaths.jump).toBe(jumps + 1);
+    const { first, second, rowOf } = jumpRows(tree, 'c1', 'c2');
     expect(second.rows.map((row) => row.id)).toEqual(['r', 'a', 'b2', 'c2', 'b1', 'c1', 'b3', 'c3']);
-    const rowOf = (rows: typeof first.rows, id: string) => rows.find((row) => row.id === id);
     // b3 stays last, so its subtree keeps its objects; r is on both paths and its row is unchanged.
     expect(rowOf(second.rows, 'b3')).toBe(rowOf(first.rows, 'b3'));
     expect(rowOf(second.rows, 'c3')).toBe(rowOf(first.rows, 'c3'));
     expect(rowOf(second.rows, 'r')).toBe(rowOf(first.rows, 'r'));
     // The old and new paths changed their marks.
-    expect(rowOf(second.rows, 'c1')!.onActivePath).toBe(false);
-    expect(rowOf(second.rows, 'c2')!.isLeaf).toBe(true);
+    expect(rowOf(second.rows, 'c1').onActivePath).toBe(false);
+    expect(rowOf(second.rows, 'c2').isLeaf).toBe(true);
   });
 
   it('keeps the rows below a fork child that stops being the last one, and turns their gutter line over', () => {
     // q → {b, a → {a1 → a1r, a2 → a2r}}; the leaf a2r. A jump to b puts b first: a becomes the last
     // answer, so the line a draws at q's fork leaves the gutter of every row below a.
-    const tree = new ViewTree([
-      entry('q', null, 0),
-      entry('b', 'q', 1),
-      entry('a', 'q', 2),
-      entry('a1', 'a', 3),
-      entry('a1r', 'a1', 4),
-      entry('a2', 'a', 5),
-      entry('a2r', 'a2', 6),
+    const tree = treeOf([
+      ['q', null],
+      ['b', 'q'],
+      ['a', 'q'],
+      ['a1', 'a'],
+      ['a1r', 'a1'],
+      ['a2', 'a'],
+      ['a2r', 'a2'],
     ]);
-    const first = computeRows(tree, { leafId: 'a2r' });
-    const jumps = rowsPaths.jump;
-    const second = computeRows(tree, { leafId: 'b' });
-    expect(rowsPaths.jump).toBe(jumps + 1);
-    const rowOf = (rows: typeof first.rows, id: string) => rows.find((row) => row.id === id)!;
+    const { first, second, rowOf } = jumpRows(tree, 'a2r', 'b');
     // a1r's own marks do not change: its row object is kept, and it reads the new gutters.
     expect(rowOf(second.rows, 'a1r')).toBe(rowOf(first.rows, 'a1r'));
     expect(rowOf(second.rows, 'a1r').gutters[0]).toEqual({ position: 0, show: false });
