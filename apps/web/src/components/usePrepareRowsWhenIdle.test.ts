@@ -1,4 +1,5 @@
-import { ViewTree, computeRows, type ViewEntry } from '@canopy/session-core';
+import { ViewTree, computeRows } from '@canopy/session-core';
+import { readCountedChain } from '@canopy/session-core/testing';
 import { describe, expect, it } from 'vitest';
 import { prepareWhenIdle, type IdleClock } from './usePrepareRowsWhenIdle';
 
@@ -28,36 +29,17 @@ function manualIdleClock(idleMs: number) {
   return { clock, runOne, pending: () => queue.size };
 }
 
-/** A chain of user messages whose search texts count their reads. */
-function entriesWithText(count: number, needleAt: number) {
-  const reads = { count: 0 };
-  const entries: ViewEntry[] = [];
-  for (let n = 0; n < count; n++) {
-    const text = n === needleAt ? 'the needle' : 'hay';
-    const entry = {
-      id: `e${n}`,
-      parentId: n === 0 ? null : `e${n - 1}`,
-      type: 'message',
-      role: 'user',
-      timestamp: '2026-01-01T00:00:00.000Z',
-      text,
-      flags: 0,
-    } as ViewEntry;
-    Object.defineProperty(entry, 'search', {
-      enumerable: true,
-      get: () => {
-        reads.count++;
-        return text;
-      },
-    });
-    entries.push(entry);
-  }
-  return { entries, reads };
+/** A chain of 5,000 user messages "hay", one of them "the needle", whose search texts count their reads. */
+function entriesWithText(needleAt: number) {
+  return readCountedChain(
+    Array.from({ length: 5000 }, (_, n) => (n === needleAt ? 'the needle' : 'hay')),
+    'e',
+  );
 }
 
 describe('prepareWhenIdle', () => {
   it('prepares the rows in one idle callback, then the search masks over as many as they take', () => {
-    const { entries, reads } = entriesWithText(5000, 4321);
+    const { entries, reads } = entriesWithText(4321);
     const tree = new ViewTree(entries);
     const idle = manualIdleClock(3);
     prepareWhenIdle(idle.clock, tree, 'e4999');
@@ -78,7 +60,7 @@ describe('prepareWhenIdle', () => {
   });
 
   it('stops when cancelled: nothing more is requested or run', () => {
-    const tree = new ViewTree(entriesWithText(5000, 1).entries);
+    const tree = new ViewTree(entriesWithText(1).entries);
     const idle = manualIdleClock(3);
     const stop = prepareWhenIdle(idle.clock, tree, null);
     idle.runOne();

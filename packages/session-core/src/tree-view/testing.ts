@@ -1,9 +1,11 @@
 // Entry builders for the tree-view tests (and any other test that needs small hand-made sessions),
-// and the projection that compares two row results exactly. Not part of the public API.
+// and the projection that compares two row results exactly. Not part of the public API: tests
+// elsewhere import it as `@canopy/session-core/testing`.
 
 import type { SessionEntry } from '../types';
 import { testUsage } from '../../test/messages';
 import { computeRows, type ComputeRowsOptions } from './flatten';
+import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
 
 type Fields = Record<string, unknown>;
@@ -144,4 +146,33 @@ export function projectRows(tree: ViewTree, options: ComputeRowsOptions): unknow
     ]),
     index: [...result.indexById],
   };
+}
+
+/**
+ * A chain of user messages `${prefix}${from}`, `${prefix}${from + 1}`… with these texts, whose search
+ * texts count their reads.
+ */
+export function readCountedChain(texts: readonly string[], prefix: string, from = 0) {
+  const reads = { count: 0 };
+  const entries = texts.map((text, i): ViewEntry => {
+    const n = from + i;
+    const entry = {
+      id: `${prefix}${n}`,
+      parentId: n === 0 ? null : `${prefix}${n - 1}`,
+      type: 'message',
+      role: 'user',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      text,
+      flags: 0,
+    } as ViewEntry;
+    Object.defineProperty(entry, 'search', {
+      enumerable: true,
+      get: () => {
+        reads.count++;
+        return text;
+      },
+    });
+    return entry;
+  });
+  return { entries, reads };
 }

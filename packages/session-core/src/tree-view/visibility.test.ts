@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FILTER_MODES, type FilterMode } from './filter';
 import { tokenizeQuery } from './search';
 import { ViewFlags, type ViewEntry } from './view-entry';
-import { projectRows as project } from './testing';
+import { projectRows as project, readCountedChain } from './testing';
 import { ViewTree } from './view-tree';
 import { visibleBits } from './visibility';
 import { maskWork, prepareSearchMasks } from './search-masks';
@@ -141,35 +141,6 @@ describe('cached visibility (visibility.ts)', () => {
     expect(matching('b')).toEqual([1, 1, 1, 1, 1, 0]);
   });
 });
-
-/**
- * A chain of user messages `${prefix}${from}`, `${prefix}${from + 1}`… with these texts, whose search
- * texts count their reads.
- */
-function readCountedChain(texts: readonly string[], prefix: string, from = 0) {
-  const reads = { count: 0 };
-  const entries = texts.map((text, i): ViewEntry => {
-    const n = from + i;
-    const entry = {
-      id: `${prefix}${n}`,
-      parentId: n === 0 ? null : `${prefix}${n - 1}`,
-      type: 'message',
-      role: 'user',
-      timestamp: '2026-01-01T00:00:00.000Z',
-      text,
-      flags: 0,
-    } as ViewEntry;
-    Object.defineProperty(entry, 'search', {
-      enumerable: true,
-      get: () => {
-        reads.count++;
-        return text;
-      },
-    });
-    return entry;
-  });
-  return { entries, reads };
-}
 
 describe('cached visibility after a change to the tree', () => {
   /** User messages whose search text counts its reads: a read is one entry tested against a query. */
