@@ -57,7 +57,7 @@ export interface ReuseCache {
 const CHANGING = ROW_LAST | ROW_ACTIVE | ROW_LEAF | ROW_LEAF_POSITION;
 
 /** The rows in each node's visible subtree (see RowsState.sizes). */
-export function sizesOf(state: RowsState): Int32Array {
+function sizesOf(state: RowsState): Int32Array {
   if (state.sizes !== null) return state.sizes;
   rowsWork.subtreeSizes++;
   const rows = state.rows;
