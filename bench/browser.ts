@@ -121,7 +121,7 @@ const loadedSelector = '[data-testid="tree.area"][aria-busy="false"]';
  * Waits until the whole snapshot is in, then two frames more (the deferred renders it starts: the
  * graph layout, the session totals), so that their long tasks count as the open's.
  */
-async function loaded(page: Page): Promise<void> {
+export async function loaded(page: Page): Promise<void> {
   await page.waitForSelector(loadedSelector, { timeout: 5 * WAIT_MS });
   await page.evaluate(
     () =>

@@ -14,7 +14,7 @@ import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { cleanup, startCanopy } from '../e2e/support/server';
-import { appendedUserLine, launchBrowser, listedSessionId, userOnlyFilterPressed } from './browser';
+import { appendedUserLine, launchBrowser, listedSessionId, loaded, userOnlyFilterPressed } from './browser';
 import { sessionFile, SIZES } from './sessions';
 
 interface TraceEvent {
@@ -156,7 +156,9 @@ async function main(): Promise<void> {
     const url = `${canopy.url}&session=${encodeURIComponent(await listedSessionId(canopy))}`;
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(url);
-    await page.waitForSelector(rowSelector, { timeout: 600_000 });
+    // Until the whole snapshot is in there is no leaf yet, and the append below would go under the
+    // last row streamed so far, off the screen once the tree is whole: start on the whole tree.
+    await loaded(page);
     // The selected entry's detail loads after the rows: let it land before the first measured action.
     await page.getByTestId('detail.content').waitFor({ timeout: 60_000 });
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 100))));
