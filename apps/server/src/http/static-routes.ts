@@ -43,6 +43,15 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
       return reply.redirect(`${url.pathname}${rest ? `?${rest}` : ''}`, 302);
     });
     if (webDist) {
+      // The build names every file under assets/ by a hash of its content: a name never changes
+      // what it holds, so a reopened page takes them from the browser's cache without asking (no
+      // request queued behind a session being read). index.html, which names them, is revalidated
+      // on every load. (Set here: @fastify/static's own header would overwrite its setHeaders'.)
+      scope.addHook('onSend', async (request, reply, payload) => {
+        if (reply.statusCode === 200 && request.url.startsWith('/assets/'))
+          void reply.header('cache-control', 'public, max-age=31536000, immutable');
+        return payload;
+      });
       await scope.register(fastifyStatic, {
         root: path.resolve(webDist),
         index: ['index.html'],
