@@ -60,16 +60,23 @@ const CHANGING = ROW_LAST | ROW_ACTIVE | ROW_LEAF | ROW_LEAF_POSITION;
 function sizesOf(state: RowsState): Int32Array {
   if (state.sizes !== null) return state.sizes;
   rowsWork.subtreeSizes++;
-  const rows = state.rows;
   const sizes = new Int32Array(state.rowOfNode.length);
-  // Children come after their parent: sizes add up from the last row back.
-  for (let r = rows.length - 1; r >= 0; r--) {
-    const row = rows[r]!;
-    sizes[row.node]! += 1;
-    if (row.parentNode >= 0) sizes[row.parentNode]! += sizes[row.node]!;
-  }
+  addSizes(state.rows, 0, state.rows.length, sizes);
   state.sizes = sizes;
   return sizes;
+}
+
+/**
+ * Counts the subtree sizes of the nodes of rows [from, to), whole subtrees, into `sizes` (0 for them
+ * on entry): children come after their parent, so sizes add up from the last row back. The first
+ * row's parent, if any, is outside and left alone.
+ */
+function addSizes(rows: readonly Row[], from: number, to: number, sizes: Int32Array): void {
+  for (let r = to - 1; r >= from; r--) {
+    const row = rows[r]!;
+    sizes[row.node]! += 1;
+    if (r > from && row.parentNode >= 0) sizes[row.parentNode]! += sizes[row.node]!;
+  }
 }
 
 /** The end (exclusive) of the rows of the subtree at row `at` of `state`. */
@@ -99,11 +106,7 @@ function sizesWithin(state: RowsState, from: number, to: number): Int32Array {
   const sizes = scratchSizes;
   const rows = state.rows;
   for (let r = from; r < to; r++) sizes[rows[r]!.node] = 0;
-  for (let r = to - 1; r >= from; r--) {
-    const row = rows[r]!;
-    sizes[row.node]! += 1;
-    if (r > from) sizes[row.parentNode]! += sizes[row.node]!;
-  }
+  addSizes(rows, from, to, sizes);
   return sizes;
 }
 
