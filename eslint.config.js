@@ -31,6 +31,30 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
+    // The web app takes the protocol's values from its schema-free entry, so its bundle carries no
+    // TypeBox (packages/protocol/src/values.ts says why); types may come from the main entry.
+    files: ['apps/web/src/**/*.{ts,tsx}'],
+    ignores: ['apps/web/src/**/*.test.{ts,tsx}'],
+    rules: {
+      // `import { type A }` keeps the import for its side effects (verbatimModuleSyntax): it would
+      // bundle the whole module for a type.
+      '@typescript-eslint/no-import-type-side-effects': 'error',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@canopy/protocol',
+              allowTypeImports: true,
+              message:
+                "Import the protocol's values from '@canopy/protocol/values' (no schemas in the page).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // session-core and the demo generator are pure: no file system, no process, no DOM.
     files: ['packages/session-core/src/**/*.ts', 'packages/demo/src/**/*.ts'],
     ignores: ['packages/session-core/src/**/*.test.ts', 'packages/demo/src/**/*.test.ts'],

@@ -4,6 +4,8 @@ import { App } from './App';
 import { formatDeepLink } from './lib/deepLink';
 import { prepareFormatters } from './lib/format';
 import { prepareSnapshotReader } from './net/snapshot';
+import { loadEventCheck } from './net/serverEvents';
+import { checkServerEvents } from './net/socket';
 import { createAppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
 import './styles.css';
@@ -53,13 +55,18 @@ function updateLocation(sessionId: string | null, entryId: string | null): void 
   else history.replaceState(null, '', url);
 }
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <StoreProvider store={store}>
-      <App />
-    </StoreProvider>
-  </StrictMode>,
-);
+// A development build starts once its event check is loaded, so that every event is checked; a
+// production build has none and starts in the same task.
+void loadEventCheck().then((check) => {
+  if (check) checkServerEvents(check);
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <StoreProvider store={store}>
+        <App />
+      </StoreProvider>
+    </StrictMode>,
+  );
+});
 
 // While the first requests are out: the snapshot worker's script loads, and the formatters are
 // made in short tasks instead of in the first render of the list or the tree.

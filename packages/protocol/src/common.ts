@@ -1,8 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
-/** Bumped on every incompatible change of a REST body or WebSocket message. */
-export const PROTOCOL_VERSION = 1;
-
 /** Every error the server reports, REST and WebSocket alike. */
 export const ERROR_CODES = [
   /** The body, params, query or message does not match its schema. */

@@ -1,6 +1,5 @@
 // Public API of @canopy/protocol: the one source of truth for every REST body and WebSocket message.
 export {
-  PROTOCOL_VERSION,
   ERROR_CODES,
   ErrorCode,
   ErrorInfo,
@@ -11,18 +10,11 @@ export {
   JsonObject,
   Nullable,
 } from './common';
-export { UsageNumbers, NodeColumns, encodeNodes, decodeNodes } from './tree-codec';
-export type { TreeNode } from './tree-codec';
+export { UsageNumbers, NodeColumns } from './node-columns';
+export type { TreeNode } from './node-columns';
 export { FilterMode, Dialect, ParseIssue, LocatedToolCall } from './vocabulary';
 export type { SameType, Assert } from './vocabulary';
-export {
-  DOUBLE_ESCAPE_ACTIONS,
-  DoubleEscapeAction,
-  Settings,
-  SettingsPatch,
-  DEFAULT_SETTINGS,
-  applySettingsPatch,
-} from './settings';
+export { DoubleEscapeAction, Settings, SettingsPatch } from './settings';
 export {
   RootInfo,
   InfoResponse,
@@ -79,8 +71,6 @@ export {
   MAX_CLIENT_MESSAGE_BYTES,
 } from './ws';
 export {
-  MAX_SUMMARY_ENTRIES,
-  MAX_SELECTION_IDS,
   ProvidedSummary,
   SelectionIds,
   NavigateSummarySource,
@@ -94,4 +84,17 @@ export {
 export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } from './ws';
 export { createValidator, clientMessageValidator, serverEventValidator } from './validate';
 export type { Validator } from './validate';
-export { API_ROUTES, apiPath, WS_PATH } from './routes';
+export { API_ROUTES } from './routes';
+export {
+  PROTOCOL_VERSION,
+  MAX_SUMMARY_ENTRIES,
+  MAX_SELECTION_IDS,
+  DOUBLE_ESCAPE_ACTIONS,
+  DEFAULT_SETTINGS,
+  applySettingsPatch,
+  ROUTE_PATHS,
+  apiPath,
+  WS_PATH,
+  encodeNodes,
+  decodeNodes,
+} from './values';

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable, SessionId } from './common';
-import { NodeColumns } from './tree-codec';
+import { NodeColumns } from './node-columns';
 import { Dialect, LocatedToolCall, ParseIssue } from './vocabulary';
 import { navigateSummaryFields, SummarizerInfo } from './summary';
 

@@ -1,4 +1,5 @@
 import { ErrorResponses } from './common';
+import { ROUTE_PATHS } from './paths';
 import {
   AbortSummaryResponse,
   ArtifactParams,
@@ -30,29 +31,25 @@ import {
 } from './summary';
 
 /**
- * Every REST route: method, URL pattern (Fastify syntax) and its schemas. The server registers
- * exactly these; the browser builds its URLs from them.
+ * Every REST route: its method and URL pattern (paths.ts) and its schemas. The server registers
+ * exactly these; the browser builds its URLs from paths.ts alone.
  */
 export const API_ROUTES = {
-  info: { method: 'GET', url: '/api/info', schema: { response: { 200: InfoResponse, ...ErrorResponses } } },
+  info: { ...ROUTE_PATHS.info, schema: { response: { 200: InfoResponse, ...ErrorResponses } } },
   listSessions: {
-    method: 'GET',
-    url: '/api/sessions',
+    ...ROUTE_PATHS.listSessions,
     schema: { response: { 200: SessionListResponse, ...ErrorResponses } },
   },
   getSession: {
-    method: 'GET',
-    url: '/api/sessions/:id',
+    ...ROUTE_PATHS.getSession,
     schema: { params: SessionParams, response: { 200: SessionSnapshot, ...ErrorResponses } },
   },
   getEntry: {
-    method: 'GET',
-    url: '/api/sessions/:id/entries/:entryId',
+    ...ROUTE_PATHS.getEntry,
     schema: { params: EntryParams, response: { 200: EntryDetail, ...ErrorResponses } },
   },
   getContext: {
-    method: 'GET',
-    url: '/api/sessions/:id/context',
+    ...ROUTE_PATHS.getContext,
     schema: {
       params: SessionParams,
       querystring: ContextQuery,
@@ -60,8 +57,7 @@ export const API_ROUTES = {
     },
   },
   navigate: {
-    method: 'POST',
-    url: '/api/sessions/:id/navigate',
+    ...ROUTE_PATHS.navigate,
     schema: {
       params: SessionParams,
       body: NavigateRequest,
@@ -69,13 +65,11 @@ export const API_ROUTES = {
     },
   },
   abortSummary: {
-    method: 'POST',
-    url: '/api/sessions/:id/navigate/abort',
+    ...ROUTE_PATHS.abortSummary,
     schema: { params: SessionParams, response: { 200: AbortSummaryResponse, ...ErrorResponses } },
   },
   previewSummary: {
-    method: 'POST',
-    url: '/api/sessions/:id/summary/preview',
+    ...ROUTE_PATHS.previewSummary,
     schema: {
       params: SessionParams,
       body: SummaryPreviewRequest,
@@ -83,8 +77,7 @@ export const API_ROUTES = {
     },
   },
   summarizeSelection: {
-    method: 'POST',
-    url: '/api/sessions/:id/summary/selection',
+    ...ROUTE_PATHS.summarizeSelection,
     schema: {
       params: SessionParams,
       body: SelectionSummaryRequest,
@@ -92,18 +85,15 @@ export const API_ROUTES = {
     },
   },
   setLabel: {
-    method: 'PUT',
-    url: '/api/sessions/:id/labels/:entryId',
+    ...ROUTE_PATHS.setLabel,
     schema: { params: EntryParams, body: LabelRequest, response: { 200: LabelResult, ...ErrorResponses } },
   },
   clearLabel: {
-    method: 'DELETE',
-    url: '/api/sessions/:id/labels/:entryId',
+    ...ROUTE_PATHS.clearLabel,
     schema: { params: EntryParams, response: { 200: LabelResult, ...ErrorResponses } },
   },
   branch: {
-    method: 'POST',
-    url: '/api/sessions/:id/branch',
+    ...ROUTE_PATHS.branch,
     schema: {
       params: SessionParams,
       body: BranchRequest,
@@ -111,51 +101,31 @@ export const API_ROUTES = {
     },
   },
   fork: {
-    method: 'POST',
-    url: '/api/sessions/:id/fork',
+    ...ROUTE_PATHS.fork,
     schema: { params: SessionParams, response: { 200: ForkResult, ...ErrorResponses } },
   },
   appendMessage: {
-    method: 'POST',
-    url: '/api/sessions/:id/messages',
+    ...ROUTE_PATHS.appendMessage,
     schema: {
       params: SessionParams,
       body: MessageRequest,
       response: { 200: MessageResult, ...ErrorResponses },
     },
   },
-  /** [oh-my-pi] An image blob of the session's agent folder (`<agent dir>/blobs/<hash>`), as bytes. */
   getBlob: {
-    method: 'GET',
-    url: '/api/sessions/:id/blobs/:hash',
+    ...ROUTE_PATHS.getBlob,
     schema: { params: BlobParams, response: ErrorResponses },
   },
-  /** [oh-my-pi] A saved tool output (`<session file without .jsonl>/N.<tool>.log`), as text. */
   getArtifact: {
-    method: 'GET',
-    url: '/api/sessions/:id/artifacts/:artifactId',
+    ...ROUTE_PATHS.getArtifact,
     schema: { params: ArtifactParams, response: ErrorResponses },
   },
   getSettings: {
-    method: 'GET',
-    url: '/api/settings',
+    ...ROUTE_PATHS.getSettings,
     schema: { response: { 200: Settings, ...ErrorResponses } },
   },
   putSettings: {
-    method: 'PUT',
-    url: '/api/settings',
+    ...ROUTE_PATHS.putSettings,
     schema: { body: SettingsPatch, response: { 200: Settings, ...ErrorResponses } },
   },
-} as const;
-
-/** Fills a route's `:param` placeholders (URL-encoded). */
-export function apiPath(url: string, params: Record<string, string> = {}): string {
-  return url.replace(/:([A-Za-z]+)/g, (_match, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`missing route parameter ${name}`);
-    return encodeURIComponent(value);
-  });
-}
-
-/** The WebSocket endpoint. */
-export const WS_PATH = '/ws';
+} as const satisfies Record<keyof typeof ROUTE_PATHS, unknown>;

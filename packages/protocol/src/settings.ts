@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FilterMode } from './vocabulary';
 import { Nullable } from './common';
+import { DOUBLE_ESCAPE_ACTIONS } from './values';
 
-export const DOUBLE_ESCAPE_ACTIONS = ['tree', 'branch', 'none'] as const;
 export const DoubleEscapeAction = Type.Union(DOUBLE_ESCAPE_ACTIONS.map((action) => Type.Literal(action)));
 export type DoubleEscapeAction = (typeof DOUBLE_ESCAPE_ACTIONS)[number];
 
@@ -36,26 +36,3 @@ export const SettingsPatch = Type.Object(
   { additionalProperties: false },
 );
 export type SettingsPatch = Static<typeof SettingsPatch>;
-
-export const DEFAULT_SETTINGS: Settings = {
-  branchSummary: { enabled: false },
-  doubleEscapeAction: 'tree',
-  defaultFilter: 'default',
-};
-
-/** The settings after a PUT /api/settings patch: missing keys keep their value, a null summariser clears it. */
-export function applySettingsPatch(base: Settings, patch: SettingsPatch): Settings {
-  const branchSummary: Settings['branchSummary'] = {
-    enabled: patch.branchSummary?.enabled ?? base.branchSummary.enabled,
-  };
-  const summarizerId =
-    patch.branchSummary?.summarizerId === undefined
-      ? base.branchSummary.summarizerId
-      : patch.branchSummary.summarizerId;
-  if (typeof summarizerId === 'string') branchSummary.summarizerId = summarizerId;
-  return {
-    branchSummary,
-    doubleEscapeAction: patch.doubleEscapeAction ?? base.doubleEscapeAction,
-    defaultFilter: patch.defaultFilter ?? base.defaultFilter,
-  };
-}

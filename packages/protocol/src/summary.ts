@@ -1,15 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable } from './common';
+import { MAX_SELECTION_IDS } from './values';
 
 // Summaries are written in two steps so the browser can show (and let the user edit) a summary
 // before anything reaches the file: POST …/summary/preview generates the text and writes nothing;
 // the navigate and summarize-selection routes then write it, either generating it themselves
 // (`summarize: true`) or taking the previewed text as given (`summary`).
-
-/** Above this many entries a summary covers only the newest ones; the preview says so. */
-export const MAX_SUMMARY_ENTRIES = 10_000;
-/** Most ids one selection may name (a cap on the request, far above what a summary covers). */
-export const MAX_SELECTION_IDS = 100_000;
 
 /** The summariser choice and the custom prompt, shared by every summary request. */
 const summaryOptionFields = {

@@ -1,7 +1,8 @@
 import { ViewFlags } from '@canopy/session-core';
 import { describe, expect, it } from 'vitest';
 import { createValidator } from './validate';
-import { decodeNodes, encodeNodes, NodeColumns, type TreeNode } from './tree-codec';
+import { NodeColumns, type TreeNode } from './node-columns';
+import { decodeNodes, encodeNodes } from './tree-codec';
 
 const nodes: TreeNode[] = [
   {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ErrorCode, JsonObject, Nullable, SessionId } from './common';
 import { ListingProgress, SessionListItem } from './rest';
-import { NodeColumns } from './tree-codec';
+import { NodeColumns } from './node-columns';
 
 // ---------------------------------------------------------------- server → browser
 

@@ -1,7 +1,7 @@
 // The multi-entry selection (graph rectangle, shift/ctrl-clicks in the outline): how many entries,
 // about how many tokens, and "Summarize selection". Esc or Clear empties it.
 
-import { MAX_SUMMARY_ENTRIES } from '@canopy/protocol';
+import { MAX_SUMMARY_ENTRIES } from '@canopy/protocol/values';
 import { useMemo } from 'react';
 import { useApp, useAppStore } from '../store/context';
 import { treeOf, treeVersionOf } from '../store/selectors';

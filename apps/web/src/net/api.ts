@@ -1,27 +1,26 @@
 // REST client. URLs come from the protocol's route table so the browser and the server cannot drift.
 // The access token travels in the cookie the server set on the first page load.
 
-import {
-  API_ROUTES,
-  apiPath,
-  type BranchResult,
-  type ContextResponse,
-  type EntryDetail,
-  type ForkResult,
-  type InfoResponse,
-  type LabelResult,
-  type MessageResult,
-  type NavigateRequest,
-  type NavigateResult,
-  type SelectionSummaryRequest,
-  type SelectionSummaryResult,
-  type SummaryPreview,
-  type SummaryPreviewRequest,
-  type AbortSummaryResponse,
-  type SessionListResponse,
-  type Settings,
-  type SettingsPatch,
+import type {
+  BranchResult,
+  ContextResponse,
+  EntryDetail,
+  ForkResult,
+  InfoResponse,
+  LabelResult,
+  MessageResult,
+  NavigateRequest,
+  NavigateResult,
+  SelectionSummaryRequest,
+  SelectionSummaryResult,
+  SummaryPreview,
+  SummaryPreviewRequest,
+  AbortSummaryResponse,
+  SessionListResponse,
+  Settings,
+  SettingsPatch,
 } from '@canopy/protocol';
+import { ROUTE_PATHS, apiPath } from '@canopy/protocol/values';
 import { ApiError, errorOf } from './errors';
 import { readSnapshot } from './snapshot';
 
@@ -66,7 +65,7 @@ export interface ArtifactText {
 }
 
 async function getArtifact(id: string, artifactId: string): Promise<ArtifactText> {
-  const url = apiPath(API_ROUTES.getArtifact.url, { id, artifactId });
+  const url = apiPath(ROUTE_PATHS.getArtifact.url, { id, artifactId });
   let response: Response;
   try {
     response = await fetch(url, { credentials: 'same-origin' });
@@ -84,38 +83,38 @@ async function getArtifact(id: string, artifactId: string): Promise<ArtifactText
 }
 
 export const api = {
-  info: () => call<InfoResponse>(API_ROUTES.info),
-  listSessions: () => call<SessionListResponse>(API_ROUTES.listSessions),
+  info: () => call<InfoResponse>(ROUTE_PATHS.info),
+  listSessions: () => call<SessionListResponse>(ROUTE_PATHS.listSessions),
   /** The session's snapshot, part by part as it streams in. */
   getSession: readSnapshot,
-  getEntry: (id: string, entryId: string) => call<EntryDetail>(API_ROUTES.getEntry, { id, entryId }),
+  getEntry: (id: string, entryId: string) => call<EntryDetail>(ROUTE_PATHS.getEntry, { id, entryId }),
   getContext: (id: string, at: string | null) =>
     call<ContextResponse>(
-      API_ROUTES.getContext,
+      ROUTE_PATHS.getContext,
       { id },
       undefined,
       at ? `?at=${encodeURIComponent(at)}` : '',
     ),
   navigate: (id: string, request: NavigateRequest) =>
-    call<NavigateResult>(API_ROUTES.navigate, { id }, request),
+    call<NavigateResult>(ROUTE_PATHS.navigate, { id }, request),
   setLabel: (id: string, entryId: string, label: string) =>
-    call<LabelResult>(API_ROUTES.setLabel, { id, entryId }, { label }),
-  clearLabel: (id: string, entryId: string) => call<LabelResult>(API_ROUTES.clearLabel, { id, entryId }),
-  branch: (id: string, entryId: string) => call<BranchResult>(API_ROUTES.branch, { id }, { entryId }),
-  fork: (id: string) => call<ForkResult>(API_ROUTES.fork, { id }),
+    call<LabelResult>(ROUTE_PATHS.setLabel, { id, entryId }, { label }),
+  clearLabel: (id: string, entryId: string) => call<LabelResult>(ROUTE_PATHS.clearLabel, { id, entryId }),
+  branch: (id: string, entryId: string) => call<BranchResult>(ROUTE_PATHS.branch, { id }, { entryId }),
+  fork: (id: string) => call<ForkResult>(ROUTE_PATHS.fork, { id }),
   appendMessage: (id: string, text: string) =>
-    call<MessageResult>(API_ROUTES.appendMessage, { id }, { text }),
+    call<MessageResult>(ROUTE_PATHS.appendMessage, { id }, { text }),
   /** The URL of an image blob; an <img> sends the token cookie with it. */
-  blobUrl: (id: string, hash: string) => apiPath(API_ROUTES.getBlob.url, { id, hash }),
-  artifactUrl: (id: string, artifactId: string) => apiPath(API_ROUTES.getArtifact.url, { id, artifactId }),
+  blobUrl: (id: string, hash: string) => apiPath(ROUTE_PATHS.getBlob.url, { id, hash }),
+  artifactUrl: (id: string, artifactId: string) => apiPath(ROUTE_PATHS.getArtifact.url, { id, artifactId }),
   getArtifact,
   previewSummary: (id: string, request: SummaryPreviewRequest) =>
-    call<SummaryPreview>(API_ROUTES.previewSummary, { id }, request),
+    call<SummaryPreview>(ROUTE_PATHS.previewSummary, { id }, request),
   summarizeSelection: (id: string, request: SelectionSummaryRequest) =>
-    call<SelectionSummaryResult>(API_ROUTES.summarizeSelection, { id }, request),
-  abortSummary: (id: string) => call<AbortSummaryResponse>(API_ROUTES.abortSummary, { id }),
-  getSettings: () => call<Settings>(API_ROUTES.getSettings),
-  putSettings: (patch: SettingsPatch) => call<Settings>(API_ROUTES.putSettings, {}, patch),
+    call<SelectionSummaryResult>(ROUTE_PATHS.summarizeSelection, { id }, request),
+  abortSummary: (id: string) => call<AbortSummaryResponse>(ROUTE_PATHS.abortSummary, { id }),
+  getSettings: () => call<Settings>(ROUTE_PATHS.getSettings),
+  putSettings: (patch: SettingsPatch) => call<Settings>(ROUTE_PATHS.putSettings, {}, patch),
 };
 
 export type Api = typeof api;

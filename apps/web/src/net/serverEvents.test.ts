@@ -1,10 +1,13 @@
-import { PROTOCOL_VERSION } from '@canopy/protocol';
+import { PROTOCOL_VERSION, serverEventValidator } from '@canopy/protocol';
 import { describe, expect, it } from 'vitest';
-import { createEventDecoder } from './serverEvents';
+import { createEventDecoder, loadEventCheck } from './serverEvents';
 
 function recordingDecoder(validate: boolean) {
   const warnings: string[] = [];
-  const decode = createEventDecoder({ validate, warn: (message) => warnings.push(message) });
+  const decode = createEventDecoder({
+    check: validate ? (value) => serverEventValidator.firstError(value) : undefined,
+    warn: (message) => warnings.push(message),
+  });
   return { decode, warnings };
 }
 
@@ -49,5 +52,12 @@ describe('createEventDecoder', () => {
     const { decode, warnings } = recordingDecoder(false);
     expect(decode('{"type":"no_such_event"}')).toEqual({ type: 'no_such_event' });
     expect(warnings).toEqual([]);
+  });
+
+  it('loads the schema check in a development build (vitest runs as one)', async () => {
+    const check = await loadEventCheck();
+    if (!check) throw new Error('no check in a development build');
+    expect(check({ type: 'hello', protocolVersion: PROTOCOL_VERSION })).toBeUndefined();
+    expect(check({ type: 'no_such_event' })).toMatch(/^\//);
   });
 });

@@ -4,7 +4,7 @@
 // and decodes it, so the page's main thread only receives ready nodes; each part is handed over in
 // a task of its own, so the page can draw between two parts however fast they come.
 
-import { API_ROUTES, apiPath } from '@canopy/protocol';
+import { apiPath, ROUTE_PATHS } from '@canopy/protocol/values';
 import { ApiError } from './errors';
 import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 import { SnapshotStreamError, streamSnapshot, type FetchLike } from './snapshotStream';
@@ -227,7 +227,7 @@ export function prepareSnapshotReader(): void {
 
 /** The parts of one session's snapshot, in order. Throws ApiError on a refusal or a cut stream. */
 export function readSnapshot(id: string, signal?: AbortSignal): AsyncGenerator<SnapshotPart> {
-  const url = apiPath(API_ROUTES.getSession.url, { id });
+  const url = apiPath(ROUTE_PATHS.getSession.url, { id });
   const port = snapshotWorker();
   return port ? readSnapshotThrough(port, url, signal) : readSnapshotHere(url, signal);
 }

@@ -3,14 +3,14 @@
 // (snapshotWorker.ts) runs it off the main thread, and the main thread runs the same code where
 // there are no workers (tests), so both decode alike.
 
-import {
-  decodeNodes,
-  type NodeColumns,
-  type SessionSnapshotEnd,
-  type SessionSnapshotHead,
-  type SnapshotClosingLine,
-  type TreeNode,
+import type {
+  NodeColumns,
+  SessionSnapshotEnd,
+  SessionSnapshotHead,
+  SnapshotClosingLine,
+  TreeNode,
 } from '@canopy/protocol';
+import { decodeNodes } from '@canopy/protocol/values';
 
 export type SnapshotPart =
   | { kind: 'head'; head: SessionSnapshotHead }

@@ -2,9 +2,10 @@
 // backoff after any drop (a server restart, a sleeping laptop) and re-subscribes; the caller refetches
 // the snapshot on reconnect because events sent while disconnected are lost.
 
-import { PROTOCOL_VERSION, WS_PATH, type ClientMessage, type ServerEvent } from '@canopy/protocol';
+import type { ClientMessage, ServerEvent } from '@canopy/protocol';
+import { PROTOCOL_VERSION, WS_PATH } from '@canopy/protocol/values';
 import { backoffDelay } from './backoff';
-import { createEventDecoder } from './serverEvents';
+import { createEventDecoder, type EventCheck } from './serverEvents';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'incompatible';
 
@@ -18,8 +19,13 @@ export interface LiveSocketHandlers {
 const HEARTBEAT_MS = 20_000;
 /** A connection that gets no pong within this time is treated as dead and replaced. */
 const HEARTBEAT_TIMEOUT_MS = 10_000;
-/** Development builds validate every incoming event against the protocol (invalid ones are dropped). */
-const decodeEvent = createEventDecoder({ validate: import.meta.env.DEV });
+/** Parses each message; development builds also check it (see checkServerEvents). */
+let decodeEvent = createEventDecoder({});
+
+/** Development builds: main.tsx installs the protocol's check before the app starts, and invalid events are dropped. */
+export function checkServerEvents(check: EventCheck): void {
+  decodeEvent = createEventDecoder({ check });
+}
 
 export class LiveSocket {
   private socket: WebSocket | null = null;

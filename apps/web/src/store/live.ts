@@ -11,17 +11,17 @@
 // object, so subscribers see the change; the state passed in must not be used after the call.
 // One file (just over 300 lines) because every event kind moves the same state, in one switch.
 
-import {
-  decodeNodes,
-  type ListingProgress,
-  type NodeColumns,
-  type ServerEvent,
-  type SessionChangedEvent,
-  type SessionListItem,
-  type SessionSnapshotEnd,
-  type SessionSnapshotHead,
-  type TreeNode,
+import type {
+  ListingProgress,
+  NodeColumns,
+  ServerEvent,
+  SessionChangedEvent,
+  SessionListItem,
+  SessionSnapshotEnd,
+  SessionSnapshotHead,
+  TreeNode,
 } from '@canopy/protocol';
+import { decodeNodes } from '@canopy/protocol/values';
 import {
   ViewTree,
   createTreeSelectorState,

@@ -8,7 +8,7 @@ import type {
   Settings,
   SettingsPatch,
 } from '@canopy/protocol';
-import { applySettingsPatch, DEFAULT_SETTINGS } from '@canopy/protocol';
+import { applySettingsPatch, DEFAULT_SETTINGS } from '@canopy/protocol/values';
 import { ApiError, messageOf } from '../../net/errors';
 import { withListedItem } from '../live';
 import type { StoreKit } from './kit';

@@ -1,0 +1,38 @@
+// Where every REST route and the WebSocket live: plain values, no schemas, so the web app builds
+// its URLs from the same table the server registers (routes.ts adds each route's schemas).
+
+/** Every REST route's method and URL pattern (Fastify syntax). */
+export const ROUTE_PATHS = {
+  info: { method: 'GET', url: '/api/info' },
+  listSessions: { method: 'GET', url: '/api/sessions' },
+  getSession: { method: 'GET', url: '/api/sessions/:id' },
+  getEntry: { method: 'GET', url: '/api/sessions/:id/entries/:entryId' },
+  getContext: { method: 'GET', url: '/api/sessions/:id/context' },
+  navigate: { method: 'POST', url: '/api/sessions/:id/navigate' },
+  abortSummary: { method: 'POST', url: '/api/sessions/:id/navigate/abort' },
+  previewSummary: { method: 'POST', url: '/api/sessions/:id/summary/preview' },
+  summarizeSelection: { method: 'POST', url: '/api/sessions/:id/summary/selection' },
+  setLabel: { method: 'PUT', url: '/api/sessions/:id/labels/:entryId' },
+  clearLabel: { method: 'DELETE', url: '/api/sessions/:id/labels/:entryId' },
+  branch: { method: 'POST', url: '/api/sessions/:id/branch' },
+  fork: { method: 'POST', url: '/api/sessions/:id/fork' },
+  appendMessage: { method: 'POST', url: '/api/sessions/:id/messages' },
+  /** [oh-my-pi] An image blob of the session's agent folder (`<agent dir>/blobs/<hash>`), as bytes. */
+  getBlob: { method: 'GET', url: '/api/sessions/:id/blobs/:hash' },
+  /** [oh-my-pi] A saved tool output (`<session file without .jsonl>/N.<tool>.log`), as text. */
+  getArtifact: { method: 'GET', url: '/api/sessions/:id/artifacts/:artifactId' },
+  getSettings: { method: 'GET', url: '/api/settings' },
+  putSettings: { method: 'PUT', url: '/api/settings' },
+} as const;
+
+/** Fills a route's `:param` placeholders (URL-encoded). */
+export function apiPath(url: string, params: Record<string, string> = {}): string {
+  return url.replace(/:([A-Za-z]+)/g, (_match, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`missing route parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** The WebSocket endpoint. */
+export const WS_PATH = '/ws';
