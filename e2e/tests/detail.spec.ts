@@ -50,6 +50,69 @@ test.describe('with a written session holding thinking', () => {
   });
 });
 
+test.describe('with a written session holding markdown and hostile HTML', () => {
+  test.use({
+    sessionFiles: [],
+    generatedSessions: {
+      'markdown.jsonl': () => {
+        const manager = SessionManager.inMemory('/home/dev/projects/markdown');
+        manager.appendMessage({ role: 'user', content: 'Show me the fix.', timestamp: Date.now() });
+        manager.appendMessage({
+          role: 'assistant',
+          content: [
+            {
+              type: 'text',
+              text: [
+                '## The fix',
+                '',
+                'Cache the **parsed AST** per file:',
+                '',
+                '```ts',
+                'const cache = new Map<string, Ast>();',
+                '```',
+                '',
+                '<img src="x" onerror="window.__canopyPwned = 1">',
+                '<script>window.__canopyPwned = 2</script>',
+                '[a link](javascript:window.__canopyPwned=3)',
+              ].join('\n'),
+            },
+          ],
+          api: 'anthropic-messages',
+          provider: 'anthropic',
+          model: 'claude-sonnet-4-5',
+          usage: {
+            input: 10,
+            output: 10,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 20,
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+          },
+          stopReason: 'stop',
+          timestamp: Date.now(),
+        });
+        return manager.toJsonl();
+      },
+    },
+  });
+
+  test('a reply renders as markdown, with its HTML sanitised', async ({ app, page }) => {
+    await app.openSession('markdown.jsonl');
+    await app.rows.nth(1).click();
+    const text = app.detail.getByTestId('detail.text');
+    // The renderer loads in its own chunk; once it is in, the text is markdown.
+    await expect(text).toHaveAttribute('aria-busy', 'false');
+    await expect(text.locator('h2')).toHaveText('The fix');
+    await expect(text.locator('strong')).toHaveText('parsed AST');
+    await expect(text.locator('pre code')).toContainText('const cache = new Map<string, Ast>();');
+    await expect(text.locator('script')).toHaveCount(0);
+    await expect(text.locator('[onerror]')).toHaveCount(0);
+    await expect(text.locator('a[href^="javascript:"]')).toHaveCount(0);
+    await text.getByText('a link').click();
+    expect(await page.evaluate(() => (window as { __canopyPwned?: number }).__canopyPwned)).toBeUndefined();
+  });
+});
+
 test.describe('on all-entry-types.jsonl', () => {
   test.use({ sessionFiles: ['all-entry-types.jsonl'], sharedServer: true });
 

@@ -8,6 +8,7 @@ import { loadEventCheck } from './net/serverEvents';
 import { checkServerEvents } from './net/socket';
 import { createAppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
+import { loadMarkdown } from './components/Markdown';
 import './styles.css';
 
 // The server set its cookie when it served this page with ?token=…; drop the token from the
@@ -68,7 +69,9 @@ void loadEventCheck().then((check) => {
   );
 });
 
-// While the first requests are out: the snapshot worker's script loads, and the formatters are
-// made in short tasks instead of in the first render of the list or the tree.
+// While the first requests are out: the snapshot worker's script loads, the formatters are made in
+// short tasks instead of in the first render of the list or the tree, and the markdown renderer's
+// chunk loads and is evaluated in a task of its own.
 prepareSnapshotReader();
 prepareFormatters((step) => setTimeout(step, 0));
+setTimeout(() => void loadMarkdown(), 0);

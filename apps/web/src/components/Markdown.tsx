@@ -1,6 +1,21 @@
-import DOMPurify from 'dompurify';
-import { marked } from 'marked';
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+
+type RenderMarkdown = (text: string) => string;
+
+let renderMarkdown: RenderMarkdown | undefined;
+let loadingMarkdown: Promise<RenderMarkdown> | undefined;
+
+/**
+ * Loads the markdown renderer's chunk (lib/markdownHtml.ts) once; main.tsx starts it after the
+ * page's first task, so it is usually in before any text is shown.
+ */
+export function loadMarkdown(): Promise<RenderMarkdown> {
+  loadingMarkdown ??= import('../lib/markdownHtml').then(({ markdownToSafeHtml }) => {
+    renderMarkdown = markdownToSafeHtml;
+    return markdownToSafeHtml;
+  });
+  return loadingMarkdown;
+}
 
 // Session texts can be huge (a pasted log); rendering a megabyte of markdown blocks the page, so
 // long texts render their beginning and offer the rest on demand.
@@ -9,14 +24,26 @@ const MARKDOWN_LIMIT = 60_000;
 export function Markdown({ text, testId }: { text: string; testId?: string }) {
   const [showAll, setShowAll] = useState(false);
   const shown = showAll || text.length <= MARKDOWN_LIMIT ? text : text.slice(0, MARKDOWN_LIMIT);
-  const html = useMemo(() => {
-    const raw = marked.parse(shown, { async: false, gfm: true, breaks: false });
-    // Session content is untrusted (it came from a model or a tool): sanitise before it reaches the DOM.
-    return DOMPurify.sanitize(raw, { USE_PROFILES: { html: true } });
-  }, [shown]);
+  const [render, setRender] = useState(() => renderMarkdown);
+  useEffect(() => {
+    if (render) return;
+    let current = true;
+    void loadMarkdown().then((loaded) => {
+      if (current) setRender(() => loaded);
+    });
+    return () => {
+      current = false;
+    };
+  }, [render]);
+  const html = useMemo(() => render?.(shown), [render, shown]);
   return (
-    <div className="markdown" data-testid={testId}>
-      <div dangerouslySetInnerHTML={{ __html: html }} />
+    <div className="markdown" data-testid={testId} aria-busy={html === undefined}>
+      {html === undefined ? (
+        // Until the renderer's chunk is in (a moment, once per page): the text as it is, never as HTML.
+        <p className="markdown-pending">{shown}</p>
+      ) : (
+        <div dangerouslySetInnerHTML={{ __html: html }} />
+      )}
       {shown.length < text.length && (
         <button type="button" onClick={() => setShowAll(true)}>
           Show all ({text.length.toLocaleString()} characters)
