@@ -204,10 +204,18 @@ export function OutlineView() {
     scrollTo(scrollToReveal(selectedIndex, current.position, current.clientHeight, ROW_HEIGHT));
   }, [scrollTo, revealTick, selectedIndex]);
 
-  // The scroll asked for above, once this render holds the rows of its position.
+  // The scroll asked for above, once this render holds the rows of its position. It is given to the
+  // element in the next animation frame, before that frame's layout: setting scrollTop here would
+  // make the browser lay the page out at once, inside the task that rendered (at open, tens of ms
+  // of the first snapshot's task), and the frame lays it out anyway. No frame is painted between
+  // this render and that callback, so the rows and the scroll reach the screen together.
   useLayoutEffect(() => {
     const element = containerRef.current;
-    if (element && viewport.current.wanted === scrollTop) viewport.current.apply(element);
+    if (!element || viewport.current.wanted !== scrollTop) return;
+    const frame = requestAnimationFrame(() => {
+      if (viewport.current.wanted === scrollTop) viewport.current.apply(element);
+    });
+    return () => cancelAnimationFrame(frame);
   });
 
   // About 7.5 px per monospace column; the prefix takes at most 6 levels and 40% of the row.

@@ -27,8 +27,9 @@ export function anchoredScrollTop(
  * `scrollTopNow` does the same.
  *
  * A scroll is asked for first (`request`), so that the outline renders the rows of the new
- * position, and made once they are in the DOM (`apply`): the element is laid out once, with the
- * right rows, instead of once for the old rows and again after the scroll event.
+ * position, and made once they are in the DOM (`apply`, which the outline calls in the next
+ * animation frame): the element is laid out once, in that frame, with the right rows, instead of
+ * once for the old rows and again after the scroll event.
  */
 export class OutlineViewport {
   scrollTop = 0;
