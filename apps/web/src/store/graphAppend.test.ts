@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { rowOfNode } from '../components/graph/nodeFacts';
 import { computeGraphLayout, type GraphLayout } from '../layout/graphLayout';
 import { createDerived, graphSourceFromRows, SLICED_LAYOUT_ROWS, type VisibleRows } from './derived';
+import { MAX_APPENDED_ENTRIES } from './graphAppend';
 
 function entry(id: string, parentId: string | null, role: string, flags = 0, label?: string): ViewEntry {
   return {
@@ -80,6 +81,27 @@ describe('graph layout after an append', () => {
     expect(after.indexOfEntry.get('e5')).toBe(1);
     expect(after.indexOfEntry.get('e7')).toBe(2);
     expect(before.indexOfEntry.get('e7')).toBeUndefined();
+    const fresh = computeGraphLayout(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
+    expect(drawn(after, tree, rows)).toEqual(drawn(fresh, tree, rows));
+  });
+
+  it('lays the tree out again, without trying the append, when more entries came than a live append brings', () => {
+    const tree = new ViewTree(chain(0, 6, 'none').map((e, i) => (i === 0 ? { ...e, parentId: null } : e)));
+    const derived = createDerived();
+    let state = createTreeSelectorState(tree, { leafId: 'e5' });
+    const expanded = new Set<string>();
+    const before = derived.graphLayoutFor(tree, derived.graphRows(state), expanded)!;
+    state = append(state, chain(6, MAX_APPENDED_ENTRIES, 'e5'));
+    const within = derived.graphLayoutFor(tree, derived.graphRows(state), expanded)!;
+    expect(within.x).toBe(before.x);
+    state = append(
+      state,
+      chain(6 + MAX_APPENDED_ENTRIES, MAX_APPENDED_ENTRIES + 1, `e${5 + MAX_APPENDED_ENTRIES}`),
+    );
+    const rows = derived.graphRows(state);
+    const after = derived.graphLayoutFor(tree, rows, expanded)!;
+    // Laid out again (new position arrays), and drawn as a fresh layout draws it.
+    expect(after.x).not.toBe(within.x);
     const fresh = computeGraphLayout(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
     expect(drawn(after, tree, rows)).toEqual(drawn(fresh, tree, rows));
   });

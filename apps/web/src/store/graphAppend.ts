@@ -31,6 +31,14 @@ export interface LaidOutRows {
 /** Past this many changed lookups a fresh layout is cheaper to keep than the overlay. */
 const MAX_OVERRIDES = 4096;
 
+/**
+ * Past this many new entries the append is not tried: a live append adds a few entries, a
+ * snapshot's next part thousands, and for those the test below (which reads every drawn row's id)
+ * cost tens of ms at 50,000 entries in one task, only to answer that the tree needs a fresh layout,
+ * which the caller then makes in slices.
+ */
+export const MAX_APPENDED_ENTRIES = 512;
+
 /** Drawn children per node, for the tip test (kept per parent array: appends share it). */
 const childCounts = new WeakMap<Int32Array, Int32Array>();
 
@@ -57,6 +65,7 @@ export function appendToLayout(
   const tree = next.tree;
   if (prev.tree !== tree || prev.mode !== next.mode || next.treeVersion < prev.treeVersion) return null;
   if (prev.treeSize < 0 || next.treeSize < prev.treeSize) return null;
+  if (next.treeSize - prev.treeSize > MAX_APPENDED_ENTRIES) return null;
   // Entries changed in place (a label, a tool call whose result arrived) may have changed a pin or
   // a visibility. One drawn inside a run was unpinned then; if it still is, and shows in both, the
   // drawing is the same.
