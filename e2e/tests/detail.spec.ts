@@ -1,37 +1,51 @@
 // The detail panel of the selected entry on all-entry-types.jsonl: text, image, thinking, tool
 // calls and results, usage and cost, the context the model sees and the branch totals.
-import { SessionManager } from '@canopy/session-core';
+import { SessionManager, type AssistantMessage } from '@canopy/session-core';
 import { ALL_ENTRY_TYPES_TEXTS, ALL_IDS, expect, test } from '../support/test';
+
+/** A session of one question and its reply (`content`, with `cost` dollars for 1,500 tokens), as pi writes it. */
+function questionAndReply(
+  project: string,
+  question: string,
+  content: AssistantMessage['content'],
+  cost: number,
+) {
+  const manager = SessionManager.inMemory(`/home/dev/projects/${project}`);
+  manager.appendMessage({ role: 'user', content: question, timestamp: Date.now() });
+  manager.appendMessage({
+    role: 'assistant',
+    content,
+    api: 'anthropic-messages',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    usage: {
+      input: 1200,
+      output: 300,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 1500,
+      cost: { input: cost * (4 / 9), output: cost * (5 / 9), cacheRead: 0, cacheWrite: 0, total: cost },
+    },
+    stopReason: 'stop',
+    timestamp: Date.now(),
+  });
+  return manager.toJsonl();
+}
 
 test.describe('with a written session holding thinking', () => {
   test.use({
     sessionFiles: [],
     generatedSessions: {
-      'thinking.jsonl': () => {
-        const manager = SessionManager.inMemory('/home/dev/projects/thinking');
-        manager.appendMessage({ role: 'user', content: 'Why is the build slow?', timestamp: Date.now() });
-        manager.appendMessage({
-          role: 'assistant',
-          content: [
+      'thinking.jsonl': () =>
+        questionAndReply(
+          'thinking',
+          'Why is the build slow?',
+          [
             { type: 'thinking', thinking: 'The bundler probably re-parses every file.' },
             { type: 'text', text: 'The bundler re-parses every file; cache the AST.' },
           ],
-          api: 'anthropic-messages',
-          provider: 'anthropic',
-          model: 'claude-sonnet-4-5',
-          usage: {
-            input: 1200,
-            output: 300,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 1500,
-            cost: { input: 0.0036, output: 0.0045, cacheRead: 0, cacheWrite: 0, total: 0.0081 },
-          },
-          stopReason: 'stop',
-          timestamp: Date.now(),
-        });
-        return manager.toJsonl();
-      },
+          0.0081,
+        ),
     },
   });
 
@@ -54,12 +68,11 @@ test.describe('with a written session holding markdown and hostile HTML', () => 
   test.use({
     sessionFiles: [],
     generatedSessions: {
-      'markdown.jsonl': () => {
-        const manager = SessionManager.inMemory('/home/dev/projects/markdown');
-        manager.appendMessage({ role: 'user', content: 'Show me the fix.', timestamp: Date.now() });
-        manager.appendMessage({
-          role: 'assistant',
-          content: [
+      'markdown.jsonl': () =>
+        questionAndReply(
+          'markdown',
+          'Show me the fix.',
+          [
             {
               type: 'text',
               text: [
@@ -77,22 +90,8 @@ test.describe('with a written session holding markdown and hostile HTML', () => 
               ].join('\n'),
             },
           ],
-          api: 'anthropic-messages',
-          provider: 'anthropic',
-          model: 'claude-sonnet-4-5',
-          usage: {
-            input: 10,
-            output: 10,
-            cacheRead: 0,
-            cacheWrite: 0,
-            totalTokens: 20,
-            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-          },
-          stopReason: 'stop',
-          timestamp: Date.now(),
-        });
-        return manager.toJsonl();
-      },
+          0,
+        ),
     },
   });
 
