@@ -1,9 +1,10 @@
 // Everything of the protocol that is a plain value rather than a schema: the version, the limits,
 // the settings' defaults, the routes' paths and the node codec. The web app imports the protocol's
 // values only from here (`@canopy/protocol/values`, an ESLint rule holds it to that), so its bundle
-// carries no TypeBox: building the schemas cost the page's start about 10 ms, in the one task that
-// evaluates the bundle, and TypeBox is 185 KB of source. The schemas (index.ts) stay the one
-// source of truth for every body and message; the server and the tests check against them.
+// carries no TypeBox (185 KB of source) and builds no schema in the one task that evaluates it:
+// taking them out brought that task from a median of about 190 to 134 ms in cold opens. The
+// schemas (index.ts) stay the one source of truth for every body and message; the server and the
+// tests check against them.
 
 import type { Settings, SettingsPatch } from './settings';
 
