@@ -5,12 +5,19 @@ type RenderMarkdown = (text: string) => string;
 let renderMarkdown: RenderMarkdown | undefined;
 let loadingMarkdown: Promise<RenderMarkdown> | undefined;
 
+/** Uses what the renderer's first call sets up (marked's rules, DOMPurify's configuration). */
+const WARM_UP_TEXT =
+  '# a\n\n**b** _c_ `d` [e](https://example.com)\n\n- f\n\n```\ng\n```\n\n| h |\n| - |\n| i |\n';
+
 /**
  * Loads the markdown renderer's chunk (lib/markdownHtml.ts) once; main.tsx starts it after the
- * page's first task, so it is usually in before any text is shown.
+ * page's first task, so it is usually in before any text is shown. The renderer is then run once
+ * on a small text, in a task of its own: its first call costs tens of ms (code run for the first
+ * time), which would otherwise fall in the render of the first text shown.
  */
 export function loadMarkdown(): Promise<RenderMarkdown> {
   loadingMarkdown ??= import('../lib/markdownHtml').then(({ markdownToSafeHtml }) => {
+    setTimeout(() => markdownToSafeHtml(WARM_UP_TEXT), 0);
     renderMarkdown = markdownToSafeHtml;
     return markdownToSafeHtml;
   });
