@@ -85,16 +85,5 @@ export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } 
 export { createValidator, clientMessageValidator, serverEventValidator } from './validate';
 export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
-export {
-  PROTOCOL_VERSION,
-  MAX_SUMMARY_ENTRIES,
-  MAX_SELECTION_IDS,
-  DOUBLE_ESCAPE_ACTIONS,
-  DEFAULT_SETTINGS,
-  applySettingsPatch,
-  ROUTE_PATHS,
-  apiPath,
-  WS_PATH,
-  encodeNodes,
-  decodeNodes,
-} from './values';
+// Every plain value too, as `@canopy/protocol/values` lists them.
+export * from './values';
