@@ -2,10 +2,9 @@
 // choice is offered after a jump, the summariser it starts with, what Esc twice in the composer
 // does, and the filter a session opens with.
 
-import type { DoubleEscapeAction, SettingsPatch } from '@canopy/protocol';
+import type { DoubleEscapeAction, SettingsPatch, SummarizerInfo } from '@canopy/protocol';
 import { DOUBLE_ESCAPE_ACTIONS } from '@canopy/protocol/values';
 import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
-import type { SummarizerInfo } from '@canopy/protocol';
 import { useApp, useAppStore } from '../store/context';
 import { useEscape } from './SummaryDialog';
 
