@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeRows, type ComputeRowsOptions } from './flatten';
+import { computeRows, rowsWork, type ComputeRowsOptions } from './flatten';
 import { FILTER_MODES } from './filter';
 import { renderOutline } from './outline';
 import { EntryBuilder, projectRows as project, resolveLabels } from './testing';
@@ -443,6 +443,29 @@ describe('reuse of rows between calls', () => {
     for (let i = 0; i < 5; i++) expect(after[i]).toBe(before[i]);
     expect(after[5]).not.toBe(before[5]);
     expect(after[5]!.visibleChildCount).toBe(1);
+  });
+
+  it('keeps the reused rows when a live session grows a few entries at a time', () => {
+    // Sizing them again to the tree's exact size copied every row on the first full pass after
+    // each append (a search keystroke while an agent writes).
+    const b = new EntryBuilder();
+    b.user('e0', null, 'question 0');
+    for (let i = 1; i < 2000; i++) b.assistant(`e${i}`, `e${i - 1}`, `answer ${i}`);
+    const tree = treeOf(b);
+    const first = computeRows(tree, { leafId: 'e1999', query: 'answer' }).rows;
+    const growths = rowsWork.reuseGrowths;
+    let leaf = 'e1999';
+    for (let i = 0; i < 50; i++) {
+      const id = `live${i}`;
+      tree.append(toViewEntries([b.user(id, leaf, `live ${i}`)], new Map()));
+      leaf = id;
+      const rows = computeRows(tree, { leafId: leaf, query: i % 2 === 0 ? 'answer' : 'live' }).rows;
+      expect(rows.length).toBe(i % 2 === 0 ? 1999 : i + 1);
+    }
+    expect(rowsWork.reuseGrowths).toBe(growths);
+    // The rows of unchanged entries are still the same objects.
+    const again = computeRows(tree, { leafId: leaf, query: 'answer' }).rows;
+    expect(again[10]).toBe(first[10]);
   });
 
   it('gives the same rows on a tree that computed other views before as on a fresh tree', () => {

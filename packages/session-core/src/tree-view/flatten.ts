@@ -216,6 +216,9 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   return resultOf(tree, state, options);
 }
 
+/** The least room for appended entries when the rows reused between calls are sized again. */
+const REUSE_HEADROOM_MIN = 1024;
+
 /** Nodes a stepped pass handles between two looks at its caller's clock. */
 const NODES_PER_CHECK = 2048;
 
@@ -403,8 +406,12 @@ class FullPass {
     if (reuse === undefined || reuse.rows.length < count) {
       // Sized to the tree up front: rows are written in depth-first order, which jumps to high node
       // numbers early, and a write far past the end of an array turns it into a slow hash table.
-      const rows = new Array<Row | undefined>(count);
-      const chains = new Array<GutterLink | null | undefined>(count);
+      // With room to grow: a live session grows a few entries at a time, and copying every row
+      // into arrays one entry larger was a third of the first search keystroke after each append.
+      rowsWork.reuseGrowths++;
+      const capacity = count + Math.max(REUSE_HEADROOM_MIN, count >> 3);
+      const rows = new Array<Row | undefined>(capacity);
+      const chains = new Array<GutterLink | null | undefined>(capacity);
       if (reuse !== undefined) {
         for (let node = 0; node < reuse.rows.length; node++) {
           rows[node] = reuse.rows[node];

@@ -6,10 +6,11 @@ import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
 
 /**
- * Internal, for tests: how many depth-first traversals and subtree size passes were computed, and
- * how many rows jumps looked at one by one (the rest they copied as blocks).
+ * Internal, for tests: how many depth-first traversals and subtree size passes were computed, how
+ * many rows jumps looked at one by one (the rest they copied as blocks), and how many times the
+ * rows kept for reuse between calls were sized again (flatten.ts).
  */
-export const rowsWork = { traversals: 0, subtreeSizes: 0, jumpRowsVisited: 0 };
+export const rowsWork = { traversals: 0, subtreeSizes: 0, jumpRowsVisited: 0, reuseGrowths: 0 };
 
 export interface GutterLink {
   position: number;
