@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { IdIndex } from './id-index';
 
 /** An index over its own list of ids, added through `add`, as ViewTree keeps its entries. */
@@ -55,5 +55,22 @@ describe('IdIndex', () => {
     const prefix = 'x'.repeat(64);
     for (let i = 0; i < 4000; i++) add(`${prefix}${i}`);
     for (let i = 0; i < 4000; i++) expect(index.indexOf(`${prefix}${i}`)).toBe(i);
+  });
+
+  it('leaves the table of an empty index untouched when cleared', () => {
+    const { index, add } = indexWithList();
+    index.reserve(200_000);
+    const fill = vi.spyOn(Int32Array.prototype, 'fill');
+    try {
+      index.clear();
+      expect(fill).not.toHaveBeenCalled();
+      expect(add('a')).toBe(0);
+      index.clear();
+      expect(fill).toHaveBeenCalledTimes(1);
+      expect(index.size).toBe(0);
+      expect(index.indexOf('a')).toBe(-1);
+    } finally {
+      fill.mockRestore();
+    }
   });
 });

@@ -75,6 +75,10 @@ export class IdIndex {
 
   /** Forgets every id but keeps the room (a rebuild puts as many back; `reserve` holds). */
   clear(): void {
+    // Empty, every slot is 0 already. The first chunk of a snapshot builds a tree reserved for
+    // all its entries: filling that table touched every page of it (7-10 ms at 200,000 entries
+    // in Node, 36 ms traced in the browser) in the task that shows the first rows.
+    if (this.count === 0) return;
     this.count = 0;
     this.slots.fill(0);
   }
