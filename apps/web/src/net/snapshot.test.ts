@@ -225,7 +225,7 @@ describe('readSnapshotThrough a snapshot service', () => {
     }
   });
 
-  it('joins node parts that queued up while the page was busy into steps of up to MAX_NODES_PER_STEP, in order', async () => {
+  it('hands the first node part alone, then joins node parts that queued up while the page was busy into steps of up to MAX_NODES_PER_STEP, in order', async () => {
     const nodes = manyNodes(NODES_PER_MESSAGE * 6);
     const [head] = snapshotParts(nodes, null, nodes.length);
     // A port that answers a load at once, with every message, before the reader takes the first.
@@ -254,10 +254,12 @@ describe('readSnapshotThrough a snapshot service', () => {
       },
     } as unknown as MessagePort;
     const parts = await collect(readSnapshotThrough(port, '/api/sessions/s1'));
+    // The first node part alone (the first rows come from it), then joined steps.
     expect(parts.map((part) => (part.kind === 'nodes' ? part.nodes.length : part.kind))).toEqual([
       'head',
+      NODES_PER_MESSAGE,
       MAX_NODES_PER_STEP,
-      NODES_PER_MESSAGE * 6 - MAX_NODES_PER_STEP,
+      NODES_PER_MESSAGE * 5 - MAX_NODES_PER_STEP,
     ]);
     expect(joined(parts).nodes).toEqual(nodes);
   });

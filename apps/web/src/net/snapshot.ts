@@ -45,10 +45,13 @@ type Outcome = { ok: true } | { ok: false; failure: SnapshotFailure };
  */
 export const MAX_NODES_PER_STEP = 4096;
 
-/** The next part of `queue`, with the node parts right behind it joined in, up to MAX_NODES_PER_STEP. */
-function takeStep(queue: SnapshotPart[]): SnapshotPart {
+/**
+ * The next part of `queue`, with the node parts right behind it joined in (if `join`), up to
+ * MAX_NODES_PER_STEP.
+ */
+function takeStep(queue: SnapshotPart[], join: boolean): SnapshotPart {
   const part = queue.shift()!;
-  if (part.kind !== 'nodes') return part;
+  if (part.kind !== 'nodes' || !join) return part;
   let count = part.nodes.length;
   let take = 0;
   while (take < queue.length) {
@@ -97,13 +100,19 @@ async function* pulled(
   signal?.addEventListener('abort', onAbort);
   try {
     let first = true;
+    // The first node part goes alone: the first rows are computed and drawn from it, in a task
+    // that runs that code for the first time (several times slower than later), and a step of
+    // 4096 nodes made it one of the longest tasks of the open.
+    let nodesYet = false;
     for (;;) {
       signal?.throwIfAborted();
       if (queue.length > 0) {
         if (!first) await nextTask();
         signal?.throwIfAborted();
         first = false;
-        yield takeStep(queue);
+        const step = takeStep(queue, nodesYet);
+        if (step.kind === 'nodes') nodesYet = true;
+        yield step;
         continue;
       }
       if (outcome) {
