@@ -3,6 +3,7 @@ import { BranchConfirm } from './components/BranchConfirm';
 import { BranchPicker } from './components/BranchPicker';
 import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
+import { usePaintedSinceMount } from './components/graph/afterPaint';
 import { GraphView } from './components/graph/GraphView';
 import { OutlineView } from './components/OutlineView';
 import { SelectionBar } from './components/SelectionBar';
@@ -77,6 +78,9 @@ function TreeViews() {
   const view = useApp((s) => s.view);
   const ratio = useApp((s) => s.splitRatio);
   const ref = useRef<HTMLDivElement>(null);
+  // When a session opens, the outline's rows are painted before the graph's first render runs
+  // (its layout, canvas and cards): both in one task were the longest task of the open.
+  const graphMayRender = usePaintedSinceMount();
   return (
     <div
       ref={ref}
@@ -106,7 +110,8 @@ function TreeViews() {
           onChange={(next) => store.getState().setSplitRatio(next)}
         />
       )}
-      {view !== 'outline' && <GraphView />}
+      {view !== 'outline' &&
+        (graphMayRender ? <GraphView /> : <div className="graph-pane" data-testid="tree.graph-pending" />)}
     </div>
   );
 }

@@ -78,3 +78,18 @@ export function useValueAfterPaint<T>(value: T, clock: PaintClock = browserPaint
   useEffect(() => () => scheduler.cancel(), [scheduler]);
   return shown;
 }
+
+/**
+ * False until the browser has painted a frame since the component mounted, then true for good. A
+ * pane whose first render is long (the graph: its layout, canvas and cards) renders a placeholder
+ * until then, so that a session's first rows reach the screen in a task without it.
+ */
+export function usePaintedSinceMount(clock: PaintClock = browserPaintClock): boolean {
+  const [painted, setPainted] = useState(false);
+  const [scheduler] = useState(() => new AfterPaint<true>(clock, () => setPainted(true)));
+  useEffect(() => {
+    if (!painted) scheduler.offer(true);
+    return () => scheduler.cancel();
+  }, [painted, scheduler]);
+  return painted;
+}
