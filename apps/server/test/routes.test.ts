@@ -7,9 +7,9 @@ import {
   SnapshotReadLine,
   SNAPSHOT_CONTENT_TYPE,
 } from '@canopy/protocol';
-import { SessionManager, ToolCallIndex } from '@canopy/session-core';
+import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { treeNodesOf } from '../src/store/tree-model';
+import { CHUNK_NODES, FIRST_CHUNK_NODES, treeNodesOf } from '../src/store/tree-model';
 import {
   assembleSnapshot,
   AUTH,
@@ -18,6 +18,7 @@ import {
   SEED_IDS,
   sessionIdOf,
   setup,
+  snapshotBodyLines,
   type TestEnv,
   TOKEN,
 } from './helpers';
@@ -122,6 +123,27 @@ describe('REST routes over fixture copies', () => {
     expect(after.nodes).toHaveLength(9);
     expect(after.nodes).toEqual(freshNodes('seed-example.jsonl'));
     expect(after.nodes.find((node) => node.id === SEED_IDS.milestoneLabel)?.label).toBe('cached');
+  });
+
+  it('the first node line of a snapshot is short (the first rows), the others CHUNK_NODES, on the first open and once open', async () => {
+    const storage = new MemoryStorage();
+    const sm = SessionManager.inMemory('/w', { storage });
+    const count = FIRST_CHUNK_NODES + CHUNK_NODES + 7;
+    for (let i = 0; i < count; i++) sm.appendMessage({ role: 'user', content: `turn ${i}`, timestamp: i });
+    fs.writeFileSync(env.file('many.jsonl'), storage.read());
+    await env.restart(); // index the new file
+    const id = await sessionIdOf(env.app, 'many.jsonl');
+    for (const open of ['first open', 'already open']) {
+      const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
+      const counts = snapshotBodyLines(response.body)
+        .filter((line) => 'count' in line)
+        .map((line) => (line as unknown as NodeColumns).count);
+      // The first open sends the nodes of each piece as it is read, in lines of at most CHUNK_NODES.
+      if (open === 'already open') expect(counts).toEqual([FIRST_CHUNK_NODES, CHUNK_NODES, 7]);
+      expect(counts[0]).toBe(FIRST_CHUNK_NODES);
+      expect(Math.max(...counts)).toBeLessThanOrEqual(CHUNK_NODES);
+      expect(assembleSnapshot(response.body).nodes).toHaveLength(count);
+    }
   });
 
   it('an unknown session id is SESSION_NOT_FOUND and a path-like id is refused by the schema', async () => {

@@ -6,7 +6,7 @@ import {
   type TreeNode,
 } from '@canopy/protocol';
 import type { LoadProgress } from './load-progress';
-import { nodeChunkLines } from './tree-model';
+import { CHUNK_NODES, FIRST_CHUNK_NODES, nodeChunkLines } from './tree-model';
 
 /** The session at the moment a snapshot describes: its nodes and everything else about it. */
 export interface SnapshotState {
@@ -36,9 +36,12 @@ export interface SnapshotEncoders {
   end(end: SessionSnapshotEnd): string;
 }
 
-/** `nodes` as NodeColumns lines (see nodeChunkLines), each encoded when it is asked for. */
-function* chunkLines(nodes: readonly TreeNode[]): Generator<string> {
-  for (const line of nodeChunkLines(nodes)) yield `${line}\n`;
+/**
+ * `nodes` as NodeColumns lines (see nodeChunkLines), each encoded when it is asked for; `first`:
+ * they are the snapshot's first nodes, whose line is short (FIRST_CHUNK_NODES).
+ */
+function* chunkLines(nodes: readonly TreeNode[], first: boolean): Generator<string> {
+  for (const line of nodeChunkLines(nodes, first ? FIRST_CHUNK_NODES : CHUNK_NODES)) yield `${line}\n`;
 }
 
 function closing(line: SnapshotClosingLine): string {
@@ -69,8 +72,9 @@ export async function* snapshotLines(
       const nodes = progress.nodes;
       if (nodes.length > sent.length) {
         const fresh = nodes.slice(sent.length);
+        const first = sent.length === 0;
         for (const node of fresh) sent.push(node);
-        yield* chunkLines(fresh);
+        yield* chunkLines(fresh, first);
       }
       if (progress.read !== read) {
         read = progress.read;
@@ -96,6 +100,6 @@ export async function* snapshotLines(
     // Labels were not on any node as it was sent: the end of the read puts them on.
     if (now !== sent[i] || now.label !== undefined) changed.push(now);
   }
-  yield* chunkLines(nodes.slice(sent.length));
+  yield* chunkLines(nodes.slice(sent.length), sent.length === 0);
   yield `${encode.end({ ...end, changed: encodeNodes(changed) })}\n`;
 }

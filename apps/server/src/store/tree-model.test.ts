@@ -2,7 +2,14 @@ import { decodeNodes, encodeNodes, type NodeColumns } from '@canopy/protocol';
 import { SessionManager, ToolCallIndex, type SessionEntry } from '@canopy/session-core';
 import { describe, expect, it, vi } from 'vitest';
 import { assistantMsg, entryFactory, userMsg } from '../../../../packages/session-core/test/messages';
-import { CHUNK_NODES, nodeChunkLines, RowToolCalls, TreeModel, treeNodesOf } from './tree-model';
+import {
+  CHUNK_NODES,
+  FIRST_CHUNK_NODES,
+  nodeChunkLines,
+  RowToolCalls,
+  TreeModel,
+  treeNodesOf,
+} from './tree-model';
 
 const HOME = '/home/dev';
 const HEADER = JSON.stringify({
@@ -217,6 +224,14 @@ describe('TreeModel', () => {
     const whole = decodeNodes(JSON.parse(JSON.stringify(encodeNodes(nodes))) as NodeColumns);
     expect(all.flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns))).toEqual(whole);
     expect(whole).toEqual(freshNodes(`${HEADER}\n${jsonl(entries)}`));
+    // A snapshot's first line is shorter (the browser's first rows), the rest as before.
+    const short = [...nodeChunkLines(nodes, FIRST_CHUNK_NODES)];
+    expect(short.map((line) => (JSON.parse(line) as NodeColumns).count)).toEqual([
+      FIRST_CHUNK_NODES,
+      CHUNK_NODES,
+      CHUNK_NODES - FIRST_CHUNK_NODES + 11,
+    ]);
+    expect(short.flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns))).toEqual(whole);
   });
 
   it('a snapshot taken before a label and an append still encodes the state it was taken at', () => {

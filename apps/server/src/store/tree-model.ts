@@ -29,6 +29,12 @@ export class RowToolCalls extends ToolCallIndex {
 export const CHUNK_NODES = 4096;
 
 /**
+ * Nodes in a snapshot's first chunk: the browser draws its first rows from them, so they come in
+ * a line a quarter of the others' size, encoded, sent and decoded sooner.
+ */
+export const FIRST_CHUNK_NODES = 1024;
+
+/**
  * Tree nodes for a batch of entries: labels as `labelOf` resolves them now, tool results looked up
  * in `toolCalls` after the batch's own calls are added to it.
  */
@@ -248,13 +254,16 @@ export class TreeModel {
 }
 
 /**
- * `nodes` as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each, in order, each encoded when
- * the consumer asks for the next one: a response streams the first rows while the rest is encoded,
- * and holds one chunk's JSON at a time.
+ * `nodes` as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each (the first of `firstChunk`),
+ * in order, each encoded when the consumer asks for the next one: a response streams the first
+ * rows while the rest is encoded, and holds one chunk's JSON at a time.
  */
-export function* nodeChunkLines(nodes: readonly TreeNode[]): Generator<string> {
-  for (let start = 0; start < nodes.length; start += CHUNK_NODES) {
-    yield JSON.stringify(encodeNodes(nodes.slice(start, start + CHUNK_NODES)));
+export function* nodeChunkLines(
+  nodes: readonly TreeNode[],
+  firstChunk: number = CHUNK_NODES,
+): Generator<string> {
+  for (let start = 0, size = firstChunk; start < nodes.length; start += size, size = CHUNK_NODES) {
+    yield JSON.stringify(encodeNodes(nodes.slice(start, start + size)));
   }
 }
 
