@@ -219,13 +219,8 @@ export function App() {
     });
     socketRef.current = socket;
     socket.start();
-    const link = parseDeepLink(window.location.search);
-    void store
-      .getState()
-      .init()
-      .then(() => {
-        if (link.sessionId) void store.getState().openSession(link.sessionId, link.entryId);
-      });
+    // The first requests (the list, info, settings, a deep-linked session) went out as the page
+    // started (main.tsx), before this first render.
     const onPopState = () => {
       const next = parseDeepLink(window.location.search);
       const state = store.getState();
