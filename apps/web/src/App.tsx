@@ -3,7 +3,7 @@ import { BranchConfirm } from './components/BranchConfirm';
 import { BranchPicker } from './components/BranchPicker';
 import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
-import { usePaintedSinceMount } from './components/graph/afterPaint';
+import { usePaintedOnceReady } from './components/graph/afterPaint';
 import { GraphView } from './components/graph/GraphView';
 import { OutlineView } from './components/OutlineView';
 import { SelectionBar } from './components/SelectionBar';
@@ -78,9 +78,10 @@ function TreeViews() {
   const view = useApp((s) => s.view);
   const ratio = useApp((s) => s.splitRatio);
   const ref = useRef<HTMLDivElement>(null);
-  // When a session opens, the outline's rows are painted before the graph's first render runs
-  // (its layout, canvas and cards): both in one task were the longest task of the open.
-  const graphMayRender = usePaintedSinceMount();
+  // When a session opens, its first rows are painted in the outline before the graph's first
+  // render runs (its layout, viewport, canvas and cards): both in one task were the open's longest.
+  const rowsShown = useApp((s) => s.selector !== null && (s.selector.rows.length > 0 || s.snapshot === null));
+  const graphMayRender = usePaintedOnceReady(rowsShown);
   return (
     <div
       ref={ref}

@@ -80,16 +80,16 @@ export function useValueAfterPaint<T>(value: T, clock: PaintClock = browserPaint
 }
 
 /**
- * False until the browser has painted a frame since the component mounted, then true for good. A
- * pane whose first render is long (the graph: its layout, canvas and cards) renders a placeholder
- * until then, so that a session's first rows reach the screen in a task without it.
+ * False until the browser has painted a frame while `ready` held, then true for good. A pane whose
+ * first render is long (the graph: its layout, canvas and cards) renders a placeholder until then,
+ * so that what `ready` waits for (a session's first rows) reaches the screen in a task without it.
  */
-export function usePaintedSinceMount(clock: PaintClock = browserPaintClock): boolean {
+export function usePaintedOnceReady(ready: boolean, clock: PaintClock = browserPaintClock): boolean {
   const [painted, setPainted] = useState(false);
   const [scheduler] = useState(() => new AfterPaint<true>(clock, () => setPainted(true)));
   useEffect(() => {
-    if (!painted) scheduler.offer(true);
+    if (ready && !painted) scheduler.offer(true);
     return () => scheduler.cancel();
-  }, [painted, scheduler]);
+  }, [ready, painted, scheduler]);
   return painted;
 }
