@@ -209,8 +209,7 @@ export async function canopyRun(
     if (page)
       Object.assign(sample, await canopyInteractions(page, url, join(canopy.sessionsDir, basename(file))));
   } finally {
-    await canopy.stop();
-    cleanup(canopy);
+    await cleanup(canopy);
   }
   return sample;
 }

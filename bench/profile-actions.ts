@@ -262,8 +262,7 @@ async function main(): Promise<void> {
     await page.close();
   } finally {
     await browser?.close();
-    await canopy.stop();
-    cleanup(canopy);
+    await cleanup(canopy);
   }
 }
 

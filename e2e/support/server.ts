@@ -155,8 +155,13 @@ export async function startCanopy(options: StartOptions = {}): Promise<RunningCa
   return running;
 }
 
-export function cleanup(running: RunningCanopy | undefined): void {
+/**
+ * Stops the server (if it still runs) and removes its folders. One call for both: a script that
+ * only removed the folders left its servers running.
+ */
+export async function cleanup(running: RunningCanopy | undefined): Promise<void> {
   if (!running) return;
+  await running.stop();
   const base = dirname(running.sessionsDir);
   if (base.includes('canopy-e2e-')) rmSync(base, { recursive: true, force: true });
 }

@@ -54,8 +54,7 @@ export const test = base.extend<CanopyOptions & CanopyFixtures, WorkerFixtures>(
       for (const pending of pool.values()) {
         const running = await pending.catch(() => undefined);
         if (!running) continue;
-        await running.stop();
-        cleanup(running);
+        await cleanup(running);
       }
     },
     { scope: 'worker' },
@@ -120,8 +119,7 @@ export async function useOwnCanopy(
   try {
     await use(running);
   } finally {
-    await running.stop();
-    cleanup(running);
+    await cleanup(running);
   }
 }
 
