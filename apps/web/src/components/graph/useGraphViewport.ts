@@ -3,6 +3,7 @@
 // show the leaf). The box keeps its centre through a resize.
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { flushSync } from 'react-dom';
 import type { GraphLayout } from '../../layout/graphLayout';
 import {
   centerOn,
@@ -30,6 +31,8 @@ export interface Size {
 export interface GraphViewport {
   containerRef: RefObject<HTMLDivElement | null>;
   size: Size;
+  /** `size` is the box's as laid out, no longer the first render's guess. */
+  measured: boolean;
   transform: Transform;
   /** The transform as of the latest move, for event handlers that run between renders. */
   transformRef: RefObject<Transform>;
@@ -59,6 +62,7 @@ export function useGraphViewport(layout: GraphLayout | null, minimapOpen: boolea
   const containerRef = useRef<HTMLDivElement>(null);
   // A guess until the box is measured (below, before the first paint).
   const [size, setSize] = useState<Size>({ width: 800, height: 600 });
+  const [measured, setMeasured] = useState(false);
   const [transform, setTransform] = useState<Transform>({ k: 1, tx: 0, ty: 0 });
   const transformRef = useRef(transform);
   useLayoutEffect(() => {
@@ -68,11 +72,23 @@ export function useGraphViewport(layout: GraphLayout | null, minimapOpen: boolea
   useLayoutEffect(() => {
     const element = containerRef.current;
     if (!element) return;
-    let last = { width: element.clientWidth, height: element.clientHeight };
+    // The box is measured by the observer's first callback, which the browser makes after laying
+    // the page out and before painting it: reading clientWidth here, in the task that mounted the
+    // graph, laid the whole page out there and then (20-45 ms traced of a 50k-200k open), and the
+    // frame did it again. Rendered at once (flushSync), the measured size is in the first paint.
+    let last: Size | null = null;
     // A resize (the session list folding away, a splitter drag) keeps the centre of the view where
     // it was, so what the user looked at stays in sight.
     const observer = new ResizeObserver(() => {
       const next = { width: element.clientWidth, height: element.clientHeight };
+      if (last === null) {
+        last = next;
+        flushSync(() => {
+          setSize(next);
+          setMeasured(true);
+        });
+        return;
+      }
       if (next.width === last.width && next.height === last.height) return;
       const dx = (next.width - last.width) / 2;
       const dy = (next.height - last.height) / 2;
@@ -85,7 +101,6 @@ export function useGraphViewport(layout: GraphLayout | null, minimapOpen: boolea
       }
     });
     observer.observe(element);
-    setSize(last);
     return () => observer.disconnect();
   }, []);
 
@@ -154,6 +169,7 @@ export function useGraphViewport(layout: GraphLayout | null, minimapOpen: boolea
   return {
     containerRef,
     size,
+    measured,
     transform,
     transformRef,
     mapBox,

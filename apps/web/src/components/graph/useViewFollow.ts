@@ -38,7 +38,7 @@ export function useViewFollow(
     revealTick: number;
   },
 ): void {
-  const { containerRef, size, mapBox } = viewport;
+  const { size, mapBox } = viewport;
 
   // Keyed on the tree object (one per loaded snapshot), not the session id: the deferred layout may
   // still be the previous session's for a render after the id changed.
@@ -46,8 +46,7 @@ export function useViewFollow(
   const open = useEffectEvent(() => {
     if (!layout || !tree || openedFor.current === tree || size.width < 10) return;
     // The first render runs with a guessed size; wait for the measured one.
-    const element = containerRef.current;
-    if (!element || element.clientWidth !== size.width || element.clientHeight !== size.height) return;
+    if (!viewport.measured) return;
     openedFor.current = tree;
     const target = selectedNode ?? leafNode;
     // A tree that fits at a readable scale is shown whole; a bigger one opens on its leaf (or the
