@@ -10,11 +10,12 @@
 // not the tree's (children lists are sorted when next read, not on every insertion).
 // One file (past 300 lines) because every method reads and writes the same parallel arrays.
 
+import { parseTimestamp } from '../timestamp';
 import { IdIndex } from './id-index';
 import type { ViewEntry } from './view-entry';
 
 function timestampKey(timestamp: string): number {
-  const key = Date.parse(timestamp);
+  const key = parseTimestamp(timestamp);
   // Invalid timestamps sort after every valid one, keeping file order among themselves.
   return Number.isNaN(key) ? Number.POSITIVE_INFINITY : key;
 }
