@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp } from './timestamp';
+import { parseTimestamp, timestampSortKey } from './timestamp';
 
 /** Compares as Object.is does, so that NaN equals NaN. */
 function same(text: string): void {
@@ -57,5 +57,12 @@ describe('parseTimestamp', () => {
       '',
     ])
       same(text);
+  });
+
+  it('gives the sort key of children: the time, or after every valid time for anything else', () => {
+    expect(timestampSortKey('2026-03-01T09:00:13.388Z')).toBe(Date.parse('2026-03-01T09:00:13.388Z'));
+    expect(timestampSortKey('2026-03-01T10:00:00+01:00')).toBe(Date.parse('2026-03-01T09:00:00Z'));
+    for (const bad of ['2024-13-01T00:00:00.000Z', 'yesterday', '', 1_700_000_000_000, null, undefined])
+      expect(timestampSortKey(bad)).toBe(Number.POSITIVE_INFINITY);
   });
 });

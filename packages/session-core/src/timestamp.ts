@@ -71,3 +71,13 @@ export function parseTimestamp(text: string): number {
     return Date.parse(text);
   return ((daysFromEpoch(year, month, day) * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + milli;
 }
+
+/**
+ * The key children are sorted by (docs/tree-and-context.md#tree): the time of a valid timestamp;
+ * after every valid one (valid dates stay within ±8.64e15 ms) for anything else, which then keeps
+ * file order among itself in a stable sort.
+ */
+export function timestampSortKey(timestamp: unknown): number {
+  const time = typeof timestamp === 'string' ? parseTimestamp(timestamp) : Number.NaN;
+  return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
+}

@@ -6,7 +6,7 @@
 // One file because the id map, the children lists and the structural issues are updated together
 // by every add; a split would let them disagree.
 
-import { parseTimestamp } from './timestamp';
+import { timestampSortKey } from './timestamp';
 import type { EntryLookup } from './context';
 import type { ParseIssue, SessionEntry, SessionTreeNode } from './types';
 
@@ -390,10 +390,7 @@ export class TreeIndex {
 
   private timesUpToDate(): number[] {
     for (let position = this.sortTimes.length; position < this.list.length; position++) {
-      const timestamp: unknown = (this.list[position] as SessionEntry).timestamp;
-      const time = typeof timestamp === 'string' ? parseTimestamp(timestamp) : Number.NaN;
-      // Unparsable times sort after every valid one (valid dates stay within ±8.64e15 ms).
-      this.sortTimes.push(Number.isNaN(time) ? Number.POSITIVE_INFINITY : time);
+      this.sortTimes.push(timestampSortKey((this.list[position] as SessionEntry).timestamp));
     }
     return this.sortTimes;
   }

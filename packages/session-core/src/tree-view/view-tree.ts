@@ -10,15 +10,9 @@
 // not the tree's (children lists are sorted when next read, not on every insertion).
 // One file (past 300 lines) because every method reads and writes the same parallel arrays.
 
-import { parseTimestamp } from '../timestamp';
+import { timestampSortKey } from '../timestamp';
 import { IdIndex } from './id-index';
 import type { ViewEntry } from './view-entry';
-
-function timestampKey(timestamp: string): number {
-  const key = parseTimestamp(timestamp);
-  // Invalid timestamps sort after every valid one, keeping file order among themselves.
-  return Number.isNaN(key) ? Number.POSITIVE_INFINITY : key;
-}
 
 /** Room of the numeric columns of an empty tree. */
 const INITIAL_CAPACITY = 1024;
@@ -34,7 +28,7 @@ export class ViewTree {
   // grows by copying into a new backing store, 10-20 ms each time it fills (measured in Node).
   /** Tree parent of each node (-1 for a root); differs from `parentId` for orphans, self-parents and cycle breakers. */
   private parents = new Int32Array(INITIAL_CAPACITY);
-  /** Sort key of each node's timestamp (timestampKey). */
+  /** Sort key of each node's timestamp (timestampSortKey). */
   private keys = new Float64Array(INITIAL_CAPACITY);
   private children: (number[] | undefined)[] = [];
   private rootList: number[] = [];
@@ -238,7 +232,7 @@ export class ViewTree {
     }
     this.entries.push(entry);
     if (index >= this.parents.length) this.growColumns(index + 1);
-    this.keys[index] = timestampKey(entry.timestamp);
+    this.keys[index] = timestampSortKey(entry.timestamp);
     this.parents[index] = -1;
     this.children.push(undefined);
     return index;
