@@ -33,7 +33,8 @@ export {
 export type { FilterMode } from './filter';
 export { tokenizeQuery, matchesQuery } from './search';
 export { computeRows, findNearestVisible, prepareRows, prepareRowsAhead } from './flatten';
-export { prepareSearchMasks } from './search-masks';
+export { addSearchMasks, prepareSearchMasks, searchMaskColumns } from './search-masks';
+export type { SearchMaskColumns } from './search-masks';
 export type { FlatRow, Gutter, ComputeRowsOptions, RowsResult, RowsPreparation } from './flatten';
 export {
   moveSelection,

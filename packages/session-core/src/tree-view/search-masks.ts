@@ -4,8 +4,10 @@
 // characters do; a one-letter or one-digit token (the first keystroke) occurs exactly when its bit
 // is set, since letters and digits each have a bit of their own. Other characters share the
 // remaining bits, so for them a set bit only says "maybe" and the text is read as before.
-// Made when the page is idle (prepareSearchMasks, a slice at a time), brought up to date after an
-// append or a label change by masking only what changed; never used half made.
+// Made off the page's thread as a snapshot arrives (searchMaskColumns in the web app's snapshot
+// worker, taken by addSearchMasks) or when the page is idle (prepareSearchMasks, a slice at a time);
+// brought up to date after an append or a label change by masking only what changed. Half made,
+// they decide the entries they cover and the others are read.
 
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
@@ -36,33 +38,47 @@ export function tokenMask(token: string): TokenMask {
   return { low, high, exact: token.length === 1 && bitOf(token.charCodeAt(0)) < 36 };
 }
 
-/** Adds the characters of `text` to the mask of `node`. */
-function addText(masks: SearchMasks, node: number, text: string): void {
-  let low = masks.low[node]!;
-  let high = masks.high[node]!;
+/** One mask per entry, as the two halves of each; index n is the n-th entry. */
+export interface SearchMaskColumns {
+  low: Int32Array;
+  high: Int32Array;
+}
+
+/** Adds the characters of `text` to the mask at `index`. */
+function addText(masks: SearchMaskColumns, index: number, text: string): void {
+  let low = masks.low[index]!;
+  let high = masks.high[index]!;
   for (let i = 0; i < text.length; i++) {
     const bit = bitOf(text.charCodeAt(i));
     if (bit < 32) low |= 1 << bit;
     else high |= 1 << (bit - 32);
   }
-  masks.low[node] = low;
-  masks.high[node] = high;
+  masks.low[index] = low;
+  masks.high[index] = high;
 }
 
 /** What matchesQuery reads of an entry: its search text and its label, lower-cased. */
-function maskEntry(masks: SearchMasks, node: number, entry: ViewEntry): void {
-  masks.low[node] = 0;
-  masks.high[node] = 0;
-  addText(masks, node, entry.search);
-  if (entry.label) addText(masks, node, entry.label.toLowerCase());
+function maskEntry(masks: SearchMaskColumns, index: number, entry: ViewEntry): void {
+  masks.low[index] = 0;
+  masks.high[index] = 0;
+  addText(masks, index, entry.search);
+  if (entry.label) addText(masks, index, entry.label.toLowerCase());
 }
 
-interface SearchMasks {
+/**
+ * The masks of `entries`, in their order: what {@link addSearchMasks} takes once they are appended
+ * to a tree. The web app's snapshot worker makes them off the page's thread.
+ */
+export function searchMaskColumns(entries: readonly ViewEntry[]): SearchMaskColumns {
+  const columns = { low: new Int32Array(entries.length), high: new Int32Array(entries.length) };
+  for (let i = 0; i < entries.length; i++) maskEntry(columns, i, entries[i]!);
+  return columns;
+}
+
+interface SearchMasks extends SearchMaskColumns {
   version: number;
   /** Entries masked so far, from node 0. */
   done: number;
-  low: Int32Array;
-  high: Int32Array;
 }
 
 const cache = new WeakMap<ViewTree, SearchMasks>();
@@ -74,31 +90,61 @@ function grown(array: Int32Array, size: number): Int32Array {
   return next;
 }
 
-/** Internal, for tests: how many entries were masked. */
+/** Internal, for tests: how many entries were masked on this thread. */
 export const maskWork = { entries: 0 };
 
 /**
- * Masks of `tree` as it is now, or null while they are not made yet. Entries appended or changed
- * since they were made are masked here (a live append: a handful).
+ * The masks of `tree` brought up to date with the entries changed in place since they were made
+ * (a label: a handful), or undefined when there are none or those changes are not known.
  */
-export function searchMasksOf(tree: ViewTree): { low: Int32Array; high: Int32Array } | null {
+function currentMasks(tree: ViewTree): SearchMasks | undefined {
   const masks = cache.get(tree);
+  if (masks === undefined || masks.version === tree.version) return masks;
+  const changed = tree.entriesChangedSince(masks.version);
+  if (changed === null) {
+    cache.delete(tree);
+    return undefined;
+  }
+  for (const node of changed) if (node < masks.done) maskEntry(masks, node, tree.entryAt(node));
+  masks.version = tree.version;
+  return masks;
+}
+
+/**
+ * Masks of `tree` as it is now, for its first `done` entries (those made so far), or null while
+ * none are made. Entries appended since they were made are masked here if few (a live append).
+ */
+export function searchMasksOf(
+  tree: ViewTree,
+): { low: Int32Array; high: Int32Array; done: number } | null {
+  const masks = currentMasks(tree);
   if (masks === undefined) return null;
-  if (masks.version !== tree.version) {
-    const changed = tree.entriesChangedSince(masks.version);
-    if (changed === null) {
-      cache.delete(tree);
-      return null;
-    }
-    for (const node of changed) if (node < masks.done) maskEntry(masks, node, tree.entryAt(node));
-    masks.version = tree.version;
+  // Appended since: mask them now if few, else leave them to the next idle preparation.
+  if (masks.done < tree.size && tree.size - masks.done <= 1024) prepareSearchMasks(tree, () => false);
+  return masks.done === 0 ? null : masks;
+}
+
+/**
+ * Takes the masks of the entries from node `from` on, made elsewhere ({@link searchMaskColumns} of
+ * the entries just appended, in the same order): kept when they continue the masks made so far,
+ * else ignored (prepareSearchMasks makes them). Answers whether they were kept.
+ */
+export function addSearchMasks(tree: ViewTree, from: number, columns: SearchMaskColumns): boolean {
+  const count = columns.low.length;
+  if (count === 0 || from + count > tree.size) return false;
+  let masks = currentMasks(tree);
+  if (masks === undefined) {
+    if (from !== 0) return false;
+    masks = { version: tree.version, done: 0, low: new Int32Array(0), high: new Int32Array(0) };
+    cache.set(tree, masks);
   }
-  if (masks.done < tree.size) {
-    // Appended since: mask them now if few, else leave it to the next idle preparation.
-    if (tree.size - masks.done > 1024) return null;
-    prepareSearchMasks(tree, () => false);
-  }
-  return masks.done === tree.size ? masks : null;
+  if (masks.done !== from) return false;
+  masks.low = grown(masks.low, from + count);
+  masks.high = grown(masks.high, from + count);
+  masks.low.set(columns.low, from);
+  masks.high.set(columns.high, from);
+  masks.done = from + count;
+  return true;
 }
 
 /**
@@ -106,15 +152,7 @@ export function searchMasksOf(tree: ViewTree): { low: Int32Array; high: Int32Arr
  * true once they are complete for the tree as it is now.
  */
 export function prepareSearchMasks(tree: ViewTree, timeUp: () => boolean): boolean {
-  let masks = cache.get(tree);
-  if (masks !== undefined && masks.version !== tree.version) {
-    const changed = tree.entriesChangedSince(masks.version);
-    if (changed === null) masks = undefined;
-    else {
-      for (const node of changed) if (node < masks.done) maskEntry(masks, node, tree.entryAt(node));
-      masks.version = tree.version;
-    }
-  }
+  let masks = currentMasks(tree);
   const size = tree.size;
   if (masks === undefined) {
     masks = { version: tree.version, done: 0, low: new Int32Array(size), high: new Int32Array(size) };

@@ -6,7 +6,7 @@ import { ViewFlags, type ViewEntry } from './view-entry';
 import { projectRows as project, readCountedChain } from './testing';
 import { ViewTree } from './view-tree';
 import { visibleBits } from './visibility';
-import { maskWork, prepareSearchMasks } from './search-masks';
+import { addSearchMasks, maskWork, prepareSearchMasks, searchMaskColumns } from './search-masks';
 
 const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
 // Letters and digits have a bit each in the search masks; other characters share theirs, as 'é'
@@ -222,17 +222,56 @@ describe('search masks (search-masks.ts)', () => {
     expect(maskWork.entries - before).toBe(3);
   });
 
-  it('stop when told and go on where they stopped; a half-made set is never used', () => {
+  it('stop when told and go on where they stopped; half made, they decide the entries they cover', () => {
     const texts = Array.from({ length: 3000 }, (_, n) => (n === 2500 ? 'needle' : 'hay'));
     const { entries, reads } = counted(texts);
     const tree = new ViewTree(entries);
     expect(prepareSearchMasks(tree, () => true)).toBe(false);
     reads.count = 0;
     expect(visibleBits(tree, 'all', tokenizeQuery('n'))[2500]).toBe(1);
-    expect(reads.count).toBe(3000);
+    // The first 1,024 entries are masked (one slice); the other 1,976 are read.
+    expect(reads.count).toBe(3000 - 1024);
+    const unmasked = new ViewTree(entries);
+    for (const query of ['n', 'ha', 'e'])
+      expect([...visibleBits(tree, 'all', tokenizeQuery(query))]).toEqual([
+        ...visibleBits(unmasked, 'all', tokenizeQuery(query)),
+      ]);
     while (!prepareSearchMasks(tree, () => true));
     reads.count = 0;
     expect(visibleBits(tree, 'all', tokenizeQuery('d'))[2500]).toBe(1);
     expect(reads.count).toBe(0);
+  });
+
+  it('made elsewhere from the appended entries (searchMaskColumns), are taken in order and decide alone', () => {
+    const texts = Array.from({ length: 3000 }, (_, n) => (n % 7 === 0 ? 'seven' : 'other'));
+    const { entries, reads } = counted(texts);
+    const tree = new ViewTree();
+    const before = maskWork.entries;
+    for (let at = 0; at < entries.length; at += 1000) {
+      const part = entries.slice(at, at + 1000);
+      const columns = searchMaskColumns(part);
+      tree.append(part);
+      expect(addSearchMasks(tree, at, columns)).toBe(true);
+    }
+    // Out of order, or past the tree's end, they are refused.
+    expect(addSearchMasks(tree, 3500, searchMaskColumns(entries.slice(0, 10)))).toBe(false);
+    expect(addSearchMasks(tree, 2995, searchMaskColumns(entries.slice(0, 10)))).toBe(false);
+    tree.setLabel('m3', 'Vivid');
+    reads.count = 0;
+    const bits = [...visibleBits(tree, 'all', tokenizeQuery('v'))];
+    expect(reads.count).toBe(0);
+    expect(maskWork.entries - before).toBe(0);
+    const fresh = new ViewTree(tree.allEntries());
+    expect(bits).toEqual([...visibleBits(fresh, 'all', tokenizeQuery('v'))]);
+    expect(bits.filter((bit) => bit === 1)).toHaveLength(Math.ceil(3000 / 7) + 1);
+  });
+
+  it('masks made elsewhere that do not continue the masks made so far are left out', () => {
+    const { entries, reads } = counted(['alpha', 'beta', 'gamma', 'delta']);
+    const tree = new ViewTree(entries);
+    expect(addSearchMasks(tree, 2, searchMaskColumns(entries.slice(2)))).toBe(false);
+    reads.count = 0;
+    expect([...visibleBits(tree, 'all', tokenizeQuery('g'))]).toEqual([0, 0, 1, 0]);
+    expect(reads.count).toBe(4);
   });
 });

@@ -118,11 +118,11 @@ function queryBits(tree: ViewTree, cache: VisibilityCache, tokens: readonly stri
   const bits = new Uint8Array(count);
   const previous = base === null ? null : base.bits;
   const masks = searchMasksOf(tree);
-  if (masks === null) {
-    for (let node = 0; node < count; node++)
-      if ((previous === null || previous[node] === 1) && matchesQuery(tree.entryAt(node), tokens))
-        bits[node] = 1;
-  } else {
+  // Entries without a mask yet (none made, or appended since) are read.
+  for (let node = masks === null ? 0 : masks.done; node < count; node++)
+    if ((previous === null || previous[node] === 1) && matchesQuery(tree.entryAt(node), tokens))
+      bits[node] = 1;
+  if (masks !== null) {
     // Most entries are decided by their character masks alone (search-masks.ts): an entry that
     // matches holds every character of every token, and when each token is one letter or digit,
     // one that holds them all matches.
@@ -134,8 +134,8 @@ function queryBits(tree: ViewTree, cache: VisibilityCache, tokens: readonly stri
       neededLow |= mask.low;
       neededHigh |= mask.high;
     }
-    const { low, high } = masks;
-    for (let node = 0; node < count; node++) {
+    const { low, high, done } = masks;
+    for (let node = 0; node < done; node++) {
       if (previous !== null && previous[node] !== 1) continue;
       if ((low[node]! & neededLow) !== neededLow || (high[node]! & neededHigh) !== neededHigh) continue;
       if (exact || matchesQuery(tree.entryAt(node), tokens)) bits[node] = 1;
