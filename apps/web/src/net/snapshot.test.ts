@@ -5,6 +5,7 @@ import {
   type SessionSnapshotHead,
   type TreeNode,
 } from '@canopy/protocol';
+import { searchMaskColumns } from '@canopy/session-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleNodes, snapshotParts } from '../store/testing';
 import { ApiError } from './errors';
@@ -225,6 +226,16 @@ describe('readSnapshotThrough a snapshot service', () => {
     }
   });
 
+  it('sends the search masks of every node with it, made in the service, and joined steps keep them in order', async () => {
+    const nodes = manyNodes(MAX_NODES_PER_STEP * 2 + 5);
+    const text = snapshotText(nodes, 4096);
+    const port = serviceWith(() => Promise.resolve(responseOf(text, 65_536)));
+    const parts = await collect(readSnapshotThrough(port, '/api/sessions/s1'));
+    const nodeParts = parts.filter((part) => part.kind === 'nodes');
+    expect(nodeParts.length).toBeGreaterThan(1);
+    for (const part of nodeParts) expect(part.masks).toEqual(searchMaskColumns(part.nodes));
+  });
+
   it('hands the first node part alone, then joins node parts that queued up while the page was busy into steps of up to MAX_NODES_PER_STEP, in order', async () => {
     const nodes = manyNodes(NODES_PER_MESSAGE * 6);
     const [head] = snapshotParts(nodes, null, nodes.length);
@@ -248,7 +259,11 @@ describe('readSnapshotThrough a snapshot service', () => {
           deliver({
             type: 'part',
             loadId,
-            part: { kind: 'nodes', nodes: nodes.slice(at, at + NODES_PER_MESSAGE) },
+            part: {
+              kind: 'nodes',
+              nodes: nodes.slice(at, at + NODES_PER_MESSAGE),
+              masks: searchMaskColumns(nodes.slice(at, at + NODES_PER_MESSAGE)),
+            },
           });
         deliver({ type: 'done', loadId });
       },
@@ -262,6 +277,8 @@ describe('readSnapshotThrough a snapshot service', () => {
       NODES_PER_MESSAGE * 5 - MAX_NODES_PER_STEP,
     ]);
     expect(joined(parts).nodes).toEqual(nodes);
+    for (const part of parts)
+      if (part.kind === 'nodes') expect(part.masks).toEqual(searchMaskColumns(part.nodes));
   });
 
   it('turns a refusal into the ApiError of the server’s error body', async () => {

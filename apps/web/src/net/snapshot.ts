@@ -61,8 +61,19 @@ function takeStep(queue: SnapshotPart[], join: boolean): SnapshotPart {
     take++;
   }
   if (take === 0) return part;
-  const joined = queue.splice(0, take).flatMap((next) => (next.kind === 'nodes' ? next.nodes : []));
-  return { kind: 'nodes', nodes: part.nodes.concat(joined) };
+  const parts = [part, ...queue.splice(0, take)] as Extract<SnapshotPart, { kind: 'nodes' }>[];
+  const nodes = parts.flatMap((next) => next.nodes);
+  // The search masks go along when every joined part has them (all parts of a load come alike).
+  if (!parts.every((next) => next.masks !== undefined)) return { kind: 'nodes', nodes };
+  const low = new Int32Array(count);
+  const high = new Int32Array(count);
+  let at = 0;
+  for (const next of parts) {
+    low.set(next.masks!.low, at);
+    high.set(next.masks!.high, at);
+    at += next.nodes.length;
+  }
+  return { kind: 'nodes', nodes, masks: { low, high } };
 }
 
 /**

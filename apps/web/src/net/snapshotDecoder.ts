@@ -11,10 +11,15 @@ import type {
   TreeNode,
 } from '@canopy/protocol';
 import { decodeNodes } from '@canopy/protocol/values';
+import type { SearchMaskColumns } from '@canopy/session-core';
 
 export type SnapshotPart =
   | { kind: 'head'; head: SessionSnapshotHead }
-  | { kind: 'nodes'; nodes: TreeNode[] }
+  /**
+   * Nodes in file order; the snapshot worker adds their search masks (session-core's
+   * searchMaskColumns), which the page would otherwise make itself when idle.
+   */
+  | { kind: 'nodes'; nodes: TreeNode[]; masks?: SearchMaskColumns }
   /** The server has read this many bytes of the file (of the head's `bytes`). */
   | { kind: 'read'; read: number }
   /** The closing line: the nodes sent earlier that changed are decoded in `changed`. */

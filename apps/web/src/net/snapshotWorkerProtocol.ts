@@ -16,7 +16,7 @@ export type FromSnapshotWorker =
 
 /** The side of a MessagePort or Worker each end uses. */
 export interface SnapshotPort<In, Out> {
-  postMessage(message: Out): void;
+  postMessage(message: Out, transfer?: Transferable[]): void;
   addEventListener(type: 'message', listener: (event: MessageEvent<In>) => void): void;
   removeEventListener(type: 'message', listener: (event: MessageEvent<In>) => void): void;
 }

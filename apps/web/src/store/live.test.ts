@@ -1,4 +1,6 @@
 import { encodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/protocol';
+import { computeRows, searchMaskColumns } from '@canopy/session-core';
+import { readCountedChain } from '@canopy/session-core/testing';
 import { describe, expect, it } from 'vitest';
 import { applyServerEvent, emptyLiveState, type Applied, type LiveInput, type LiveState } from './live';
 import { selectedIdOf } from './selectors';
@@ -141,6 +143,35 @@ describe('applyServerEvent: the streamed snapshot', () => {
     expect(state.selector?.leafId).toBe('a4');
     expect(selectedIdOf(state)).toBe('u5');
     expect(state.selector?.rows[0]?.entry.label).toBe('start here');
+  });
+
+  it('takes the search masks that come with the nodes, so a search reads no entry’s text; nodes that were not all taken leave theirs out', () => {
+    const texts = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? 'needle' : 'hay'));
+    const stream = (withDuplicate: boolean) => {
+      const { entries, reads } = readCountedChain(texts, 'c');
+      const nodes = entries as TreeNode[];
+      let state = applyServerEvent(emptyLiveState(), inputOf({ kind: 'head', head: head() })).state;
+      for (let at = 0; at < nodes.length; at += 16) {
+        const part = nodes.slice(at, at + 16);
+        // A node whose id came before is dropped by the tree: the part's masks no longer line up.
+        if (withDuplicate && at === 16) part.splice(1, 0, nodes[0]!);
+        const masks = searchMaskColumns(part);
+        state = applyServerEvent(state, {
+          type: 'snapshot_nodes',
+          sessionId: 's1',
+          nodes: part,
+          masks,
+        }).state;
+      }
+      reads.count = 0;
+      const rows = computeRows(state.selector!.tree, { leafId: 'c39', query: 'n' }).rows.map((row) => row.id);
+      return { rows, reads: reads.count };
+    };
+    const needles = texts.flatMap((text, i) => (text === 'needle' ? [`c${i}`] : []));
+    // One read: the leaf, whose visibility the rows test apart (it shows whatever the filter).
+    expect(stream(false)).toEqual({ rows: needles, reads: 1 });
+    // The first part's masks are taken; the later ones are not, and their entries are read.
+    expect(stream(true)).toEqual({ rows: needles, reads: 40 - 16 + 1 });
   });
 
   it('ignores nodes of a snapshot for another session than the one opened last', () => {

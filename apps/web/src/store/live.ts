@@ -24,9 +24,11 @@ import type {
 import { decodeNodes } from '@canopy/protocol/values';
 import {
   ViewTree,
+  addSearchMasks,
   createTreeSelectorState,
   treeSelectorReducer,
   type FilterMode,
+  type SearchMaskColumns,
   type TreeSelectorState,
 } from '@canopy/session-core';
 
@@ -91,6 +93,8 @@ export type SnapshotInput =
       type: 'snapshot_nodes';
       sessionId: string;
       nodes: readonly TreeNode[];
+      /** The nodes' search masks, when the snapshot worker made them (session-core's addSearchMasks). */
+      masks?: SearchMaskColumns | undefined;
       /**
        * Rows that fall due after this part (not the first part's) wait for `snapshot_rows`, so the
        * caller can prepare them in steps first (session-core's `prepareRows`).
@@ -236,11 +240,19 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
 /** How much the tree grows while a snapshot streams in before its rows are computed again. */
 const ROWS_GROWTH = 4;
 
-function addSnapshotNodes(state: LiveState, nodes: readonly TreeNode[], deferRows: boolean): Applied {
+function addSnapshotNodes(
+  state: LiveState,
+  nodes: readonly TreeNode[],
+  masks: SearchMaskColumns | undefined,
+  deferRows: boolean,
+): Applied {
   const { selector, snapshot } = state;
   if (!selector || !snapshot) return result(state);
   const tree = selector.tree;
+  const from = tree.size;
   tree.append(nodes);
+  // Every node taken (none with a repeated or empty id): the masks line up with the new nodes.
+  if (masks !== undefined && tree.size === from + nodes.length) addSearchMasks(tree, from, masks);
   const wanted = snapshot.wantedId;
   // Rows are recomputed for the first chunk (the first screen), whenever the tree has grown
   // fourfold since and at the end: O(n) in all however small the chunks (1.33n; doubling cost 2n,
@@ -363,7 +375,7 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
       return startSnapshot(state, input);
     case 'snapshot_nodes':
       if (state.session?.id !== input.sessionId) return result(state);
-      return addSnapshotNodes(state, input.nodes, input.deferRows === true);
+      return addSnapshotNodes(state, input.nodes, input.masks, input.deferRows === true);
     case 'snapshot_rows':
       if (state.session?.id !== input.sessionId || !state.snapshot?.rowsDue) return result(state);
       return withRows(state);

@@ -114,9 +114,7 @@ function currentMasks(tree: ViewTree): SearchMasks | undefined {
  * Masks of `tree` as it is now, for its first `done` entries (those made so far), or null while
  * none are made. Entries appended since they were made are masked here if few (a live append).
  */
-export function searchMasksOf(
-  tree: ViewTree,
-): { low: Int32Array; high: Int32Array; done: number } | null {
+export function searchMasksOf(tree: ViewTree): { low: Int32Array; high: Int32Array; done: number } | null {
   const masks = currentMasks(tree);
   if (masks === undefined) return null;
   // Appended since: mask them now if few, else leave them to the next idle preparation.

@@ -161,7 +161,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
         } else if (part.kind === 'nodes') {
           nodesSinceStored += part.nodes.length;
           const hold = nodesSinceStored < NODES_PER_PROGRESS;
-          apply({ type: 'snapshot_nodes', sessionId: id, nodes: part.nodes, deferRows: true }, hold);
+          apply(
+            { type: 'snapshot_nodes', sessionId: id, nodes: part.nodes, masks: part.masks, deferRows: true },
+            hold,
+          );
           if (held === null) nodesSinceStored = 0;
           const { selector, snapshot } = get();
           if (selector && snapshot?.rowsDue) {
