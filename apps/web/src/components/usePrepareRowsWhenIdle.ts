@@ -1,12 +1,14 @@
 // The next filter change or search keystroke after a jump or a live append runs session-core's full
 // pass over every entry, and it used to start with two O(tree) steps that neither the filter nor
 // the query decides: the depth-first order for the new leaf and the filter scans. They are done here,
-// in an idle callback, while the user reads the result of the last action (prepareRowsAhead; see
-// docs/architecture.md, the path of an event, step 9). The search masks that let the first search
-// keystroke skip reading most entries' text are made the same way, in as many idle callbacks as
-// they take (prepareSearchMasks stops when the callback's time is up).
+// in idle callbacks, while the user reads the result of the last action (prepareRowsAhead; see
+// docs/architecture.md, the path of an event, step 9): the order in the first, the scans in as many
+// as they take (at 200,000 entries, ~100 ms in all: in one callback, a key pressed meanwhile waited
+// for it). The search masks that let the first search keystroke skip reading most entries' text
+// follow the same way, where the snapshot worker did not make them already (prepareSearchMasks
+// stops when the callback's time is up).
 
-import { prepareRowsAhead, prepareSearchMasks, type ViewTree } from '@canopy/session-core';
+import { FILTER_MODES, prepareRowsAhead, prepareSearchMasks, type ViewTree } from '@canopy/session-core';
 import { useEffect } from 'react';
 import { useApp } from '../store/context';
 import { leafIdOf, treeOf, treeVersionOf } from '../store/selectors';
@@ -43,17 +45,18 @@ export const browserIdleClock: IdleClock =
       };
 
 /**
- * Prepares the rows of `tree` for `leafId` in one idle callback, then its search masks in as many
- * as they take; the function returned stops whatever is still to come.
+ * Prepares the rows of `tree` for `leafId`, then its search masks, each in as many idle callbacks
+ * as it takes; the function returned stops whatever is still to come.
  */
 export function prepareWhenIdle(clock: IdleClock, tree: ViewTree, leafId: string | null): () => void {
   const masks = (timeLeft: () => number) => {
     if (!prepareSearchMasks(tree, () => timeLeft() <= 1)) handle = clock.request(masks);
   };
-  let handle = clock.request(() => {
-    prepareRowsAhead(tree, leafId);
-    handle = clock.request(masks);
-  });
+  const rows = (timeLeft: () => number) => {
+    const done = prepareRowsAhead(tree, leafId, FILTER_MODES, () => timeLeft() <= 1);
+    handle = clock.request(done ? masks : rows);
+  };
+  let handle = clock.request(rows);
   return () => clock.cancel(handle);
 }
 

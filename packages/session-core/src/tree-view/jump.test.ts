@@ -178,6 +178,50 @@ describe('rows prepared ahead (prepareRowsAhead)', () => {
     });
   });
 
+  it('made in steps, scan each filter mode once, go on where they stopped, and spare the next full passes', () => {
+    const count = 9_000;
+    const entries = Array.from({ length: count }, (_, i) =>
+      viewOf(
+        {
+          back: i % 11 === 5 ? 4 : 1,
+          kind: ['user', 'assistant', 'assistant-tools', 'toolResult', 'label'][i % 5]!,
+          words: ['ab'],
+          second: i % 60,
+        },
+        i,
+      ),
+    );
+    const tree = new ViewTree(entries);
+    const leafId = `e${count - 1}`;
+    computeRows(tree, { leafId });
+    const scans = filterScans.count;
+    let calls = 1;
+    // A clock whose time is always up: each call scans one slice of a few thousand entries.
+    while (!prepareRowsAhead(tree, leafId, FILTER_MODES, () => true)) calls++;
+    expect(calls).toBeGreaterThan(FILTER_MODES.length);
+    expect(filterScans.count - scans).toBe(FILTER_MODES.length - 1); // 'default' was scanned before
+    const traversals = rowsWork.traversals;
+    for (const mode of FILTER_MODES) computeRows(tree, { leafId, mode, query: 'ab' });
+    expect(rowsWork.traversals).toBe(traversals);
+    expect(filterScans.count - scans).toBe(FILTER_MODES.length - 1);
+  });
+
+  it('made in steps and interrupted by an append, start the scan again and stay exact', () => {
+    const make = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, k) =>
+        viewOf(
+          { back: 1, kind: (from + k) % 3 === 0 ? 'user' : 'assistant', words: ['ab'], second: 0 },
+          from + k,
+        ),
+      );
+    const tree = new ViewTree(make(0, 9000));
+    expect(prepareRowsAhead(tree, 'e8999', ['user-only'], () => true)).toBe(false);
+    tree.append(make(9000, 9010));
+    while (!prepareRowsAhead(tree, 'e9009', ['user-only'], () => true));
+    const options = { leafId: 'e9009', mode: 'user-only' as const };
+    expect(project(tree, options)).toEqual(project(new ViewTree(make(0, 9010)), options));
+  });
+
   it('spare the next full pass its traversal and filter scans after a jump', () => {
     const entries = Array.from({ length: 40 }, (_, i) =>
       viewOf(

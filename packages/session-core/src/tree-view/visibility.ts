@@ -21,6 +21,8 @@ interface VisibilityCache {
   /** The latest queries, newest last: backspacing returns to one of them. */
   queries: QueryBits[];
   last: { mode: FilterMode; query: QueryBits | null; bits: Uint8Array } | null;
+  /** A filter scan made in steps (prepareFilterBits) and not finished: its entries before `done`. */
+  partial: { mode: FilterMode; bits: Uint8Array; done: number } | null;
 }
 
 /** Enough for backspacing over a typed word without scanning again; each costs one byte per entry. */
@@ -51,7 +53,14 @@ function cacheOf(tree: ViewTree): VisibilityCache {
     else cache = undefined;
   }
   if (cache === undefined) {
-    cache = { version: tree.version, size: tree.size, filters: new Map(), queries: [], last: null };
+    cache = {
+      version: tree.version,
+      size: tree.size,
+      filters: new Map(),
+      queries: [],
+      last: null,
+      partial: null,
+    };
     caches.set(tree, cache);
   }
   return cache;
@@ -82,6 +91,8 @@ function catchUp(tree: ViewTree, cache: VisibilityCache, changed: readonly numbe
     query.bits = update(query.bits, (node) => matchesQuery(tree.entryAt(node), query.tokens));
   // The combined bits are one AND away from the two above: computed again on the next read.
   cache.last = null;
+  // A scan in steps would have to catch up too: it starts again instead (it is a cache).
+  cache.partial = null;
   cache.version = tree.version;
   cache.size = count;
 }
@@ -89,16 +100,40 @@ function catchUp(tree: ViewTree, cache: VisibilityCache, changed: readonly numbe
 /** Internal, for tests: how many times every entry was tested against a filter mode. */
 export const filterScans = { count: 0 };
 
-function filterBits(tree: ViewTree, cache: VisibilityCache, mode: FilterMode): Uint8Array {
-  let bits = cache.filters.get(mode);
-  if (bits === undefined) {
+/** Entries a scan in steps tests between two looks at its caller's clock. */
+const ENTRIES_PER_CHECK = 4096;
+
+/**
+ * The bits of `mode`, scanned now if they are not kept yet (going on from a scan made in steps);
+ * null when `timeUp` said to stop first (the scan so far is kept for the next call).
+ */
+function filterBits(
+  tree: ViewTree,
+  cache: VisibilityCache,
+  mode: FilterMode,
+  timeUp: (() => boolean) | null = null,
+): Uint8Array | null {
+  const kept = cache.filters.get(mode);
+  if (kept !== undefined) return kept;
+  const count = tree.size;
+  // A scan at once leaves another mode's scan in steps where it is.
+  let partial = cache.partial !== null && cache.partial.mode === mode ? cache.partial : null;
+  if (partial === null) {
     filterScans.count++;
-    const count = tree.size;
-    bits = new Uint8Array(count);
-    for (let node = 0; node < count; node++)
-      if (passesFilter(tree.entryAt(node), mode, false)) bits[node] = 1;
-    cache.filters.set(mode, bits);
+    partial = { mode, bits: new Uint8Array(count), done: 0 };
+    if (timeUp !== null) cache.partial = partial;
   }
+  const { bits } = partial;
+  const from = partial.done;
+  for (let node = from; node < count; node++) {
+    if (timeUp !== null && node % ENTRIES_PER_CHECK === 0 && node > from && timeUp()) {
+      partial.done = node;
+      return null;
+    }
+    if (passesFilter(tree.entryAt(node), mode, false)) bits[node] = 1;
+  }
+  if (cache.partial === partial) cache.partial = null;
+  cache.filters.set(mode, bits);
   return bits;
 }
 
@@ -148,11 +183,13 @@ function queryBits(tree: ViewTree, cache: VisibilityCache, tokens: readonly stri
 }
 
 /**
- * Tests every entry against `mode` now, so that the next visibleBits for it finds the answer kept
- * (see prepareRows in flatten.ts). Leaves the cached combination with the query as it is.
+ * Tests every entry against `mode`, so that the next visibleBits for it finds the answer kept
+ * (see prepareRowsAhead in flatten.ts), working until `timeUp()` answers true (asked every few
+ * thousand entries); true once the answer is kept. Leaves the cached combination with the query
+ * as it is.
  */
-export function prepareFilterBits(tree: ViewTree, mode: FilterMode): void {
-  filterBits(tree, cacheOf(tree), mode);
+export function prepareFilterBits(tree: ViewTree, mode: FilterMode, timeUp: () => boolean): boolean {
+  return filterBits(tree, cacheOf(tree), mode, timeUp) !== null;
 }
 
 /**
@@ -169,7 +206,7 @@ export function visibleBits(tree: ViewTree, mode: FilterMode, tokens: readonly s
     (last.query === null ? tokens.length === 0 : sameTokens(last.query.tokens, tokens))
   )
     return last.bits;
-  const filter = filterBits(tree, cache, mode);
+  const filter = filterBits(tree, cache, mode)!;
   let bits = filter;
   let query: QueryBits | null = null;
   if (tokens.length > 0) {
