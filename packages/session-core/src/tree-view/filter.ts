@@ -61,29 +61,52 @@ export const SETTINGS_ENTRY_TYPES: ReadonlySet<string> = new Set([
   'reset_boundary',
 ]);
 
-function hasLabel(entry: ViewEntry): boolean {
-  return entry.label !== undefined && entry.label !== '';
+// What the modes look at in an entry, as the bits of its filter class: a mode passes an entry or
+// not by its class alone, so the visibility cache (visibility.ts) reads each entry once for all
+// five modes and answers a mode's bits from a table.
+const CLASS_TOOL_ONLY = 1;
+const CLASS_SETTINGS = 2;
+const CLASS_USER = 4;
+const CLASS_TOOL_RESULT = 8;
+const CLASS_LABELED = 16;
+/** Classes are below this. */
+export const FILTER_CLASS_COUNT = 32;
+
+/** The facts of an entry that the filter modes decide by (see passesFilter). */
+export function filterClass(entry: ViewEntry): number {
+  let bits = 0;
+  if ((entry.flags & ViewFlags.ToolOnlyAssistant) !== 0) bits |= CLASS_TOOL_ONLY;
+  if (SETTINGS_ENTRY_TYPES.has(entry.type)) bits |= CLASS_SETTINGS;
+  if (entry.type === 'message') {
+    if (entry.role === 'user') bits |= CLASS_USER;
+    else if (entry.role === 'toolResult') bits |= CLASS_TOOL_RESULT;
+  }
+  if (entry.label !== undefined && entry.label !== '') bits |= CLASS_LABELED;
+  return bits;
 }
 
 /**
- * Whether an entry passes the tool-only-assistant rule and the filter mode (search is separate).
+ * Whether an entry of this filter class passes the tool-only-assistant rule and the filter mode.
  * A tool-only assistant message is hidden in every mode unless it is the current leaf, so the
  * active position always has a row.
  */
-export function passesFilter(entry: ViewEntry, mode: FilterMode, isLeaf: boolean): boolean {
-  if ((entry.flags & ViewFlags.ToolOnlyAssistant) !== 0 && !isLeaf) return false;
+export function classPasses(bits: number, mode: FilterMode, isLeaf: boolean): boolean {
+  if ((bits & CLASS_TOOL_ONLY) !== 0 && !isLeaf) return false;
   switch (mode) {
     case 'user-only':
-      return entry.type === 'message' && entry.role === 'user';
+      return (bits & CLASS_USER) !== 0;
     case 'no-tools':
-      return (
-        !SETTINGS_ENTRY_TYPES.has(entry.type) && !(entry.type === 'message' && entry.role === 'toolResult')
-      );
+      return (bits & (CLASS_SETTINGS | CLASS_TOOL_RESULT)) === 0;
     case 'labeled-only':
-      return hasLabel(entry);
+      return (bits & CLASS_LABELED) !== 0;
     case 'all':
       return true;
     default:
-      return !SETTINGS_ENTRY_TYPES.has(entry.type);
+      return (bits & CLASS_SETTINGS) === 0;
   }
+}
+
+/** Whether an entry passes the tool-only-assistant rule and the filter mode (search is separate). */
+export function passesFilter(entry: ViewEntry, mode: FilterMode, isLeaf: boolean): boolean {
+  return classPasses(filterClass(entry), mode, isLeaf);
 }

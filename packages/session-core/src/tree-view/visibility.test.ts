@@ -5,7 +5,7 @@ import { tokenizeQuery } from './search';
 import { ViewFlags, type ViewEntry } from './view-entry';
 import { projectRows as project, readCountedChain } from './testing';
 import { ViewTree } from './view-tree';
-import { visibleBits } from './visibility';
+import { prepareFilterBits, visibleBits } from './visibility';
 import { addSearchMasks, maskWork, prepareSearchMasks, searchMaskColumns } from './search-masks';
 
 const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
@@ -175,6 +175,21 @@ describe('cached visibility after a change to the tree', () => {
     tree.setLabel('c3', 'Pinned');
     expect([...visibleBits(tree, 'labeled-only', [])]).toEqual([0, 0, 0, 1, 0, 0]);
     expect([...visibleBits(tree, 'all', tokenizeQuery('pinned'))]).toEqual([0, 0, 0, 1, 0, 0]);
+  });
+  it('read in steps, the filter classes see the labels set and the entries appended between two steps', () => {
+    const { entries } = countingEntries(9000);
+    const tree = new ViewTree(entries);
+    expect(prepareFilterBits(tree, 'labeled-only', () => true)).toBe(false);
+    tree.setLabel('c100', 'early');
+    tree.setLabel('c8000', 'late');
+    tree.append(countingEntries(5, 9000).entries);
+    tree.setLabel('c9002', 'appended');
+    while (!prepareFilterBits(tree, 'labeled-only', () => true));
+    const labelled = (bits: Uint8Array) => [...bits].flatMap((bit, node) => (bit === 1 ? [node] : []));
+    expect(labelled(visibleBits(tree, 'labeled-only', []))).toEqual([100, 8000, 9002]);
+    const fresh = new ViewTree(tree.allEntries());
+    for (const mode of FILTER_MODES)
+      expect([...visibleBits(tree, mode, [])]).toEqual([...visibleBits(fresh, mode, [])]);
   });
 });
 

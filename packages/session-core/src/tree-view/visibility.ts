@@ -1,8 +1,10 @@
 // Which entries pass a filter mode and a search, cached per tree version, so that the actions that
 // keep both (a jump, a re-selection) test no entry again, and a search keystroke that narrows the
-// query (the usual case while typing) tests only the entries the shorter query matched.
+// query (the usual case while typing) tests only the entries the shorter query matched. Each entry
+// is read once for all five filter modes (its filter class, filter.ts); a mode's bits are then one
+// table lookup per entry.
 
-import { passesFilter, type FilterMode } from './filter';
+import { classPasses, filterClass, FILTER_CLASS_COUNT, FILTER_MODES, type FilterMode } from './filter';
 import { matchesQuery } from './search';
 import { searchMasksOf, tokenMask } from './search-masks';
 import type { ViewTree } from './view-tree';
@@ -16,14 +18,25 @@ interface QueryBits {
 interface VisibilityCache {
   version: number;
   size: number;
+  /** The filter class of each entry before `classesDone` (all of them once a mode's bits are kept). */
+  classes: Uint8Array;
+  classesDone: number;
   /** Per mode: 1 for entries that pass it as a non-leaf entry (the leaf is the caller's one exception). */
   filters: Map<FilterMode, Uint8Array>;
   /** The latest queries, newest last: backspacing returns to one of them. */
   queries: QueryBits[];
   last: { mode: FilterMode; query: QueryBits | null; bits: Uint8Array } | null;
-  /** A filter scan made in steps (prepareFilterBits) and not finished: its entries before `done`. */
-  partial: { mode: FilterMode; bits: Uint8Array; done: number } | null;
 }
+
+/** Per mode, 1 at each filter class that passes it as a non-leaf entry. */
+const PASS_TABLES = new Map<FilterMode, Uint8Array>(
+  FILTER_MODES.map((mode) => {
+    const table = new Uint8Array(FILTER_CLASS_COUNT);
+    for (let bits = 0; bits < FILTER_CLASS_COUNT; bits++)
+      table[bits] = classPasses(bits, mode, false) ? 1 : 0;
+    return [mode, table];
+  }),
+);
 
 /** Enough for backspacing over a typed word without scanning again; each costs one byte per entry. */
 const QUERY_HISTORY = 8;
@@ -56,10 +69,11 @@ function cacheOf(tree: ViewTree): VisibilityCache {
     cache = {
       version: tree.version,
       size: tree.size,
+      classes: new Uint8Array(tree.size),
+      classesDone: 0,
       filters: new Map(),
       queries: [],
       last: null,
-      partial: null,
     };
     caches.set(tree, cache);
   }
@@ -82,30 +96,62 @@ function catchUp(tree: ViewTree, cache: VisibilityCache, changed: readonly numbe
     for (const node of changed) bits[node] = passes(node) ? 1 : 0;
     return bits;
   };
-  for (const [mode, bits] of cache.filters)
+  if (count > cache.classes.length) {
+    const classes = new Uint8Array(Math.max(count, cache.classes.length * 2));
+    classes.set(cache.classes);
+    cache.classes = classes;
+  }
+  const { classes } = cache;
+  for (const node of changed) if (node < cache.classesDone) classes[node] = filterClass(tree.entryAt(node));
+  // Complete before, complete after (kept filter bits are read from them); else the scan goes on later.
+  if (cache.classesDone === from) {
+    for (let node = from; node < count; node++) classes[node] = filterClass(tree.entryAt(node));
+    cache.classesDone = count;
+  }
+  for (const [mode, bits] of cache.filters) {
+    const table = PASS_TABLES.get(mode)!;
     cache.filters.set(
       mode,
-      update(bits, (node) => passesFilter(tree.entryAt(node), mode, false)),
+      update(bits, (node) => table[classes[node]!] === 1),
     );
+  }
   for (const query of cache.queries)
     query.bits = update(query.bits, (node) => matchesQuery(tree.entryAt(node), query.tokens));
   // The combined bits are one AND away from the two above: computed again on the next read.
   cache.last = null;
-  // A scan in steps would have to catch up too: it starts again instead (it is a cache).
-  cache.partial = null;
   cache.version = tree.version;
   cache.size = count;
 }
 
-/** Internal, for tests: how many times every entry was tested against a filter mode. */
+/** Internal, for tests: how many times the filter class of every entry was read from scratch. */
 export const filterScans = { count: 0 };
 
-/** Entries a scan in steps tests between two looks at its caller's clock. */
+/** Entries a scan in steps reads between two looks at its caller's clock. */
 const ENTRIES_PER_CHECK = 4096;
 
 /**
- * The bits of `mode`, scanned now if they are not kept yet (going on from a scan made in steps);
- * null when `timeUp` said to stop first (the scan so far is kept for the next call).
+ * Reads the filter class of the entries not read yet, until done or until `timeUp` says to stop
+ * (asked every few thousand entries); true once every entry's class is known.
+ */
+function readClasses(tree: ViewTree, cache: VisibilityCache, timeUp: (() => boolean) | null): boolean {
+  const count = tree.size;
+  const from = cache.classesDone;
+  if (from === 0 && count > 0) filterScans.count++;
+  const { classes } = cache;
+  for (let node = from; node < count; node++) {
+    if (timeUp !== null && node % ENTRIES_PER_CHECK === 0 && node > from && timeUp()) {
+      cache.classesDone = node;
+      return false;
+    }
+    classes[node] = filterClass(tree.entryAt(node));
+  }
+  cache.classesDone = count;
+  return true;
+}
+
+/**
+ * The bits of `mode`, made now from the entries' classes if they are not kept yet (reading the
+ * classes still unknown first); null when `timeUp` said to stop before the classes were all read.
  */
 function filterBits(
   tree: ViewTree,
@@ -115,24 +161,12 @@ function filterBits(
 ): Uint8Array | null {
   const kept = cache.filters.get(mode);
   if (kept !== undefined) return kept;
+  if (!readClasses(tree, cache, timeUp)) return null;
   const count = tree.size;
-  // A scan at once leaves another mode's scan in steps where it is.
-  let partial = cache.partial !== null && cache.partial.mode === mode ? cache.partial : null;
-  if (partial === null) {
-    filterScans.count++;
-    partial = { mode, bits: new Uint8Array(count), done: 0 };
-    if (timeUp !== null) cache.partial = partial;
-  }
-  const { bits } = partial;
-  const from = partial.done;
-  for (let node = from; node < count; node++) {
-    if (timeUp !== null && node % ENTRIES_PER_CHECK === 0 && node > from && timeUp()) {
-      partial.done = node;
-      return null;
-    }
-    if (passesFilter(tree.entryAt(node), mode, false)) bits[node] = 1;
-  }
-  if (cache.partial === partial) cache.partial = null;
+  const { classes } = cache;
+  const table = PASS_TABLES.get(mode)!;
+  const bits = new Uint8Array(count);
+  for (let node = 0; node < count; node++) bits[node] = table[classes[node]!]!;
   cache.filters.set(mode, bits);
   return bits;
 }
