@@ -1,7 +1,7 @@
 import { ViewTree, computeRows } from '@canopy/session-core';
 import { readCountedChain } from '@canopy/session-core/testing';
 import { describe, expect, it } from 'vitest';
-import { prepareWhenIdle, type IdleClock } from './usePrepareRowsWhenIdle';
+import { idleSlice, MAX_IDLE_SLICE_MS, prepareWhenIdle, type IdleClock } from './usePrepareRowsWhenIdle';
 
 /** Idle callbacks run by hand; each gets `idleMs` of idle time, spent by its own reads of the time. */
 function manualIdleClock(idleMs: number) {
@@ -41,19 +41,19 @@ describe('prepareWhenIdle', () => {
   it('prepares the rows, then the search masks, each over as many idle callbacks as they take', () => {
     const { entries, reads } = entriesWithText(4321);
     const tree = new ViewTree(entries);
-    const idle = manualIdleClock(3);
+    // Every look at the time finds it up: each callback does the least it can.
+    const idle = manualIdleClock(1);
     prepareWhenIdle(idle.clock, tree, 'e4999');
-    // The traversal at once, then the filter scans of five modes, a look at the time every 4,096
-    // entries (three looks per callback), then the masks, a look every 1,024: the rows take more
-    // than one callback before any text is read, and the masks more than one after.
+    // The traversal at once and the filter classes of 4,096 entries, then the other 904 and the
+    // modes' bits, then the masks, 1,024 entries per callback: five callbacks.
     let callbacks = 0;
     let firstReading = -1;
     while (idle.runOne()) {
       callbacks++;
       if (firstReading < 0 && reads.count > 0) firstReading = callbacks;
     }
-    expect(firstReading).toBeGreaterThan(2);
-    expect(callbacks).toBeGreaterThan(firstReading);
+    expect(firstReading).toBe(3);
+    expect(callbacks).toBe(2 + 5);
     expect(idle.pending()).toBe(0);
     expect(reads.count).toBe(5000);
     // With the masks complete, a one-letter query reads the text of the leaf only (the leaf is
@@ -72,5 +72,15 @@ describe('prepareWhenIdle', () => {
     idle.runOne();
     stop();
     expect(idle.pending()).toBe(0);
+  });
+});
+
+describe('idleSlice', () => {
+  it('takes at most MAX_IDLE_SLICE_MS of a long idle period, and no more than a short one grants', () => {
+    const long = idleSlice({ timeRemaining: () => 50 });
+    expect(long()).toBeLessThanOrEqual(MAX_IDLE_SLICE_MS);
+    expect(long()).toBeGreaterThan(0);
+    const short = idleSlice({ timeRemaining: () => 3 });
+    expect(short()).toBe(3);
   });
 });
