@@ -216,9 +216,9 @@ export function rowsAfterAppend(
     if (node === leafPosition) flags |= ROW_LEAF_POSITION;
     const entry = tree.entryAt(node);
     const parentNode = r === 0 ? anchorRow.parentNode : visibleParent[node]!;
-    const parentId = r === 0 ? anchorRow.visibleParentId : tree.entryAt(parentNode).id;
     let row = r === 0 ? anchorRow : node < oldSize ? oldRows[before[node]!] : undefined;
-    if (row === undefined || !row.sameAs(entry, level, flags, chain, parentId, children)) {
+    if (row === undefined || !row.sameAs(entry, level, flags, chain, parentNode, children)) {
+      const parentId = r === 0 ? anchorRow.visibleParentId : tree.entryAt(parentNode).id;
       row = new Row(entry, level, flags, chain, parentId, children, node, parentNode);
       if (reuse !== undefined && reuse.rows.length > node) reuse.rows[node] = row;
     }

@@ -479,9 +479,9 @@ class FullPass {
       if (node === leaf) flags |= ROW_LEAF;
       if (node === leafPosition) flags |= ROW_LEAF_POSITION;
       const entry = tree.entryAt(node);
-      const parentId = parent < 0 ? null : tree.entryAt(parent).id;
       let row = rowCache[node];
-      if (row === undefined || !row.sameAs(entry, level, flags, chain, parentId, children)) {
+      if (row === undefined || !row.sameAs(entry, level, flags, chain, parent, children)) {
+        const parentId = parent < 0 ? null : tree.entryAt(parent).id;
         row = new Row(entry, level, flags, chain, parentId, children, node, parent);
         rowCache[node] = row;
       }

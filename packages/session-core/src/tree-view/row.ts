@@ -56,13 +56,17 @@ export class Row implements FlatRow {
     readonly parentNode: number,
   ) {}
 
-  /** Is this row what a new one with these facts would be (so a later pass may keep it)? */
+  /**
+   * Is this row what a new one with these facts would be (so a later pass may keep it)? The visible
+   * parent is compared by node index (node indices never change while a tree lives), which spares
+   * the caller reading the parent's id for every row it keeps.
+   */
   sameAs(
     entry: ViewEntry,
     indent: number,
     bits: number,
     gutterChain: GutterLink | null,
-    visibleParentId: string | null,
+    parentNode: number,
     visibleChildCount: number,
   ): boolean {
     return (
@@ -70,7 +74,7 @@ export class Row implements FlatRow {
       this.indent === indent &&
       this.bits === bits &&
       this.gutterChain === gutterChain &&
-      this.visibleParentId === visibleParentId &&
+      this.parentNode === parentNode &&
       this.visibleChildCount === visibleChildCount
     );
   }
