@@ -2,9 +2,9 @@
 // pass over every entry, and it used to start with two O(tree) steps that neither the filter nor
 // the query decides: the depth-first order for the new leaf and the filter scans. They are done here,
 // in idle callbacks, while the user reads the result of the last action (prepareRowsAhead; see
-// docs/architecture.md, the path of an event, step 9): the order in the first, the scans in as many
-// as they take (at 200,000 entries, ~100 ms in all: in one callback, a key pressed meanwhile waited
-// for it). The search masks that let the first search keystroke skip reading most entries' text
+// docs/architecture.md, the path of an event, step 9): the order in the first, the filter classes
+// in as many as they take (at 200,000 entries the scans of the five modes were one callback of
+// ~100 ms, and a key pressed meanwhile waited for it). The search masks that let the first search keystroke skip reading most entries' text
 // follow the same way, where the snapshot worker did not make them already (prepareSearchMasks
 // stops when the callback's time is up).
 

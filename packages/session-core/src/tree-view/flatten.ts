@@ -146,9 +146,9 @@ export { rowsWork } from './row';
  * filter or query decides: the depth-first order for the leaf, and which entries pass each filter
  * mode. A jump and a live append derive their rows without them (jump.ts, append.ts), so the first
  * search keystroke or filter change after one used to pay for both, O(tree) each. Changes no result.
- * The traversal is done at once (a few ms at 200,000 entries); the filter scans, several times
- * that, stop when `timeUp()` answers true (asked every few thousand entries) and go on at the next
- * call. True once all is done. Like a computeRows call, it makes a stepped pass in progress
+ * The traversal is done at once (a few ms at 200,000 entries); the read of every entry's filter
+ * class, several times that, stops when `timeUp()` answers true (asked every few thousand entries)
+ * and goes on at the next call. True once all is done. Like a computeRows call, it makes a stepped pass in progress
  * (prepareRows) give up: the traversal may reuse the arrays that pass reads.
  */
 export function prepareRowsAhead(
