@@ -251,8 +251,8 @@ function addSnapshotNodes(
   const tree = selector.tree;
   const from = tree.size;
   tree.append(nodes);
-  // Every node taken (none with a repeated or empty id): the masks line up with the new nodes.
-  if (masks !== undefined && tree.size === from + nodes.length) addSearchMasks(tree, from, masks);
+  // Refused unless every node was taken (addSearchMasks), so that they line up with the new nodes.
+  if (masks !== undefined) addSearchMasks(tree, from, masks);
   const wanted = snapshot.wantedId;
   // Rows are recomputed for the first chunk (the first screen), whenever the tree has grown
   // fourfold since and at the end: O(n) in all however small the chunks (1.33n; doubling cost 2n,

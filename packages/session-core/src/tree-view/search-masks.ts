@@ -124,12 +124,14 @@ export function searchMasksOf(tree: ViewTree): { low: Int32Array; high: Int32Arr
 
 /**
  * Takes the masks of the entries from node `from` on, made elsewhere ({@link searchMaskColumns} of
- * the entries just appended, in the same order): kept when they continue the masks made so far,
- * else ignored (prepareSearchMasks makes them). Answers whether they were kept.
+ * the entries just appended, in the same order): kept when they end at the tree's end and continue
+ * the masks made so far, else ignored (prepareSearchMasks makes them). An entry the tree dropped
+ * (a repeated or empty id) leaves the tree shorter than `from` plus the columns: they would not
+ * line up, and are refused. Answers whether they were kept.
  */
 export function addSearchMasks(tree: ViewTree, from: number, columns: SearchMaskColumns): boolean {
   const count = columns.low.length;
-  if (count === 0 || from + count > tree.size) return false;
+  if (count === 0 || from + count !== tree.size) return false;
   let masks = currentMasks(tree);
   if (masks === undefined) {
     if (from !== 0) return false;

@@ -289,4 +289,17 @@ describe('search masks (search-masks.ts)', () => {
     expect([...visibleBits(tree, 'all', tokenizeQuery('g'))]).toEqual([0, 0, 1, 0]);
     expect(reads.count).toBe(4);
   });
+
+  it('masks made for a part the tree took only some of (a repeated id dropped) are refused', () => {
+    const { entries } = counted(['alpha', 'beta', 'gamma', 'delta']);
+    const tree = new ViewTree(entries.slice(0, 2));
+    expect(prepareSearchMasks(tree, () => false)).toBe(true);
+    const part = [entries[2]!, entries[0]!, entries[3]!];
+    const columns = searchMaskColumns(part);
+    tree.append(part);
+    expect(tree.size).toBe(4);
+    expect(addSearchMasks(tree, 2, columns)).toBe(false);
+    // Made here instead, they decide alike.
+    expect([...visibleBits(tree, 'all', tokenizeQuery('d'))]).toEqual([0, 0, 0, 1]);
+  });
 });
