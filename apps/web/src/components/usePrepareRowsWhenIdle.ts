@@ -4,9 +4,9 @@
 // in idle callbacks, while the user reads the result of the last action (prepareRowsAhead; see
 // docs/architecture.md, the path of an event, step 9): the order in the first, the filter classes
 // in as many as they take (at 200,000 entries the scans of the five modes were one callback of
-// ~100 ms, and a key pressed meanwhile waited for it). The search masks that let the first search keystroke skip reading most entries' text
-// follow the same way, where the snapshot worker did not make them already (prepareSearchMasks
-// stops when the callback's time is up).
+// ~100 ms, and a key pressed meanwhile waited for it). The search masks that let the first search
+// keystroke skip reading most entries' text follow the same way, where the snapshot worker did not
+// make them already (prepareSearchMasks stops when the callback's time is up).
 
 import { FILTER_MODES, prepareRowsAhead, prepareSearchMasks, type ViewTree } from '@canopy/session-core';
 import { useEffect } from 'react';
@@ -30,15 +30,16 @@ const FALLBACK_IDLE_MS = 8;
  */
 export const MAX_IDLE_SLICE_MS = 10;
 
-function fallbackTimeLeft(): () => number {
-  const end = performance.now() + FALLBACK_IDLE_MS;
+/** The time left of `ms` from now. */
+function timeLeftOf(ms: number): () => number {
+  const end = performance.now() + ms;
   return () => end - performance.now();
 }
 
 /** The time left of an idle callback: its deadline's, at most MAX_IDLE_SLICE_MS from now. */
 export function idleSlice(deadline: Pick<IdleDeadline, 'timeRemaining'>): () => number {
-  const end = performance.now() + MAX_IDLE_SLICE_MS;
-  return () => Math.min(deadline.timeRemaining(), end - performance.now());
+  const slice = timeLeftOf(MAX_IDLE_SLICE_MS);
+  return () => Math.min(deadline.timeRemaining(), slice());
 }
 
 export const browserIdleClock: IdleClock =
@@ -47,15 +48,13 @@ export const browserIdleClock: IdleClock =
         // Within a second even on a page that never idles, so the work is still off the next action.
         request: (callback) =>
           requestIdleCallback(
-            (deadline) => callback(deadline.didTimeout ? fallbackTimeLeft() : idleSlice(deadline)),
-            {
-              timeout: 1000,
-            },
+            (deadline) => callback(deadline.didTimeout ? timeLeftOf(FALLBACK_IDLE_MS) : idleSlice(deadline)),
+            { timeout: 1000 },
           ),
         cancel: (handle) => cancelIdleCallback(handle),
       }
     : {
-        request: (callback) => window.setTimeout(() => callback(fallbackTimeLeft()), 50),
+        request: (callback) => window.setTimeout(() => callback(timeLeftOf(FALLBACK_IDLE_MS)), 50),
         cancel: (handle) => window.clearTimeout(handle),
       };
 
