@@ -148,8 +148,8 @@ export { rowsWork } from './row';
  * search keystroke or filter change after one used to pay for both, O(tree) each. Changes no result.
  * The traversal is done at once (a few ms at 200,000 entries); the read of every entry's filter
  * class, several times that, stops when `timeUp()` answers true (asked every few thousand entries)
- * and goes on at the next call. True once all is done. Like a computeRows call, it makes a stepped pass in progress
- * (prepareRows) give up: the traversal may reuse the arrays that pass reads.
+ * and goes on at the next call. True once all is done. Like a computeRows call, it makes a stepped
+ * pass in progress (prepareRows) give up: the traversal may reuse the arrays that pass reads.
  */
 export function prepareRowsAhead(
   tree: ViewTree,
