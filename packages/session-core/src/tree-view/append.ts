@@ -22,33 +22,45 @@ import {
   ROW_SHOW_CONNECTOR,
   type GutterLink,
 } from './row';
+import {
+  SCRATCH_CHILD_COUNT,
+  SCRATCH_INDENT,
+  SCRATCH_NEAREST,
+  SCRATCH_SIBLING_POSITION,
+  SCRATCH_VISIBLE_PARENT,
+  scratchBytes,
+  scratchInts,
+  withHeadroom,
+} from './scratch';
 import { matchesQuery } from './search';
 import type { ViewTree } from './view-tree';
 
 /** More appended entries than this (a snapshot's part) are computed in full. */
 const MAX_APPENDED = 64;
 
-// Per-node working arrays, written for a node before they are read; grown, never shrunk.
-let nearest = new Int32Array(0);
-let visibleParent = new Int32Array(0);
-let siblingPosition = new Int32Array(0);
-let childCount = new Int32Array(0);
-let indent = new Int32Array(0);
-let layoutBits = new Uint8Array(0);
+// Per-node working arrays, written for a node before they are read: the shared scratch arrays
+// (scratch.ts), which the full passes of the open have already made. The marks are this file's own:
+// they keep call stamps from one call to the next.
+let nearest: Int32Array = new Int32Array(0);
+let visibleParent: Int32Array = new Int32Array(0);
+let siblingPosition: Int32Array = new Int32Array(0);
+let childCount: Int32Array = new Int32Array(0);
+let indent: Int32Array = new Int32Array(0);
+let layoutBits: Uint8Array = new Uint8Array(0);
 let marks = new Int32Array(0);
 let stamp = 0;
 
 function grow(count: number): void {
-  if (nearest.length >= count) return;
-  const size = Math.max(count, Math.ceil(nearest.length * 1.5));
-  nearest = new Int32Array(size);
-  visibleParent = new Int32Array(size);
-  siblingPosition = new Int32Array(size);
-  childCount = new Int32Array(size);
-  indent = new Int32Array(size);
-  layoutBits = new Uint8Array(size);
-  marks = new Int32Array(size);
-  stamp = 0;
+  nearest = scratchInts(SCRATCH_NEAREST, count);
+  visibleParent = scratchInts(SCRATCH_VISIBLE_PARENT, count);
+  siblingPosition = scratchInts(SCRATCH_SIBLING_POSITION, count);
+  childCount = scratchInts(SCRATCH_CHILD_COUNT, count);
+  indent = scratchInts(SCRATCH_INDENT, count);
+  layoutBits = scratchBytes(count);
+  if (marks.length < count) {
+    marks = new Int32Array(withHeadroom(count));
+    stamp = 0;
+  }
 }
 
 function nextStamp(): number {

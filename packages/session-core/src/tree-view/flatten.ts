@@ -25,6 +25,18 @@ import {
   rowsWork,
   type GutterLink,
 } from './row';
+import {
+  SCRATCH_CHILD_COUNT,
+  SCRATCH_INDENT,
+  SCRATCH_NEAREST,
+  SCRATCH_SIBLING_POSITION,
+  SCRATCH_STACK,
+  SCRATCH_VISIBLE,
+  SCRATCH_VISIBLE_PARENT,
+  scratchBytes,
+  scratchInts,
+  withHeadroom,
+} from './scratch';
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
@@ -84,34 +96,6 @@ export interface RowsResult {
   multipleRoots: boolean;
   /** The row that carries the leaf mark (see FlatRow.isLeafPosition), or -1. */
   leafIndex: number;
-}
-
-// Working arrays of one computeRows call, kept between calls: allocating eight arrays of the
-// tree's size on every filter change, keystroke and jump made the garbage collector a large share
-// of each at 200,000 entries. computeRows never re-enters itself, so one set is enough.
-const SCRATCH_STACK = 0;
-const SCRATCH_NEAREST = 1;
-const SCRATCH_VISIBLE_PARENT = 2;
-const SCRATCH_SIBLING_POSITION = 3;
-const SCRATCH_CHILD_COUNT = 4;
-const SCRATCH_VISIBLE = 5;
-const SCRATCH_INDENT = 6;
-const scratchIntArrays: Int32Array[] = [];
-let scratchByteArray = new Uint8Array(0);
-
-/** Scratch array `slot` with room for `count` elements; its contents are left over from earlier calls. */
-function scratchInts(slot: number, count: number): Int32Array {
-  let array = scratchIntArrays[slot];
-  if (array === undefined || array.length < count) {
-    array = new Int32Array(count);
-    scratchIntArrays[slot] = array;
-  }
-  return array;
-}
-
-function scratchBytes(count: number): Uint8Array {
-  if (scratchByteArray.length < count) scratchByteArray = new Uint8Array(count);
-  return scratchByteArray;
 }
 
 interface TraversalCache {
@@ -220,9 +204,6 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   return resultOf(tree, state, options);
 }
 
-/** The least room for appended entries when the rows reused between calls are sized again. */
-const REUSE_HEADROOM_MIN = 1024;
-
 /** Nodes a stepped pass handles between two looks at its caller's clock. */
 const NODES_PER_CHECK = 2048;
 
@@ -302,9 +283,10 @@ class FullPass {
       // and only during its call. At 200,000 entries, fresh arrays on every jump fed the garbage
       // collector. Until this traversal is done, no other call may take them for its own.
       traversalCache.delete(tree);
-      const recycled = cached !== undefined && cached.order.length === count;
-      this.onActive = recycled ? cached.onActive.fill(0) : new Uint8Array(count);
-      this.order = recycled ? cached.order : new Int32Array(count);
+      // With room to grow, like the scratch arrays: a pass after a live append reuses them too.
+      const recycled = cached !== undefined && cached.order.length >= count;
+      this.onActive = recycled ? cached.onActive.fill(0) : new Uint8Array(withHeadroom(count));
+      this.order = recycled ? cached.order : new Int32Array(withHeadroom(count));
       // Tree parents are acyclic by construction, so this walk ends.
       for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) this.onActive[node] = 1;
       this.stack = scratchInts(SCRATCH_STACK, Math.max(1, count));
@@ -413,7 +395,7 @@ class FullPass {
       // With room to grow: a live session grows a few entries at a time, and copying every row
       // into arrays one entry larger was a third of the first search keystroke after each append.
       rowsWork.reuseGrowths++;
-      const capacity = count + Math.max(REUSE_HEADROOM_MIN, count >> 3);
+      const capacity = withHeadroom(count);
       const rows = new Array<Row | undefined>(capacity);
       const chains = new Array<GutterLink | null | undefined>(capacity);
       if (reuse !== undefined) {

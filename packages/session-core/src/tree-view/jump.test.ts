@@ -368,6 +368,35 @@ describe('rows after a jump (jump.ts)', () => {
     }
   });
 
+  it('shares the node → row map when no row moves, copies it once when rows do, and never changes a result already made', () => {
+    // A chain of 300 entries, then two children of its last: x and y.
+    const chain = Array.from({ length: 300 }, (_, i) => entry(`c${i}`, i === 0 ? null : `c${i - 1}`, i));
+    const tree = new ViewTree([...chain, entry('x', 'c299', 300), entry('y', 'c299', 301)]);
+    const fresh = () => new ViewTree(tree.allEntries());
+    const atX = computeRows(tree, { leafId: 'x' });
+    const idsAtX = atX.rows.map((row) => row.id);
+    const copies = rowsWork.jumpMapCopies;
+    const jumps = rowsPaths.jump;
+    // Up the chain: x stays the first of c299's children (the file's order), no row moves.
+    const atC150 = computeRows(tree, { leafId: 'c150' });
+    expect(rowsPaths.jump).toBe(jumps + 1);
+    expect(rowsWork.jumpMapCopies).toBe(copies);
+    expect(project(tree, { leafId: 'c150' })).toEqual(project(fresh(), { leafId: 'c150' }));
+    // To y: y becomes c299's first child, x and y change places; the map is copied once.
+    const atY = computeRows(tree, { leafId: 'y' });
+    expect(rowsPaths.jump).toBe(jumps + 2);
+    expect(rowsWork.jumpMapCopies).toBe(copies + 1);
+    expect(project(tree, { leafId: 'y' })).toEqual(project(fresh(), { leafId: 'y' }));
+    expect(atY.indexById.get('y')).toBe(300);
+    expect(atY.indexById.get('x')).toBe(301);
+    // The results made before answer as they did.
+    expect(atX.rows.map((row) => row.id)).toEqual(idsAtX);
+    expect(atX.indexById.get('x')).toBe(300);
+    expect(atX.indexById.get('y')).toBe(301);
+    expect(atC150.indexById.get('x')).toBe(300);
+    expect(atC150.rows[atC150.leafIndex]!.id).toBe('c150');
+  });
+
   it('counts the rows of every subtree once per visible tree, not once per jump', () => {
     // r → {a1 → a2, b1 → b2, c1}: every jump reorders the root's children.
     const entries = ['r', 'a1', 'a2', 'b1', 'b2', 'c1'].map((id, i) =>

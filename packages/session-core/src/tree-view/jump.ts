@@ -23,6 +23,7 @@ import {
   type GutterLink,
 } from './row';
 import { matchesQuery } from './search';
+import { withHeadroom } from './scratch';
 import type { ViewTree } from './view-tree';
 
 /** One rows result with what a later call needs to derive the next one from it. */
@@ -102,7 +103,8 @@ let scratchSizes = new Int32Array(0);
  * (valid for those nodes only, until the next call): a jump between neighbours needs no more.
  */
 function sizesWithin(state: RowsState, from: number, to: number): Int32Array {
-  if (scratchSizes.length < state.rowOfNode.length) scratchSizes = new Int32Array(state.rowOfNode.length);
+  if (scratchSizes.length < state.rowOfNode.length)
+    scratchSizes = new Int32Array(withHeadroom(state.rowOfNode.length));
   const sizes = scratchSizes;
   const rows = state.rows;
   for (let r = from; r < to; r++) sizes[rows[r]!.node] = 0;
@@ -178,7 +180,7 @@ export function rowsAfterJump(
 
   const count = tree.size;
   if (pathMarks.length < count) {
-    pathMarks = new Int32Array(count);
+    pathMarks = new Int32Array(withHeadroom(count));
     stamp = 0;
   }
   if (stamp > 0x3ffffff0) {
@@ -213,13 +215,31 @@ export function rowsAfterJump(
   const sizes =
     previous.sizes ??
     (commonEnd - commonRow > total / 2 ? sizesOf(previous) : sizesWithin(previous, commonRow, commonEnd));
-  const rows = new Array<Row>(total);
-  const after = before.slice();
+  // Rows outside the common subtree keep their places: the old rows copied at once (one block
+  // copy, where a loop over a new array was ~2 ms at 200,000 rows), and those inside are written
+  // over. The node → row map stays the previous one, shared, until a row changes place: a jump
+  // along one branch moves none, and copying the map (~800 KB at 200,000 entries) cost 4–9 ms on a
+  // machine where memory touched for the first time is slow (bench/README.md). Neither array is
+  // ever written once its result is made, so sharing it is safe.
+  const rows = oldRows.slice() as Row[];
+  let after = before;
+  const place = (node: number, row: number) => {
+    if (after === before) {
+      rowsWork.jumpMapCopies++;
+      after = before.slice();
+    }
+    after[node] = row;
+  };
   let written = 0;
   const copy = (from: number, to: number) => {
     const shift = written - from;
-    for (let r = from; r < to; r++) rows[r + shift] = oldRows[r]!;
-    if (shift !== 0) for (let r = from; r < to; r++) after[oldRows[r]!.node] = r + shift;
+    if (shift !== 0) {
+      for (let r = from; r < to; r++) {
+        const row = oldRows[r]!;
+        rows[r + shift] = row;
+        place(row.node, r + shift);
+      }
+    }
     written += to - from;
   };
   const onPath = (node: number) => pathMarks[node]! > stamp;
@@ -280,7 +300,7 @@ export function rowsAfterJump(
       if (reuse !== undefined) reuse.rows[node] = row;
     }
     rows[written] = row;
-    if (written !== at) after[node] = written;
+    if (written !== at) place(node, written);
     written++;
     const end = at + sizes[node]!;
     if (end === at + 1) continue;

@@ -7,10 +7,18 @@ import type { ViewTree } from './view-tree';
 
 /**
  * Internal, for tests: how many depth-first traversals and subtree size passes were computed, how
- * many rows jumps looked at one by one (the rest they copied as blocks), and how many times the
- * rows kept for reuse between calls were sized again (flatten.ts).
+ * many rows jumps looked at one by one (the rest they copied as blocks), how many jumps copied the
+ * node → row map (the others moved no row and share it), and how many times the rows kept for
+ * reuse between calls (flatten.ts) and the working arrays (scratch.ts) were sized again.
  */
-export const rowsWork = { traversals: 0, subtreeSizes: 0, jumpRowsVisited: 0, reuseGrowths: 0 };
+export const rowsWork = {
+  traversals: 0,
+  subtreeSizes: 0,
+  jumpRowsVisited: 0,
+  jumpMapCopies: 0,
+  reuseGrowths: 0,
+  scratchGrowths: 0,
+};
 
 export interface GutterLink {
   position: number;
