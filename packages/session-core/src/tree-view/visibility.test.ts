@@ -5,7 +5,7 @@ import { tokenizeQuery } from './search';
 import { ViewFlags, type ViewEntry } from './view-entry';
 import { projectRows as project, readCountedChain } from './testing';
 import { ViewTree } from './view-tree';
-import { prepareFilterBits, visibleBits } from './visibility';
+import { prepareFilterBits, visibilityWork, visibleBits } from './visibility';
 import { addSearchMasks, maskWork, prepareSearchMasks, searchMaskColumns } from './search-masks';
 
 const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
@@ -165,6 +165,24 @@ describe('cached visibility after a change to the tree', () => {
     expect(added.reads.count).toBe(3);
     const fresh = new ViewTree([...first.entries, ...added.entries]);
     expect(bits).toEqual([...visibleBits(fresh, 'default', tokens)]);
+  });
+
+  it('an append brings up to date only the filter in use; the other modes are made again when asked for, equal to a fresh tree', () => {
+    const { entries } = countingEntries(400);
+    const tree = new ViewTree(entries);
+    // Every mode kept, as the page's idle preparation leaves them; the outline shows no-tools.
+    for (const mode of FILTER_MODES) while (!prepareFilterBits(tree, mode, () => false));
+    visibleBits(tree, 'no-tools', []);
+    const catchUps = visibilityWork.filterCatchUps;
+    for (let i = 0; i < 5; i++) {
+      tree.append(countingEntries(1, 400 + i).entries);
+      if (i === 2) tree.setLabel('c7', 'later');
+      visibleBits(tree, 'no-tools', []);
+    }
+    expect(visibilityWork.filterCatchUps - catchUps).toBe(5);
+    const fresh = new ViewTree(tree.allEntries());
+    for (const mode of FILTER_MODES)
+      expect([...visibleBits(tree, mode, [])]).toEqual([...visibleBits(fresh, mode, [])]);
   });
 
   it('a label set after the cache was filled is seen by the filter and the query', () => {
