@@ -98,7 +98,7 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
 }
 
 /** The tree holds the nodes as the server sent them, usage included. */
-const usageOf = (entry: ViewEntry | undefined) => (entry as TreeNode | undefined)?.usage;
+const usageOf = (entry: ViewEntry) => (entry as TreeNode).usage;
 
 function Totals({ entryId }: { entryId: string }) {
   const tree = useApp(treeOf);
@@ -122,18 +122,14 @@ function Totals({ entryId }: { entryId: string }) {
   }, [count, runner]);
   useEffect(() => () => runner.cancel(), [runner]);
   const session = count ? (count.result() ?? count.latest()) : null;
-  const lookup = useMemo(() => {
+  const here = useMemo(() => {
     void treeVersion;
-    if (!tree) return null;
-    return (id: string) => {
-      const entry = tree.get(id);
-      if (!entry) return undefined;
-      const u = usageOf(entry);
-      return { parentId: tree.parentOf(id), ...(u ? { usage: u } : {}) };
-    };
-  }, [tree, treeVersion]);
-  const here = useMemo(() => (lookup ? branchTotals(entryId, lookup) : null), [lookup, entryId]);
-  const leaf = useMemo(() => (lookup ? branchTotals(leafId, lookup) : null), [lookup, leafId]);
+    return tree ? branchTotals(tree, entryId, usageOf) : null;
+  }, [tree, treeVersion, entryId]);
+  const leaf = useMemo(() => {
+    void treeVersion;
+    return tree ? branchTotals(tree, leafId, usageOf) : null;
+  }, [tree, treeVersion, leafId]);
   if (streaming) return <div className="help">Counted once the whole session has loaded…</div>;
   const totals = session && here && leaf ? { here, leaf, session } : null;
   if (!totals) return null;

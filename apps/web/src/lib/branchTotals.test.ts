@@ -10,18 +10,33 @@ const usage = (input: number, output: number, cost: number, totalTokens = 0): Us
   cost,
 });
 
+type Node = { id: string; parentId: string | null; usage?: UsageLike };
+
+/** The tree's three reads over a list of nodes, parents by position as ViewTree keeps them. */
+function treeOf(nodes: Node[]) {
+  const index = new Map(nodes.map((node, i) => [node.id, i]));
+  return {
+    indexOf: (id: string) => index.get(id) ?? -1,
+    entryAt: (at: number) => nodes[at]!,
+    parentIndexAt: (at: number) => {
+      const parentId = nodes[at]!.parentId;
+      return parentId === null ? -1 : (index.get(parentId) ?? -1);
+    },
+  };
+}
+
 describe('branchTotals', () => {
-  const nodes = new Map<string, { parentId: string | null; usage?: UsageLike }>([
-    ['u1', { parentId: null }],
-    ['a1', { parentId: 'u1', usage: usage(100, 20, 0.5, 120) }],
-    ['u2', { parentId: 'a1' }],
-    ['a2', { parentId: 'u2', usage: usage(300, 50, 0.25) }],
-    ['a3', { parentId: 'u1', usage: usage(1, 1, 1, 2) }],
+  const tree = treeOf([
+    { id: 'u1', parentId: null },
+    { id: 'a1', parentId: 'u1', usage: usage(100, 20, 0.5, 120) },
+    { id: 'u2', parentId: 'a1' },
+    { id: 'a2', parentId: 'u2', usage: usage(300, 50, 0.25) },
+    { id: 'a3', parentId: 'u1', usage: usage(1, 1, 1, 2) },
   ]);
+  const usageOf = (node: Node) => node.usage;
 
   it('sums usage of the assistant messages from the node up to the root only', () => {
-    const totals = branchTotals('a2', (id) => nodes.get(id));
-    expect(totals).toEqual({
+    expect(branchTotals(tree, 'a2', usageOf)).toEqual({
       entries: 4,
       assistantMessages: 2,
       input: 400,
@@ -31,14 +46,29 @@ describe('branchTotals', () => {
       totalTokens: 120 + 350,
       cost: 0.75,
     });
+    expect(branchTotals(tree, 'a3', usageOf).totalTokens).toBe(2);
   });
 
-  it('stops on a parent cycle and on a missing parent', () => {
-    const cyclic = new Map([
-      ['x', { parentId: 'y', usage: usage(1, 0, 0, 1) }],
-      ['y', { parentId: 'x', usage: usage(2, 0, 0, 2) }],
+  it('counts nothing for an unknown id or none, and stops at an entry whose parent is missing', () => {
+    expect(branchTotals(tree, 'missing', usageOf).entries).toBe(0);
+    expect(branchTotals(tree, null, usageOf).entries).toBe(0);
+    const orphaned = treeOf([
+      { id: 'x', parentId: 'gone', usage: usage(1, 0, 0, 1) },
+      { id: 'y', parentId: 'x', usage: usage(2, 0, 0, 2) },
     ]);
-    expect(branchTotals('x', (id) => cyclic.get(id)).totalTokens).toBe(3);
-    expect(branchTotals('orphan', () => undefined).entries).toBe(0);
+    expect(branchTotals(orphaned, 'y', usageOf)).toMatchObject({ entries: 2, totalTokens: 3 });
+  });
+
+  it('walks a 100,000-entry chain by index: no id is looked up but the first', () => {
+    const chain: Node[] = Array.from({ length: 100_000 }, (_, i) => ({
+      id: `c${i}`,
+      parentId: i === 0 ? null : `c${i - 1}`,
+      usage: usage(1, 0, 0, 1),
+    }));
+    const plain = treeOf(chain);
+    let lookups = 0;
+    const counted = { ...plain, indexOf: (id: string) => (lookups++, plain.indexOf(id)) };
+    expect(branchTotals(counted, 'c99999', usageOf).totalTokens).toBe(100_000);
+    expect(lookups).toBe(1);
   });
 });

@@ -44,19 +44,19 @@ export function addUsage(totals: BranchTotals, usage: UsageLike | undefined): vo
   totals.cost += usage.cost;
 }
 
-export function branchTotals(
+/**
+ * The totals of the branch from the root to `id`, walked by node index (the tree's parent column):
+ * walked by id, each step was two hash lookups and a set insertion, ~15 ms per path of a 200,000-
+ * entry session, paid for the selected entry and the leaf after every live append and jump. The
+ * tree's parents have no cycles (ViewTree), so the walk ends at a root; an unknown id has none.
+ */
+export function branchTotals<Entry>(
+  tree: { indexOf(id: string): number; entryAt(index: number): Entry; parentIndexAt(index: number): number },
   id: string | null,
-  lookup: (id: string) => { parentId: string | null; usage?: UsageLike } | undefined,
+  usageOf: (entry: Entry) => UsageLike | undefined,
 ): BranchTotals {
   const totals = emptyTotals();
-  const seen = new Set<string>();
-  let current = id;
-  while (current !== null && !seen.has(current)) {
-    seen.add(current);
-    const node = lookup(current);
-    if (!node) break;
-    addUsage(totals, node.usage);
-    current = node.parentId;
-  }
+  for (let node = id === null ? -1 : tree.indexOf(id); node >= 0; node = tree.parentIndexAt(node))
+    addUsage(totals, usageOf(tree.entryAt(node)));
   return totals;
 }
