@@ -1,20 +1,23 @@
 /// <reference lib="dom" />
 // Where the time of each interaction goes: the built server over one cached synthetic session,
-// Debian's Chromium, and for each action of `npm run bench` (click, jump, search keystroke, filter
-// change, live append) a Performance trace and a CPU profile of the page around the same action and
-// wait as bench/browser.ts times. Prints, per action, the wall time, the main thread's busy time by
+// Debian's Chromium, and for each action of `npm run bench` (live append, click, jump, search
+// keystroke, filter change: bench/browser.ts's own steps, in its order, right after a warm open) a
+// Performance trace and a CPU profile of the page around the action and its wait. Prints, per action, the wall time, the main thread's busy time by
 // trace event (script, style, layout, paint, GC) and the page's top functions by self time.
 //
 //   pnpm exec tsx bench/profile-actions.ts [--size 2.7k] [--top 12] [--out DIR]
 //   pnpm exec tsx bench/profile-actions.ts --size 50k --no-trace [--repeat 5]   # wall times only, medians
+//   ... --settle   # first let the detail panel load and the page go idle (the bench does not wait)
+//   ... --no-heap  # skip the bench's heap reading (a full collection) before the actions
+//   ... --no-cpu   # the trace alone, without the CPU profiler's overhead
 //
 // With --out, each action's trace (.json, for the Performance panel) and profile (.cpuprofile) are
 // written there. Nothing here is asserted; it is a tool for reading where the milliseconds go.
-import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import { cleanup, startCanopy } from '../e2e/support/server';
-import { appendedUserLine, launchBrowser, listedSessionId, loaded, userOnlyFilterPressed } from './browser';
+import { CANOPY_ACTIONS, launchBrowser, listedSessionId, loaded, readyToTime, usedHeap } from './browser';
 import { sessionFile, SIZES } from './sessions';
 
 interface TraceEvent {
@@ -41,7 +44,6 @@ const option = (name: string) => {
 const size = option('--size') ?? '2.7k';
 const top = Number(option('--top') ?? 12);
 const outDir = option('--out');
-const rowSelector = '[data-testid="tree.outline"] [data-testid="tree.node"]';
 /** Trace events whose time is summed (the main thread's work by kind). */
 const KINDS = [
   'RunTask',
@@ -80,13 +82,18 @@ async function traced(cdp: CDPSession, name: string, run: () => Promise<number>)
     events.push(...(data.value as unknown as TraceEvent[]));
   });
   await cdp.send('Tracing.start', {
-    categories: 'devtools.timeline,v8.execute',
+    categories: 'toplevel,devtools.timeline,v8.execute',
     transferMode: 'ReportEvents',
   } as never);
-  await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-  await cdp.send('Profiler.start');
+  const sampling = !args.includes('--no-cpu');
+  if (sampling) {
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    await cdp.send('Profiler.start');
+  }
   const wall = await run();
-  const { profile } = (await cdp.send('Profiler.stop')) as {
+  const { profile } = (
+    sampling ? await cdp.send('Profiler.stop') : { profile: { nodes: [], samples: [], timeDeltas: [] } }
+  ) as {
     profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
   };
   const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
@@ -110,7 +117,9 @@ async function traced(cdp: CDPSession, name: string, run: () => Promise<number>)
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
         .join(', '),
   );
-  const tasks = onMain.filter((e) => e.name === 'RunTask' && (e.dur ?? 0) > 1000);
+  const tasks = onMain.filter(
+    (e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && (e.dur ?? 0) > 1000,
+  );
   const first = tasks[0]?.ts ?? 0;
   console.log(
     '   tasks >1 ms (start+dur): ' +
@@ -136,13 +145,6 @@ async function traced(cdp: CDPSession, name: string, run: () => Promise<number>)
   );
 }
 
-async function timed(action: () => Promise<unknown>, until: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await action();
-  await until();
-  return performance.now() - start;
-}
-
 async function main(): Promise<void> {
   const file = await sessionFile(SIZES[size]!);
   const canopy = await startCanopy({
@@ -155,101 +157,29 @@ async function main(): Promise<void> {
     browser = await launchBrowser();
     const url = `${canopy.url}&session=${encodeURIComponent(await listedSessionId(canopy))}`;
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    // As the bench: a first open on the fresh server, then the measured page's open of the session
+    // the server already holds (the warm open), its actions right after every node is in.
+    await page.goto(url);
+    await loaded(page);
     await page.goto(url);
     // Until the whole snapshot is in there is no leaf yet, and the append below would go under the
     // last row streamed so far, off the screen once the tree is whole: start on the whole tree.
     await loaded(page);
-    // The selected entry's detail loads after the rows: let it land before the first measured action.
-    await page.getByTestId('detail.content').waitFor({ timeout: 60_000 });
-    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 100))));
+    if (args.includes('--settle')) {
+      // The selected entry's detail loads after the rows: let it land before the first action.
+      await page.getByTestId('detail.content').waitFor({ timeout: 60_000 });
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 100))));
+    }
+    // The bench takes the page's heap (a full collection) before its actions: so does this, unless told.
+    if (!args.includes('--no-heap')) await usedHeap(page);
+    await readyToTime(page);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Profiler.enable');
     const liveFile = join(canopy.sessionsDir, basename(file));
-    const rows = page.locator(rowSelector);
-    const raf = { polling: 'raf' as const, timeout: 60_000 };
-
     const rounds = tracing ? 1 : Number(option('--repeat') ?? 5);
     for (let round = 0; round < rounds; round++) {
-      await traced(cdp, 'live-append', async () => {
-        // After a jump to a user message the leaf is its parent, which may be out of view (the
-        // jumped-to row stays where it was): append under the selected row then.
-        const leaf =
-          (await page.$(`${rowSelector}[data-leaf]`)) !== null
-            ? await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id')
-            : await page.getAttribute(`${rowSelector}[aria-selected="true"]`, 'data-entry-id');
-        const { id, line } = appendedUserLine('prof', leaf, 'appended by the profiler');
-        return timed(
-          async () => appendFileSync(liveFile, `${line}\n`),
-          () => page.waitForSelector(`${rowSelector}[data-entry-id="${id}"]`),
-        );
-      });
-      await traced(cdp, 'click', async () => {
-        const target = rows.nth(2);
-        const handle = await target.elementHandle();
-        return timed(
-          () => target.click(),
-          () => page.waitForFunction((el) => el?.getAttribute('aria-selected') === 'true', handle, raf),
-        );
-      });
-      await traced(cdp, 'click-at-point', async () => {
-        // A row in view that is not selected: the outline keeps rows above and below the view in the DOM.
-        const point = await page.evaluate((selector) => {
-          const outline = document.querySelector('[data-testid="tree.outline"]')!.getBoundingClientRect();
-          const row = Array.from(document.querySelectorAll(selector))
-            .map((el) => ({ el, box: el.getBoundingClientRect() }))
-            .filter(
-              ({ el, box }) =>
-                box.top >= outline.top + 44 &&
-                box.bottom <= outline.bottom &&
-                el.getAttribute('aria-selected') !== 'true',
-            )[0]!;
-          return { x: row.box.left + 200, y: row.box.top + row.box.height / 2 };
-        }, rowSelector);
-        return timed(
-          () => page.mouse.click(point.x, point.y),
-          () =>
-            page.waitForFunction(
-              ({ x, y }) =>
-                document
-                  .elementFromPoint(x, y)
-                  ?.closest('[role="treeitem"]')
-                  ?.getAttribute('aria-selected') === 'true',
-              point,
-              raf,
-            ),
-        );
-      });
-      await traced(cdp, 'jump', async () => {
-        const before = await page
-          .getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id', { timeout: 2000 })
-          .catch(() => null);
-        return timed(
-          () => page.keyboard.press('Enter'),
-          () =>
-            page.waitForFunction(
-              ({ selector, old }) =>
-                document.querySelector(`${selector}[data-leaf]`)?.getAttribute('data-entry-id') !== old,
-              { selector: rowSelector, old: before },
-              raf,
-            ),
-        );
-      });
-      await page.getByTestId('tree.outline').focus();
-      await traced(cdp, 'search-key', async () =>
-        timed(
-          () => page.keyboard.press('e'),
-          () => page.getByTestId('search.count').waitFor(),
-        ),
-      );
-      await page.keyboard.press('Escape');
-      await traced(cdp, 'filter', async () =>
-        timed(
-          () => page.getByTestId('filter.user-only').click(),
-          () => userOnlyFilterPressed(page, raf.timeout),
-        ),
-      );
-      // (Esc was pressed after the search; a second one would close the session.)
-      await page.getByTestId('filter.default').click();
+      // The bench's own steps, in its order (bench/browser.ts), each traced or timed.
+      for (const action of CANOPY_ACTIONS) await traced(cdp, action.key, () => action.run(page, liveFile));
       await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 200))));
     }
     for (const [name, walls] of samples) {
