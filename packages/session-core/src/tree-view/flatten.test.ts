@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeRows, rowsWork, type ComputeRowsOptions } from './flatten';
+import { computeRows, rowsPaths, rowsWork, type ComputeRowsOptions } from './flatten';
 import { FILTER_MODES } from './filter';
 import { renderOutline } from './outline';
 import { EntryBuilder, projectRows as project, resolveLabels } from './testing';
@@ -496,6 +496,91 @@ describe('reuse of rows between calls', () => {
     // The arrays are shared by every tree of the process and may have been sized by an earlier
     // test's, just short of this one's: each of the eight may grow once, never once per append.
     expect(rowsWork.scratchGrowths - growths).toBeLessThanOrEqual(8);
+  });
+
+  it('keeps the default view’s rows through a search and a filter change: Esc and the way back reuse every row', () => {
+    // With one cache for every view, the search's pass replaced the rows and gutter links of the
+    // entries it showed, and the way back built every row again (the outline re-rendered each).
+    const b = workedExample();
+    b.user('u3', 'a2b', 'third question');
+    b.assistant('a3', 'u3', 'third answer');
+    b.user('u4', 'a2b', 'fourth question');
+    const tree = treeOf(b);
+    const plain = computeRows(tree, { leafId: 'a3' }).rows;
+    expect(computeRows(tree, { leafId: 'a3', query: 'question' }).rows.length).toBeLessThan(plain.length);
+    const back = computeRows(tree, { leafId: 'a3' }).rows;
+    expect(back.length).toBe(plain.length);
+    back.forEach((row, i) => expect(row).toBe(plain[i]));
+    computeRows(tree, { leafId: 'a3', mode: 'user-only' });
+    computeRows(tree, { leafId: 'a3', mode: 'user-only', query: 'third' });
+    const again = computeRows(tree, { leafId: 'a3' }).rows;
+    again.forEach((row, i) => expect(row).toBe(plain[i]));
+    expect(project(tree, { leafId: 'a3' })).toEqual(
+      project(new ViewTree(tree.allEntries()), { leafId: 'a3' }),
+    );
+  });
+
+  it('answers the default view’s kept rows only while nothing they depend on changed', () => {
+    const b = workedExample();
+    b.user('u3', 'a2b', 'third question');
+    b.assistant('a3', 'u3', 'third answer');
+    b.user('u4', 'a2b', 'fourth question');
+    b.assistant('a4', 'u4', 'fourth answer');
+    const tree = treeOf(b);
+    const fresh = (leafId: string) => project(new ViewTree(tree.allEntries()), { leafId });
+    computeRows(tree, { leafId: 'a3' });
+    computeRows(tree, { leafId: 'a3', query: 'answer' });
+    const kept = rowsPaths.kept;
+    computeRows(tree, { leafId: 'a3' });
+    expect(rowsPaths.kept).toBe(kept + 1);
+    // Jumps while searching turn over gutter lines the kept rows hold: back to the same leaf, the
+    // default view is computed again, and equals a fresh tree's.
+    computeRows(tree, { leafId: 'a3', query: 'answer' });
+    computeRows(tree, { leafId: 'a4', query: 'answer' });
+    computeRows(tree, { leafId: 'a3', query: 'answer' });
+    expect(project(tree, { leafId: 'a3' })).toEqual(fresh('a3'));
+    // Another leaf, or entries appended while searching: never the kept rows.
+    computeRows(tree, { leafId: 'a3', query: 'answer' });
+    expect(project(tree, { leafId: 'a4' })).toEqual(fresh('a4'));
+    computeRows(tree, { leafId: 'a3', query: 'answer' });
+    tree.append(toViewEntries([b.user('u5', 'a3', 'fifth question')], new Map()));
+    computeRows(tree, { leafId: 'a3', query: 'answer' });
+    expect(project(tree, { leafId: 'a3' })).toEqual(fresh('a3'));
+    // A label set while searching changes the tree's version: computed again.
+    computeRows(tree, { leafId: 'a3', query: 'answer' });
+    tree.setLabel('u3', 'turning point');
+    expect(project(tree, { leafId: 'a3' })).toEqual(fresh('a3'));
+  });
+
+  it('gives a fresh tree’s rows when the default view comes back after any views and jumps between', () => {
+    // Nested forks, so that jumps turn gutter lines over while another view is shown.
+    const b = new EntryBuilder();
+    b.user('u1', null, 'root question');
+    b.assistant('a1', 'u1', 'root answer');
+    for (const x of ['p', 'q', 'r']) {
+      b.user(`${x}1`, 'a1', `${x} question`);
+      b.assistant(`${x}1a`, `${x}1`, `${x} answer`);
+      for (const y of ['s', 't']) {
+        b.user(`${x}${y}`, `${x}1a`, `${x}${y} nested question`);
+        b.assistant(`${x}${y}a`, `${x}${y}`, `${x}${y} nested answer`);
+        b.user(`${x}${y}b`, `${x}${y}a`, `${x}${y} deeper`);
+        b.user(`${x}${y}c`, `${x}${y}a`, `${x}${y} deeper two`);
+      }
+    }
+    const views = toViewEntries(b.entries, resolveLabels(b.entries));
+    const view = fc.record({
+      leafId: fc.constantFrom(...views.map((v) => v.id)),
+      mode: fc.constantFrom('default' as const, 'default' as const, 'no-tools' as const, 'all' as const),
+      query: fc.constantFrom('', '', 'question', 'answer', 'nested', 'deeper'),
+    });
+    fc.assert(
+      fc.property(fc.array(view, { minLength: 1, maxLength: 16 }), (steps) => {
+        const reused = new ViewTree(views);
+        for (const options of steps)
+          expect(project(reused, options)).toEqual(project(new ViewTree(views), options));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('gives the same rows on a tree that computed other views before as on a fresh tree', () => {

@@ -12,6 +12,7 @@ import { FILTER_MODES, passesFilter, type FilterMode } from './filter';
 import { rowsAfterJump, type ReuseCache, type RowsState } from './jump';
 import {
   childChainOf,
+  lineFlipCount,
   NODE_JUST_BRANCHED,
   Row,
   RowIndex,
@@ -120,8 +121,25 @@ const reuseCache = new WeakMap<ViewTree, ReuseCache>();
 // (jump.ts), and one that changes only the selection reuses them.
 const lastRows = new WeakMap<ViewTree, RowsState>();
 
-/** Internal, for tests: how many calls took each path (full, a jump, the same rows, an append). */
-export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0 };
+// The last rows of the default view (default filter, no search) per tree, kept while another view
+// is shown: Esc after a search, or the way back to the default filter, answers them again when
+// nothing they depend on changed since (the tree, the leaf, the filter's bits, and no gutter line
+// turned over by a jump, which changes links these rows hold). Before, that way back was a full
+// pass that built every row again (~200,000 at 200k entries, and the outline re-rendered each).
+const lastDefaultRows = new WeakMap<ViewTree, { state: RowsState; flips: number }>();
+
+function isDefaultView(mode: FilterMode, tokens: readonly string[]): boolean {
+  return mode === 'default' && tokens.length === 0;
+}
+
+/** Records `state` as the tree's last rows (and as its default view's, when it is one). */
+function remember(tree: ViewTree, state: RowsState): void {
+  lastRows.set(tree, state);
+  if (isDefaultView(state.mode, state.tokens)) lastDefaultRows.set(tree, { state, flips: lineFlipCount() });
+}
+
+/** Internal, for tests: how many calls took each path (full, a jump, the same rows, an append, the default view's kept rows). */
+export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0, kept: 0 };
 
 export { rowsWork } from './row';
 
@@ -180,7 +198,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     );
     if (jumped !== null) {
       rowsPaths.jump++;
-      lastRows.set(tree, jumped);
+      remember(tree, jumped);
       return resultOf(tree, jumped, options);
     }
   }
@@ -195,9 +213,23 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     const appended = rowsAfterAppend(tree, previous, leaf, passes, reuse);
     if (appended !== null) {
       rowsPaths.append++;
-      lastRows.set(tree, appended);
+      remember(tree, appended);
       return resultOf(tree, appended, options);
     }
+  }
+  const kept = isDefaultView(mode, tokens) ? lastDefaultRows.get(tree) : undefined;
+  if (
+    kept !== undefined &&
+    kept.flips === lineFlipCount() &&
+    kept.state.version === tree.version &&
+    kept.state.size === count &&
+    kept.state.leaf === leaf &&
+    kept.state.passes === passes
+  ) {
+    // Back to the default view with nothing changed since it was shown: the same rows.
+    rowsPaths.kept++;
+    lastRows.set(tree, kept.state);
+    return resultOf(tree, kept.state, options);
   }
   rowsPaths.full++;
   const state = new FullPass(tree, leaf, mode, tokens, passes).run(null)!;
@@ -490,7 +522,7 @@ class FullPass {
       index: new RowIndex(tree, rows, rowOfNode),
       sizes: null,
     };
-    lastRows.set(tree, state);
+    remember(tree, state);
     this.state = state;
     this.phase = 'done';
   }

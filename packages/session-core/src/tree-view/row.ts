@@ -141,6 +141,11 @@ export function drawsConnector(flags: number): boolean {
 /** How many times gutter lines were turned over, to know a materialized list is out of date. */
 let lineFlips = 0;
 
+/** How many times gutter lines were turned over so far: rows kept aside are stale once it moves. */
+export function lineFlipCount(): number {
+  return lineFlips;
+}
+
 /**
  * Turns each line over (shown ↔ blank) in place, for every row that holds it: what a jump does when
  * a fork child stops or starts being the last of its siblings (jump.ts).
