@@ -431,6 +431,16 @@ describe('leaf position', () => {
   });
 });
 
+/** The worked example with a fork under a2b: two more branches, the first answered. */
+function threeBranches(): EntryBuilder {
+  const b = workedExample();
+  b.user('u3', 'a2b', 'third question');
+  b.assistant('a3', 'u3', 'third answer');
+  b.user('u4', 'a2b', 'fourth question');
+  b.assistant('a4', 'u4', 'fourth answer');
+  return b;
+}
+
 describe('reuse of rows between calls', () => {
   it('keeps the row objects of unchanged entries after an append and replaces the changed one', () => {
     const b = workedExample();
@@ -501,11 +511,7 @@ describe('reuse of rows between calls', () => {
   it('keeps the default view’s rows through a search and a filter change: Esc and the way back reuse every row', () => {
     // With one cache for every view, the search's pass replaced the rows and gutter links of the
     // entries it showed, and the way back built every row again (the outline re-rendered each).
-    const b = workedExample();
-    b.user('u3', 'a2b', 'third question');
-    b.assistant('a3', 'u3', 'third answer');
-    b.user('u4', 'a2b', 'fourth question');
-    const tree = treeOf(b);
+    const tree = treeOf(threeBranches());
     const plain = computeRows(tree, { leafId: 'a3' }).rows;
     expect(computeRows(tree, { leafId: 'a3', query: 'question' }).rows.length).toBeLessThan(plain.length);
     const back = computeRows(tree, { leafId: 'a3' }).rows;
@@ -521,11 +527,7 @@ describe('reuse of rows between calls', () => {
   });
 
   it('answers the default view’s kept rows only while nothing they depend on changed', () => {
-    const b = workedExample();
-    b.user('u3', 'a2b', 'third question');
-    b.assistant('a3', 'u3', 'third answer');
-    b.user('u4', 'a2b', 'fourth question');
-    b.assistant('a4', 'u4', 'fourth answer');
+    const b = threeBranches();
     const tree = treeOf(b);
     const fresh = (leafId: string) => project(new ViewTree(tree.allEntries()), { leafId });
     computeRows(tree, { leafId: 'a3' });
