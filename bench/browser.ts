@@ -236,7 +236,7 @@ export async function usedHeap(page: Page): Promise<number> {
   }
 }
 
-/** One timed action after an open: its name in the table's sample, and the step (ms; NaN when not possible). */
+/** One timed action after an open: its key in the sample, and the step (ms; NaN when not possible). */
 export interface CanopyAction {
   key: 'liveAppend' | 'click' | 'jump' | 'searchKey' | 'filter';
   name: string;

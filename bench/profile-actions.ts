@@ -2,8 +2,9 @@
 // Where the time of each interaction goes: the built server over one cached synthetic session,
 // Debian's Chromium, and for each action of `npm run bench` (live append, click, jump, search
 // keystroke, filter change: bench/browser.ts's own steps, in its order, right after a warm open) a
-// Performance trace and a CPU profile of the page around the action and its wait. Prints, per action, the wall time, the main thread's busy time by
-// trace event (script, style, layout, paint, GC) and the page's top functions by self time.
+// Performance trace and a CPU profile of the page around the action and its wait. Prints, per
+// action, the wall time, the main thread's busy time by trace event (script, style, layout, paint,
+// GC) and the page's top functions by self time.
 //
 //   pnpm exec tsx bench/profile-actions.ts [--size 2.7k] [--top 12] [--out DIR]
 //   pnpm exec tsx bench/profile-actions.ts --size 50k --no-trace [--repeat 5]   # wall times only, medians

@@ -138,7 +138,10 @@ function remember(tree: ViewTree, state: RowsState): void {
   if (isDefaultView(state.mode, state.tokens)) lastDefaultRows.set(tree, { state, flips: lineFlipCount() });
 }
 
-/** Internal, for tests: how many calls took each path (full, a jump, the same rows, an append, the default view's kept rows). */
+/**
+ * Internal, for tests: how many calls took each path (full, a jump, the same rows, an append, the
+ * default view's kept rows).
+ */
 export const rowsPaths = { full: 0, jump: 0, same: 0, append: 0, kept: 0 };
 
 export { rowsWork } from './row';
