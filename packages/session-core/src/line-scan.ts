@@ -8,8 +8,8 @@
 // Exactness: the abridged line is valid JSON exactly when the full line is, and every skeleton field
 // derived from it equals the one from the full entry:
 // - Only string bodies are removed, each the tail after a safe point (before an ASCII byte, a UTF-8
-//   lead byte or an escape, never inside one), and every removed tail is validated here as a JSON
-//   string body (no control bytes, well-formed escapes, a closing quote). Everything kept is
+//   lead byte or an escape, never inside one), and every removed tail is validated as a JSON string
+//   body (no control bytes, well-formed escapes, a closing quote) by string-body.ts. Everything kept is
 //   validated by `JSON.parse` itself; if it throws, the caller parses the full line for the exact error.
 // - Outside string bodies the bytes are kept as they are, so keys, numbers, literals, nesting,
 //   duplicate keys (the last one wins) and key order parse exactly as in the full line.
@@ -21,6 +21,7 @@
 // One file because the scanner and the guard are one proof: what may be cut is decided by where the
 // scan found it.
 
+import { LineStringBodies } from './string-body';
 import { hasTextContent, isRecord } from './text';
 
 /**
@@ -65,24 +66,6 @@ const LETTER_U = 0x75;
 const OBJECT = 0;
 const ARRAY = 1;
 
-/** `\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`: the one-character escapes JSON has. */
-function isSimpleEscape(byte: number): boolean {
-  return (
-    byte === QUOTE ||
-    byte === BACKSLASH ||
-    byte === 0x2f ||
-    byte === 0x62 ||
-    byte === 0x66 ||
-    byte === 0x6e ||
-    byte === 0x72 ||
-    byte === 0x74
-  );
-}
-
-function isHexDigit(byte: number): boolean {
-  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
-}
-
 /** The text of a key's bytes (quotes included in the range) when it is plain ASCII without escapes. */
 function plainKey(bytes: Uint8Array, start: number, end: number): string | undefined {
   if (start < 0) return undefined;
@@ -123,6 +106,7 @@ export function abridgeLine(
   let written = 0;
   let copyFrom = start;
   let i = start;
+  let lineBodies: LineStringBodies | undefined;
   while (i < end) {
     const byte = bytes[i]!;
     if (byte !== QUOTE) {
@@ -173,27 +157,9 @@ export function abridgeLine(
     }
     if (cutAt >= 0) {
       // The removed tail must be a valid string body up to its closing quote.
-      while (i < end) {
-        const c = bytes[i]!;
-        if (c === QUOTE) break;
-        if (c === BACKSLASH) {
-          if (i + 1 >= end) return undefined;
-          const escaped = bytes[i + 1]!;
-          if (escaped === LETTER_U) {
-            if (i + 5 >= end) return undefined;
-            for (let h = i + 2; h < i + 6; h++) if (!isHexDigit(bytes[h]!)) return undefined;
-            i += 6;
-          } else if (isSimpleEscape(escaped)) {
-            i += 2;
-          } else {
-            return undefined;
-          }
-          continue;
-        }
-        if (c < 0x20) return undefined;
-        i++;
-      }
-      if (i >= end) return undefined;
+      lineBodies ??= new LineStringBodies(bytes, start, end);
+      i = lineBodies.bodyEnd(i);
+      if (i < 0) return undefined;
       const kept = cutAt - copyFrom;
       if (written + kept > scratch.length) {
         const grown = new Uint8Array(Math.max(scratch.length * 2, written + kept + (end - i)));
