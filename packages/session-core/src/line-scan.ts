@@ -9,8 +9,9 @@
 // derived from it equals the one from the full entry:
 // - Only string bodies are removed, each the tail after a safe point (before an ASCII byte, a UTF-8
 //   lead byte or an escape, never inside one), and every removed tail is validated as a JSON string
-//   body (no control bytes, well-formed escapes, a closing quote) by string-body.ts. Everything kept is
-//   validated by `JSON.parse` itself; if it throws, the caller parses the full line for the exact error.
+//   body (no control bytes, well-formed escapes, a closing quote); string-body.ts scans each string.
+//   Everything kept is validated by `JSON.parse` itself; if it throws, the caller parses the full line
+//   for the exact error.
 // - Outside string bodies the bytes are kept as they are, so keys, numbers, literals, nesting,
 //   duplicate keys (the last one wins) and key order parse exactly as in the full line.
 // - A cut string keeps at least {@link ABRIDGE_KEEP_UNITS} UTF-16 units of the decoded string (counted
@@ -21,7 +22,7 @@
 // One file because the scanner and the guard are one proof: what may be cut is decided by where the
 // scan found it.
 
-import { LineStringBodies } from './string-body';
+import { LineStrings } from './string-body';
 import { hasTextContent, isRecord } from './text';
 
 /**
@@ -62,7 +63,6 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
-const LETTER_U = 0x75;
 const OBJECT = 0;
 const ARRAY = 1;
 
@@ -106,7 +106,7 @@ export function abridgeLine(
   let written = 0;
   let copyFrom = start;
   let i = start;
-  let lineBodies: LineStringBodies | undefined;
+  let strings: LineStrings | undefined;
   while (i < end) {
     const byte = bytes[i]!;
     if (byte !== QUOTE) {
@@ -132,34 +132,16 @@ export function abridgeLine(
       continue;
     }
 
-    // A string: count the units of what would be kept, up to the first safe point past the budget.
+    // A string: the units of what would be kept are counted up to the first safe point past the
+    // budget; a cut string's removed tail is checked as a JSON string body up to its closing quote.
     const open = i;
     const isKey = expectKey;
-    i++;
-    let units = 0;
-    let cutAt = -1;
-    while (i < end) {
-      const c = bytes[i]!;
-      if (c === QUOTE) break;
-      if (c < 0x80 || c >= 0xc0) {
-        if (units >= keepUnits && !isKey) {
-          cutAt = i;
-          break;
-        }
-        units++;
-        if (c === BACKSLASH) {
-          // Kept escapes are checked by JSON.parse; a malformed one stays in the line and fails it.
-          i += bytes[i + 1] === LETTER_U ? 6 : 2;
-          continue;
-        }
-      }
-      i++;
-    }
+    strings ??= new LineStrings(bytes, start, end);
+    strings.scan(i + 1, isKey ? undefined : keepUnits);
+    if (strings.quote < 0) return undefined;
+    const cutAt = strings.cutAt;
+    i = strings.quote;
     if (cutAt >= 0) {
-      // The removed tail must be a valid string body up to its closing quote.
-      lineBodies ??= new LineStringBodies(bytes, start, end);
-      i = lineBodies.bodyEnd(i);
-      if (i < 0) return undefined;
       const kept = cutAt - copyFrom;
       if (written + kept > scratch.length) {
         const grown = new Uint8Array(Math.max(scratch.length * 2, written + kept + (end - i)));
@@ -172,7 +154,6 @@ export function abridgeLine(
       cuts ??= [];
       cuts.push(describeCut(bytes, kinds, keyStarts, keyEnds, keyStart, keyEnd));
     }
-    if (i >= end) return undefined;
     i++;
     if (isKey) {
       keyStart = open;
