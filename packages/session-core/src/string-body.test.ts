@@ -5,7 +5,7 @@
 // memory grow or are too long to copy.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { seededRandom } from '../../fixtures/src/determinism';
 import { LineStrings, scanStringInBytes, usesWasm, WASM_LINE_LIMIT } from './string-body';
 import type { StringScan } from './string-body';
@@ -149,5 +149,22 @@ describe('LineStrings', () => {
     huge[400] = 0x0a;
     expect(scanned(new LineStrings(huge, 0, huge.length), 0, 320)).toEqual({ quote: -1, cutAt: -1 });
     expect(scanned(new LineStrings(huge, 0, huge.length), 0)).toEqual({ quote: huge.length - 2, cutAt: -1 });
+  });
+
+  test('scans a line where it is when the memory cannot grow for it', () => {
+    const grow = vi.spyOn(WebAssembly.Memory.prototype, 'grow').mockImplementation(() => {
+      throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+    });
+    try {
+      const line = new Uint8Array(WASM_LINE_LIMIT - 1024).fill(0x64);
+      line[line.length - 1] = 0x22;
+      expect(scanned(new LineStrings(line, 0, line.length), 0, 320)).toEqual({
+        quote: line.length - 1,
+        cutAt: 320,
+      });
+      expect(grow).toHaveBeenCalled();
+    } finally {
+      grow.mockRestore();
+    }
   });
 });

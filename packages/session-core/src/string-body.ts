@@ -158,7 +158,7 @@ function wasmInstance(): StringScanExports | undefined {
 export class LineStrings implements StringScan {
   quote = -1;
   cutAt = -1;
-  private readonly wasm: StringScanExports | undefined;
+  private wasm: StringScanExports | undefined;
   private readonly serial = ++linesMade;
 
   constructor(
@@ -180,7 +180,14 @@ export class LineStrings implements StringScan {
     const length = this.end - start;
     if (lineInMemory !== this.serial) {
       if (memoryBytes.length < length) {
-        wasm.memory.grow(Math.ceil((length - memoryBytes.length) / PAGE_BYTES));
+        try {
+          wasm.memory.grow(Math.ceil((length - memoryBytes.length) / PAGE_BYTES));
+        } catch {
+          // No memory for a copy of this line: it is scanned where it is.
+          this.wasm = undefined;
+          this.scan(from, keepUnits);
+          return;
+        }
         // Growing detaches the old buffer.
         memoryBytes = new Uint8Array(wasm.memory.buffer);
       }
