@@ -8,20 +8,15 @@
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { SessionManager } from '../packages/session-core/src/index';
-import { jsonParseLines, median, referenceLoad, serverLoad } from './load.bench';
-
-setFlagsFromString('--expose_gc');
-const gc = runInNewContext('gc') as () => void;
+import { collectGarbage, jsonParseLines, median, referenceLoad, serverLoad } from './load.bench';
 
 /**
  * Wall and CPU (user + system, every thread of the process) milliseconds of `run`, after a full
  * collection, so one contender's garbage is not collected in the next one's time.
  */
 async function timed(run: () => unknown): Promise<{ wall: number; cpu: number }> {
-  gc();
+  collectGarbage();
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
   await run();

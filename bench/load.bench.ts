@@ -69,11 +69,18 @@ function parseOptions(argv: readonly string[]): Options {
 
 // ---------------------------------------------------------------- measuring
 
-// gc() is only used around heap measurements. Forcing a full collection before every timed step would
-// distort the timings: V8 ages and flushes the bytecode of functions a collection finds idle, so each
-// step would start from cold code (measured: session-core's load twice as slow on the 1 MB fixtures).
+// gc() is used around heap measurements, and by `npm run bench` before each contender's load of a
+// large file (`collectGarbage`), so that none is timed collecting the one before it's garbage. This
+// file's own loop over the fixtures does not force it before every timed step: V8 ages and flushes the
+// bytecode of functions a collection finds idle, so each step would start from cold code (measured:
+// session-core's load twice as slow on the 1 MB fixtures).
 setFlagsFromString('--expose_gc');
 const gc = runInNewContext('gc') as () => void;
+
+/** A full collection, so that the next timed step does not collect what came before it. */
+export function collectGarbage(): void {
+  gc();
+}
 
 export function time<T>(run: () => T): { ms: number; value: T } {
   const start = performance.now();

@@ -12,7 +12,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
-import { jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
+import { collectGarbage, jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
 import { sessionFile, SIZES, type Size } from './sessions';
 import { repoRoot } from '../e2e/support/server';
 
@@ -110,11 +110,15 @@ async function main(): Promise<void> {
         const file = files.get(size.name)!;
         const bytes = statSync(file).size;
         console.log(`run ${run}/${options.runs}, ${size.name}`);
-        add(samples, size.name, 'load', {
-          json: syncMs(() => jsonParseLines(file)),
-          reference: syncMs(() => referenceLoad(file, join(repoRoot, 'bench', '.cache'))),
-          core: await coreLoad(file).catch(() => NaN),
-        });
+        // Each load after a full collection: the one before leaves up to a few hundred MB of garbage
+        // (the reference's whole entries), which the next would otherwise be timed collecting.
+        collectGarbage();
+        const json = syncMs(() => jsonParseLines(file));
+        collectGarbage();
+        const reference = syncMs(() => referenceLoad(file, join(repoRoot, 'bench', '.cache')));
+        collectGarbage();
+        const core = await coreLoad(file).catch(() => NaN);
+        add(samples, size.name, 'load', { json, reference, core });
         add(
           samples,
           size.name,

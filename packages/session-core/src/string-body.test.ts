@@ -13,6 +13,10 @@ import type { StringScan } from './string-body';
 const encoder = new TextEncoder();
 const bytesOf = (text: string) => encoder.encode(text);
 
+interface WasmMemory {
+  grow(pages: number): number;
+}
+
 /** The definition's answer. */
 function defined(bytes: Uint8Array, from: number, end: number, keepUnits = 0x7fffffff): StringScan {
   const result = { quote: -1, cutAt: -1 };
@@ -152,7 +156,10 @@ describe('LineStrings', () => {
   });
 
   test('scans a line where it is when the memory cannot grow for it', () => {
-    const grow = vi.spyOn(WebAssembly.Memory.prototype, 'grow').mockImplementation(() => {
+    // (WebAssembly is not in this project's types: session-core is typed without DOM types.)
+    const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: { prototype: WasmMemory } } })
+      .WebAssembly;
+    const grow = vi.spyOn(Memory.prototype, 'grow').mockImplementation(() => {
       throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
     });
     try {
