@@ -70,7 +70,7 @@ function parseOptions(argv: readonly string[]): Options {
 // ---------------------------------------------------------------- measuring
 
 // gc() is used around heap measurements, and by `npm run bench` before each contender's load of a
-// large file (`collectGarbage`), so that none is timed collecting the one before it's garbage. This
+// large file (`collectGarbage`), so that none is timed collecting the garbage of the one before. This
 // file's own loop over the fixtures does not force it before every timed step: V8 ages and flushes the
 // bytecode of functions a collection finds idle, so each step would start from cold code (measured:
 // session-core's load twice as slow on the 1 MB fixtures).

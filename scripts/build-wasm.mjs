@@ -2,7 +2,7 @@
 // Builds each WebAssembly text module of session-core (`*.wat`) into the TypeScript module that
 // carries its bytes (`*.wasm.ts`), so nothing is compiled at install or run time. `--check` builds in
 // memory and exits non-zero when a committed module differs from its source (string-body.test.ts runs
-// the same comparison).
+// the script with it).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ const sourceDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'packages'
 const HEX_PER_LINE = 96;
 
 /** The `.wasm.ts` text for one `.wat` file's contents. */
-export async function wasmModuleText(name, watText) {
+async function wasmModuleText(name, watText) {
   const wabt = await initWabt();
   const parsed = wabt.parseWat(name, watText, { simd: true });
   try {

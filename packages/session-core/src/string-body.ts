@@ -1,8 +1,9 @@
 // One JSON string of a line, scanned as the skeleton scan (line-scan.ts) needs it: how far its body
 // goes before the cut (the first safe point past a budget of UTF-16 units), and, when it is cut, that
 // the rest is a valid JSON string body up to its closing quote. Long strings are most of a large
-// session's bytes, and a byte loop in JavaScript spent 2–6 ns on each: a third of a 100 MB open. The
-// same scan in WebAssembly with 128-bit SIMD (string-body.wat) takes sixteen plain bytes at a time.
+// session's bytes, and a byte loop in JavaScript spent 2–6 ns on each: about a quarter of a 100 MB
+// open. The same scan in WebAssembly with 128-bit SIMD (string-body.wat) takes sixteen plain bytes at
+// a time.
 // {@link scanStringInBytes} is the definition, and the fallback where WebAssembly is unavailable or a
 // line is too long to copy; the two agree on every input (string-body.test.ts).
 
