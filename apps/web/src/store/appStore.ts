@@ -6,6 +6,7 @@
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { api as defaultApi } from '../net/api';
+import { ListFetches } from './listFetches';
 import { selectedIdOf } from './selectors';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
@@ -59,6 +60,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       api,
       storage,
       notifyLocation,
+      listFetches: new ListFetches(),
       selectionMoved(before) {
         const after = selectedIdOf(get());
         if (after === before) return;

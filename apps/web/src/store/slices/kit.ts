@@ -4,6 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { Api } from '../../net/api';
 import type { AppStore } from '../appStore';
+import type { ListFetches } from '../listFetches';
 
 export interface StoreDeps {
   api?: Api;
@@ -23,4 +24,6 @@ export interface StoreKit {
   selectionMoved(before: string | null): void;
   /** The open session or the selection changed: update the URL. */
   notifyLocation(): void;
+  /** The list fetches in flight and the list events heard meanwhile (see listFetches.ts). */
+  listFetches: ListFetches;
 }

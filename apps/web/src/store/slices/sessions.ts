@@ -1,5 +1,6 @@
 // The session list and the server's settings: loaded once, then patched by `session_list_changed`
-// events (store/live.ts), never refetched for a change.
+// events (store/live.ts), never refetched for a change (only on Refresh and when the server's first
+// reading ends; the events heard during a fetch are applied to its answer, see listFetches.ts).
 
 import type {
   InfoResponse,
@@ -34,7 +35,7 @@ export interface SessionsSlice {
   updateSettings(patch: SettingsPatch): Promise<void>;
 }
 
-export function createSessionsSlice({ set, get, api }: StoreKit): SessionsSlice {
+export function createSessionsSlice({ set, get, api, listFetches }: StoreKit): SessionsSlice {
   return {
     info: null,
     settings: DEFAULT_SETTINGS,
@@ -54,16 +55,22 @@ export function createSessionsSlice({ set, get, api }: StoreKit): SessionsSlice 
     },
 
     async loadSessions() {
+      const mark = listFetches.begin();
       try {
-        const { sessions, listing } = await api.listSessions();
+        const answer = await api.listSessions();
+        const { sessions, listing } = listFetches.settle(mark, {
+          sessions: answer.sessions,
+          listing: answer.listing ?? null,
+        })!;
         set({
           sessions,
-          listing: listing ?? null,
+          listing,
           sessionsLoaded: true,
           unauthorized: false,
           session: withListedItem(get().session, sessions),
         });
       } catch (error) {
+        listFetches.settle(mark);
         if (error instanceof ApiError && error.status === 401) set({ unauthorized: true });
         set({ sessionsLoaded: true });
         if (!(error instanceof ApiError && error.status === 0)) get().toast(messageOf(error), 'error');

@@ -282,6 +282,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
           return;
         case 'pong':
           return;
+        case 'session_list_changed':
+          apply(event);
+          kit.listFetches.note(event);
+          return;
         default:
           apply(event);
       }
