@@ -7,7 +7,8 @@
 
 import type { NodeColumns, TreeNode, UsageNumbers } from './node-columns';
 
-const USAGE_FIELDS = ['input', 'output', 'cacheRead', 'cacheWrite', 'totalTokens', 'cost'] as const;
+/** The usage numbers in the order the columns carry them. */
+export const USAGE_FIELDS = ['input', 'output', 'cacheRead', 'cacheWrite', 'totalTokens', 'cost'] as const;
 
 /** Interns strings into a table, answering each string's index. */
 function interner(): { table: string[]; indexOf(value: string): number } {

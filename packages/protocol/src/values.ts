@@ -9,7 +9,7 @@
 import type { Settings, SettingsPatch } from './settings';
 
 export { ROUTE_PATHS, apiPath, WS_PATH } from './paths';
-export { encodeNodes, decodeNodes } from './tree-codec';
+export { encodeNodes, decodeNodes, USAGE_FIELDS } from './tree-codec';
 
 /** Bumped on every incompatible change of a REST body or WebSocket message. */
 export const PROTOCOL_VERSION = 1;

@@ -9,6 +9,7 @@ import { searchMaskColumns } from '@canopy/session-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleNodes, snapshotParts } from '../store/testing';
 import { ApiError } from './errors';
+import { packNodes } from './packedNodes';
 import {
   MAX_NODES_PER_STEP,
   nextTask,
@@ -194,7 +195,7 @@ describe('readSnapshotThrough a snapshot service', () => {
     const finished = new Promise<void>((resolve) => {
       port.onmessage = (event: MessageEvent<FromSnapshotWorker>) => {
         messages.push(event.data);
-        if (event.data.type !== 'part') resolve();
+        if (event.data.type !== 'part' && event.data.type !== 'nodes') resolve();
       };
     });
     const load: ToSnapshotWorker = { type: 'load', loadId: 7, url: '/api/sessions/s1' };
@@ -204,11 +205,11 @@ describe('readSnapshotThrough a snapshot service', () => {
     expect(messages.map((message) => message.loadId)).toEqual(messages.map(() => 7));
     expect(
       messages.map((message) =>
-        message.type !== 'part'
-          ? message.type
-          : message.part.kind === 'nodes'
-            ? message.part.nodes.length
-            : message.part.kind,
+        message.type === 'nodes'
+          ? message.nodes.count
+          : message.type === 'part'
+            ? message.part.kind
+            : message.type,
       ),
     ).toEqual(['head', NODES_PER_MESSAGE, NODES_PER_MESSAGE, 300, 'end', 'done']);
   });
@@ -254,16 +255,13 @@ describe('readSnapshotThrough a snapshot service', () => {
       postMessage: (message: ToSnapshotWorker) => {
         if (message.type !== 'load') return;
         const loadId = message.loadId;
-        deliver({ type: 'part', loadId, part: head! });
+        deliver({ type: 'part', loadId, part: head as Extract<SnapshotPart, { kind: 'head' }> });
         for (let at = 0; at < nodes.length; at += NODES_PER_MESSAGE)
           deliver({
-            type: 'part',
+            type: 'nodes',
             loadId,
-            part: {
-              kind: 'nodes',
-              nodes: nodes.slice(at, at + NODES_PER_MESSAGE),
-              masks: searchMaskColumns(nodes.slice(at, at + NODES_PER_MESSAGE)),
-            },
+            nodes: packNodes(nodes.slice(at, at + NODES_PER_MESSAGE)),
+            masks: searchMaskColumns(nodes.slice(at, at + NODES_PER_MESSAGE)),
           });
         deliver({ type: 'done', loadId });
       },

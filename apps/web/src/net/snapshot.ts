@@ -6,6 +6,7 @@
 
 import { apiPath, ROUTE_PATHS } from '@canopy/protocol/values';
 import { ApiError } from './errors';
+import { unpackNodes } from './packedNodes';
 import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 import { SnapshotStreamError, streamSnapshot, type FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, ToSnapshotWorker } from './snapshotWorkerProtocol';
@@ -158,6 +159,8 @@ export function readSnapshotThrough(
       const message = event.data;
       if (message.loadId !== loadId) return;
       if (message.type === 'part') push(message.part);
+      else if (message.type === 'nodes')
+        push({ kind: 'nodes', nodes: unpackNodes(message.nodes), masks: message.masks });
       else {
         stopListening();
         finish(message.type === 'done' ? { ok: true } : { ok: false, failure: message.failure });

@@ -3,13 +3,15 @@
 // then `done` or `failed`; an abort stops the download and posts nothing more for that load.
 
 import { searchMaskColumns } from '@canopy/session-core';
+import { packedTransfers, packNodes } from './packedNodes';
 import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 import { SnapshotStreamError, streamSnapshot, type FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, SnapshotPort, ToSnapshotWorker } from './snapshotWorkerProtocol';
 
 /**
- * Nodes per message to the page. Receiving a message (structured clone) creates its nodes on the
- * page's thread, then the store appends them: a thousand at a time keeps that to a few ms.
+ * Nodes per message to the page. Receiving a message (structured clone) and unpacking it create
+ * its nodes on the page's thread, then the store appends them: a thousand at a time keeps that to
+ * a few ms.
  */
 export const NODES_PER_MESSAGE = 1024;
 
@@ -39,9 +41,11 @@ export function serveSnapshots(
         // Made here, the first search keystroke finds every entry's mask as soon as the snapshot
         // is in, without the page's idle time (at 200k entries, 200+ ms of it) having to make them.
         const masks = searchMaskColumns(nodes);
-        post({ type: 'part', loadId, part: { kind: 'nodes', nodes, masks } }, [
+        const packed = packNodes(nodes);
+        post({ type: 'nodes', loadId, nodes: packed, masks }, [
           masks.low.buffer,
           masks.high.buffer,
+          ...packedTransfers(packed),
         ]);
       }
     };

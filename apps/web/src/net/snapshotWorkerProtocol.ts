@@ -2,6 +2,8 @@
 // decodes: it fetches a snapshot and posts its parts; the store stays on the page and builds the
 // tree from them (docs/architecture.md#opening-a-session).
 
+import type { SearchMaskColumns } from '@canopy/session-core';
+import type { PackedNodes } from './packedNodes';
 import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 
 export type ToSnapshotWorker =
@@ -10,7 +12,10 @@ export type ToSnapshotWorker =
   | { type: 'abort'; loadId: number };
 
 export type FromSnapshotWorker =
-  | { type: 'part'; loadId: number; part: SnapshotPart }
+  /** A part other than nodes. */
+  | { type: 'part'; loadId: number; part: Exclude<SnapshotPart, { kind: 'nodes' }> }
+  /** Nodes, packed (packedNodes.ts), with their search masks. */
+  | { type: 'nodes'; loadId: number; nodes: PackedNodes; masks: SearchMaskColumns }
   | { type: 'done'; loadId: number }
   | { type: 'failed'; loadId: number; failure: SnapshotFailure };
 

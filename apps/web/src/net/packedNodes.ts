@@ -1,0 +1,194 @@
+// How the snapshot worker hands a part's nodes to the page: few objects instead of one per string.
+//
+// Every node the page keeps lives as long as the session is open, so it survives each young-
+// generation collection of the page's heap and is copied by it, and at 500,000 nodes those copies
+// were the open's longest tasks (60-210 ms scavenges, docs/architecture.md#opening-a-session). A
+// node posted as an object arrives as that object plus about eight fresh strings (its id, a second
+// copy of its parent's id, its type and role, its timestamp, row text and search text). Posted
+// packed, the part's timestamps and texts arrive as two long strings (one for Latin-1 text, one for
+// the rest, so a single emoji does not double the part's memory) that each node's fields are
+// slices of (V8 keeps a slice of 13 characters or more as a reference into its string, without a
+// copy; a string past 128 KB is never copied by the collector at all), types and roles as small
+// tables, and a parent whose id is in the same part as a reference to that node's id.
+
+import type { TreeNode, UsageNumbers } from '@canopy/protocol';
+import { USAGE_FIELDS } from '@canopy/protocol/values';
+
+export interface PackedNodes {
+  count: number;
+  ids: string[];
+  /** Each node's parent id: null, the id, or the position in this part of the node with that id. */
+  parents: (string | number | null)[];
+  types: string[];
+  /** Index into `types`. */
+  type: Int32Array;
+  roles: string[];
+  /** Index into `roles`, or -1 for a node without a role. */
+  role: Int32Array;
+  flags: Int32Array;
+  /** The Latin-1 ones of every node's timestamp, row text and search text, one after another. */
+  latin1: string;
+  /** The others (a character past U+00FF), one after another. */
+  wide: string;
+  /** For each node's three texts in turn, where it ends in its string; in `wide` when `inWide`. */
+  ends: Uint32Array;
+  inWide: Uint8Array;
+  labels: [number, string][];
+  /** The nodes with usage, by position, and their numbers in USAGE_FIELDS order, one after another. */
+  usageAt: Int32Array;
+  usage: Float64Array;
+}
+
+/** A UTF-16 code unit past U+00FF (surrogates included: no `u` flag). */
+const NOT_LATIN1 = /[\u0100-\uffff]/;
+
+/** The three texts of a node, in the order they are packed. */
+const TEXTS_PER_NODE = 3;
+
+export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
+  const count = nodes.length;
+  const ids = new Array<string>(count);
+  const parents = new Array<string | number | null>(count);
+  const type = new Int32Array(count);
+  const role = new Int32Array(count);
+  const flags = new Int32Array(count);
+  const ends = new Uint32Array(count * TEXTS_PER_NODE);
+  const inWide = new Uint8Array(count * TEXTS_PER_NODE);
+  const types = new Map<string, number>();
+  const roles = new Map<string, number>();
+  const positions = new Map<string, number>();
+  const latin1: string[] = [];
+  const wide: string[] = [];
+  let latin1End = 0;
+  let wideEnd = 0;
+  const labels: [number, string][] = [];
+  const usageAt: number[] = [];
+  const usage: number[] = [];
+  const tableIndex = (table: Map<string, number>, value: string) => {
+    let at = table.get(value);
+    if (at === undefined) table.set(value, (at = table.size));
+    return at;
+  };
+  for (let i = 0; i < count; i++) {
+    const node = nodes[i]!;
+    ids[i] = node.id;
+    const parentId = node.parentId;
+    const parentAt = parentId === null ? undefined : positions.get(parentId);
+    parents[i] = parentAt ?? parentId;
+    if (!positions.has(node.id)) positions.set(node.id, i);
+    type[i] = tableIndex(types, node.type);
+    role[i] = node.role === undefined ? -1 : tableIndex(roles, node.role);
+    flags[i] = node.flags;
+    const texts = [node.timestamp, node.text, node.search];
+    for (let k = 0; k < TEXTS_PER_NODE; k++) {
+      const text = texts[k]!;
+      const at = i * TEXTS_PER_NODE + k;
+      if (NOT_LATIN1.test(text)) {
+        wide.push(text);
+        ends[at] = wideEnd += text.length;
+        inWide[at] = 1;
+      } else {
+        latin1.push(text);
+        ends[at] = latin1End += text.length;
+      }
+    }
+    if (node.label !== undefined) labels.push([i, node.label]);
+    if (node.usage !== undefined) {
+      usageAt.push(i);
+      for (const field of USAGE_FIELDS) usage.push(node.usage[field]);
+    }
+  }
+  return {
+    count,
+    ids,
+    parents,
+    types: [...types.keys()],
+    type,
+    roles: [...roles.keys()],
+    role,
+    flags,
+    latin1: latin1.join(''),
+    wide: wide.join(''),
+    ends,
+    inWide,
+    labels,
+    usageAt: Int32Array.from(usageAt),
+    usage: Float64Array.from(usage),
+  };
+}
+
+/** The buffers a packed part can hand over instead of copying (postMessage's transfer list). */
+export function packedTransfers(packed: PackedNodes): ArrayBuffer[] {
+  const { type, role, flags, ends, inWide, usageAt, usage } = packed;
+  return [type, role, flags, ends, inWide, usageAt, usage].map((array) => array.buffer as ArrayBuffer);
+}
+
+/** The nodes of a packed part, equal to those packed. */
+export function unpackNodes(packed: PackedNodes): TreeNode[] {
+  const { count, ids, parents, types, type, roles, role, flags, latin1, wide, ends, inWide } = packed;
+  const nodes = new Array<TreeNode>(count);
+  let latin1At = 0;
+  let wideAt = 0;
+  const nextText = (at: number): string => {
+    const end = ends[at]!;
+    if (inWide[at] === 1) {
+      const text = wide.slice(wideAt, end);
+      wideAt = end;
+      return text;
+    }
+    const text = latin1.slice(latin1At, end);
+    latin1At = end;
+    return text;
+  };
+  const usageOf = new Map<number, UsageNumbers>();
+  const fields = USAGE_FIELDS.length;
+  packed.usageAt.forEach((at, k) => {
+    // A literal (not keys added one by one): one object per usage, no property array beside it.
+    const [input, output, cacheRead, cacheWrite, totalTokens, cost] = packed.usage.subarray(
+      fields * k,
+      fields * k + fields,
+    );
+    usageOf.set(at, {
+      input: input!,
+      output: output!,
+      cacheRead: cacheRead!,
+      cacheWrite: cacheWrite!,
+      totalTokens: totalTokens!,
+      cost: cost!,
+    });
+  });
+  for (let i = 0; i < count; i++) {
+    const parent = parents[i]!;
+    const at = i * TEXTS_PER_NODE;
+    const id = ids[i]!;
+    const parentId = typeof parent === 'number' ? ids[parent]! : parent;
+    const nodeType = types[type[i]!]!;
+    const timestamp = nextText(at);
+    const text = nextText(at + 1);
+    const search = nextText(at + 2);
+    const nodeFlags = flags[i]!;
+    const roleAt = role[i]!;
+    const usage = usageOf.get(i);
+    // Each shape written whole: a key added to a made object puts it in a second heap object (a
+    // property array), one more per node for the collector to copy.
+    nodes[i] =
+      roleAt < 0
+        ? { id, parentId, type: nodeType, timestamp, text, search, flags: nodeFlags }
+        : usage === undefined
+          ? { id, parentId, type: nodeType, timestamp, text, search, flags: nodeFlags, role: roles[roleAt]! }
+          : {
+              id,
+              parentId,
+              type: nodeType,
+              timestamp,
+              text,
+              search,
+              flags: nodeFlags,
+              role: roles[roleAt]!,
+              usage,
+            };
+    if (roleAt < 0 && usage !== undefined) nodes[i]!.usage = usage;
+  }
+  for (const [at, label] of packed.labels) nodes[at]!.label = label;
+  return nodes;
+}
