@@ -142,19 +142,23 @@ export function unpackNodes(packed: PackedNodes): TreeNode[] {
   };
   const usageOf = new Map<number, UsageNumbers>();
   const fields = USAGE_FIELDS.length;
-  packed.usageAt.forEach((at, k) => {
+  const { usage } = packed;
+  // A number read from a Float64Array is a double, which an object field holds as one more heap
+  // object (a HeapNumber) per value; a whole number stored as an int32 is held in the field itself.
+  const usageNumber = (k: number) => {
+    const value = usage[k]!;
+    return (value | 0) === value ? value | 0 : value;
+  };
+  packed.usageAt.forEach((node, k) => {
+    const from = fields * k;
     // A literal (not keys added one by one): one object per usage, no property array beside it.
-    const [input, output, cacheRead, cacheWrite, totalTokens, cost] = packed.usage.subarray(
-      fields * k,
-      fields * k + fields,
-    );
-    usageOf.set(at, {
-      input: input!,
-      output: output!,
-      cacheRead: cacheRead!,
-      cacheWrite: cacheWrite!,
-      totalTokens: totalTokens!,
-      cost: cost!,
+    usageOf.set(node, {
+      input: usageNumber(from),
+      output: usageNumber(from + 1),
+      cacheRead: usageNumber(from + 2),
+      cacheWrite: usageNumber(from + 3),
+      totalTokens: usageNumber(from + 4),
+      cost: usageNumber(from + 5),
     });
   });
   for (let i = 0; i < count; i++) {

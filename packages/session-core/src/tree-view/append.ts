@@ -98,8 +98,7 @@ export function rowsAfterAppend(
   if (oldLeaf !== leaf && (oldLeaf < 0 || leaf < 0)) return null;
   for (let node = oldSize; node < count; node++) {
     if (tree.parentIndexAt(node) < 0) return null;
-    const children = tree.childIndicesAt(node);
-    if (children !== undefined) for (const child of children) if (child < oldSize) return null;
+    for (let k = tree.childCountAt(node) - 1; k >= 0; k--) if (tree.childAt(node, k) < oldSize) return null;
   }
   const before = previous.rowOfNode;
   const shown = (node: number) => {
@@ -153,11 +152,9 @@ export function rowsAfterAppend(
   while (stack.length > 0) {
     const node = stack.pop()!;
     order.push(node);
-    const children = tree.childIndicesAt(node);
-    if (children === undefined) continue;
     let activeChild = -1;
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i]!;
+    for (let i = tree.childCountAt(node) - 1; i >= 0; i--) {
+      const child = tree.childAt(node, i);
       if (marks[child] === active) activeChild = child;
       else stack.push(child);
     }

@@ -349,11 +349,9 @@ class FullPass {
       }
       const node = stack[--top]!;
       order[written++] = node;
-      const children = tree.childIndicesAt(node);
-      if (children === undefined) continue;
       let activeChild = -1;
-      for (let i = children.length - 1; i >= 0; i--) {
-        const child = children[i]!;
+      for (let i = tree.childCountAt(node) - 1; i >= 0; i--) {
+        const child = tree.childAt(node, i);
         if (onActive[child] === 1) activeChild = child;
         else stack[top++] = child;
       }

@@ -139,22 +139,23 @@ function visibleChildrenInOrder(
 ): void {
   order.length = 0;
   walk.length = 0;
-  const pushChildren = (children: readonly number[] | undefined) => {
-    if (children === undefined) return;
+  const roots = tree.rootIndices();
+  /** The children of `node` (-1: the roots) onto the walk, the new active child on top. */
+  const pushChildren = (node: number) => {
     let active = -1;
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i]!;
+    for (let i = (node < 0 ? roots.length : tree.childCountAt(node)) - 1; i >= 0; i--) {
+      const child = node < 0 ? roots[i]! : tree.childAt(node, i);
       if ((pathMarks[child]! & ~OLD_PATH) === newPathMark) active = child;
       else walk.push(child);
     }
     if (active >= 0) walk.push(active);
   };
-  pushChildren(parent < 0 ? tree.rootIndices() : tree.childIndicesAt(parent));
+  pushChildren(parent);
   while (walk.length > 0) {
     const node = walk.pop()!;
     const row = rowOfNode[node]!;
     if (row >= 0) order.push(row);
-    else pushChildren(tree.childIndicesAt(node));
+    else pushChildren(node);
   }
 }
 

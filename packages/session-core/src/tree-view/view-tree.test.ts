@@ -28,8 +28,17 @@ function at(second: number): string {
   return new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
 }
 
-/** The tree as nested [id, children] pairs, walked with an explicit stack. */
+/**
+ * The tree as nested [id, children] pairs, walked with an explicit stack. Checks on the way that
+ * the index-based child access (childCountAt/childAt, for walks that allocate nothing) answers the
+ * same children as childrenOf.
+ */
 function shape(tree: ViewTree): unknown[] {
+  for (let index = 0; index < tree.size; index++) {
+    const counted = Array.from({ length: tree.childCountAt(index) }, (_, k) => tree.childAt(index, k));
+    expect(counted).toEqual(tree.childIndicesAt(index) ?? []);
+    expect(counted.map((child) => tree.entryAt(child).id)).toEqual(tree.childrenOf(tree.entryAt(index).id));
+  }
   const result: unknown[] = [];
   const stack: { id: string; into: unknown[] }[] = tree
     .rootIds()
@@ -317,5 +326,84 @@ describe('ViewTree.append', () => {
       ),
       { numRuns: 300, seed: 20261201 },
     );
+  });
+});
+
+describe('ViewTree child lists', () => {
+  /**
+   * `e` waits for `f`, which adopts it; `f` waits for `g`, whose parent is `e`: appending `g` closes
+   * e → f → g → e, cut at its earliest member `e`, which leaves `f` (its parent until then).
+   */
+  const cycle = (fChildren: string[], after: string[]) => [
+    view('e', 'f', at(0)),
+    view('f', 'g', at(1)),
+    ...fChildren.map((id, k) => view(id, 'f', at(2 + k))),
+    view('g', 'e', at(5)),
+    ...after.map((id, k) => view(id, 'f', at(6 + k))),
+  ];
+
+  it('leaves a node that loses its only child to a cycle with none', () => {
+    const entries = cycle([], []);
+    const grown = new ViewTree();
+    for (const entry of entries) grown.append([entry]);
+    expect(shape(grown)).toEqual([['e', [['g', [['f', []]]]]]]);
+    expect(shape(grown)).toEqual(shape(new ViewTree(entries)));
+    expect(grown.childCountAt(grown.indexOf('f'))).toBe(0);
+  });
+
+  it('keeps the one child left of two as an only child, and lists again when another comes', () => {
+    const entries = cycle(['x'], ['y', 'z']);
+    const grown = new ViewTree();
+    for (const entry of entries.slice(0, 4)) grown.append([entry]);
+    expect(shape(grown)).toEqual([['e', [['g', [['f', [['x', []]]]]]]]]);
+    expect(grown.childCountAt(grown.indexOf('f'))).toBe(1);
+    grown.append(entries.slice(4));
+    expect(shape(grown)).toEqual([
+      [
+        'e',
+        [
+          [
+            'g',
+            [
+              [
+                'f',
+                [
+                  ['x', []],
+                  ['y', []],
+                  ['z', []],
+                ],
+              ],
+            ],
+          ],
+        ],
+      ],
+    ]);
+    expect(shape(grown)).toEqual(shape(new ViewTree(entries)));
+  });
+
+  it('keeps two children of three as a list', () => {
+    const entries = cycle(['x', 'w'], []);
+    const grown = new ViewTree();
+    for (const entry of entries) grown.append([entry]);
+    expect(shape(grown)).toEqual([
+      [
+        'e',
+        [
+          [
+            'g',
+            [
+              [
+                'f',
+                [
+                  ['x', []],
+                  ['w', []],
+                ],
+              ],
+            ],
+          ],
+        ],
+      ],
+    ]);
+    expect(shape(grown)).toEqual(shape(new ViewTree(entries)));
   });
 });

@@ -30,7 +30,14 @@ export class ViewTree {
   private parents = new Int32Array(INITIAL_CAPACITY);
   /** Sort key of each node's timestamp (timestampSortKey). */
   private keys = new Float64Array(INITIAL_CAPACITY);
-  private children: (number[] | undefined)[] = [];
+  /**
+   * The only child of each node with exactly one (-1 otherwise), and the child lists of those with
+   * more: most nodes of a conversation have one child, and a list for each would be two more heap
+   * objects per node that live as long as the tree (and are copied by every young-generation
+   * collection while a large snapshot streams in).
+   */
+  private onlyChild = new Int32Array(INITIAL_CAPACITY).fill(-1);
+  private childLists: (number[] | undefined)[] = [];
   private rootList: number[] = [];
   /** Nodes whose parent id has not appeared yet, by that id: they become children when it does. */
   private waiting = new Map<string, number[]>();
@@ -124,9 +131,24 @@ export class ViewTree {
     return this.parents[index]!;
   }
 
+  /** The children in display order (before active-branch reordering); a new array for one child. */
   childIndicesAt(index: number): readonly number[] | undefined {
     if (this.unsorted.size > 0) this.sortChildren();
-    return this.children[index];
+    const only = this.onlyChild[index]!;
+    return only >= 0 ? [only] : this.childLists[index];
+  }
+
+  /** How many children a node has; with `childAt`, a walk that allocates nothing per node. */
+  childCountAt(index: number): number {
+    if (this.unsorted.size > 0) this.sortChildren();
+    if (this.onlyChild[index]! >= 0) return 1;
+    return this.childLists[index]?.length ?? 0;
+  }
+
+  /** The `k`-th child of a node in display order (k < childCountAt(index)). */
+  childAt(index: number, k: number): number {
+    const only = this.onlyChild[index]!;
+    return only >= 0 ? only : this.childLists[index]![k]!;
   }
 
   rootIndices(): readonly number[] {
@@ -154,6 +176,9 @@ export class ViewTree {
     const keys = new Float64Array(capacity);
     keys.set(this.keys);
     this.keys = keys;
+    const onlyChild = new Int32Array(capacity);
+    onlyChild.set(this.onlyChild);
+    this.onlyChild = onlyChild;
   }
 
   /**
@@ -217,7 +242,7 @@ export class ViewTree {
   private reset(): void {
     this.entries = [];
     this.positions.clear();
-    this.children = [];
+    this.childLists = [];
     this.rootList = [];
     this.waiting = new Map();
     this.unsorted = new Set();
@@ -234,7 +259,8 @@ export class ViewTree {
     if (index >= this.parents.length) this.growColumns(index + 1);
     this.keys[index] = timestampSortKey(entry.timestamp);
     this.parents[index] = -1;
-    this.children.push(undefined);
+    this.onlyChild[index] = -1;
+    this.childLists.push(undefined);
     return index;
   }
 
@@ -262,20 +288,24 @@ export class ViewTree {
     // waiting (in file order); a later append may still bring them.
     for (let i = 0; i < count; i++) parents[i] = this.resolveParent(i);
     this.breakCycles();
-    const children = this.children;
+    const { onlyChild, childLists } = this;
     for (let i = 0; i < count; i++) {
       const parent = parents[i]!;
       if (parent < 0) {
         this.rootList.push(i);
       } else {
-        const list = children[parent];
-        if (list === undefined) children[parent] = [i];
-        else list.push(i);
+        const list = childLists[parent];
+        if (list !== undefined) list.push(i);
+        else if (onlyChild[parent]! < 0) onlyChild[parent] = i;
+        else {
+          childLists[parent] = [onlyChild[parent]!, i];
+          onlyChild[parent] = -1;
+        }
       }
     }
     const keys = this.keys;
     for (let i = 0; i < count; i++) {
-      const list = children[i];
+      const list = childLists[i];
       if (list === undefined || list.length < 2) continue;
       // Lists were filled in file order, so sorting by key with the index as tie-break is stable.
       let sorted = true;
@@ -362,10 +392,15 @@ export class ViewTree {
 
   private link(child: number, parent: number): void {
     this.parents[child] = parent;
-    const list = this.children[parent];
+    let list = this.childLists[parent];
     if (list === undefined) {
-      this.children[parent] = [child];
-      return;
+      const only = this.onlyChild[parent]!;
+      if (only < 0) {
+        this.onlyChild[parent] = child;
+        return;
+      }
+      this.onlyChild[parent] = -1;
+      this.childLists[parent] = list = [only];
     }
     const keys = this.keys;
     const last = list[list.length - 1]!;
@@ -379,7 +414,7 @@ export class ViewTree {
   private sortChildren(): void {
     const keys = this.keys;
     for (const parent of this.unsorted) {
-      this.children[parent]?.sort((a, b) => keys[a]! - keys[b]! || a - b);
+      this.childLists[parent]?.sort((a, b) => keys[a]! - keys[b]! || a - b);
     }
     this.unsorted.clear();
   }
@@ -387,10 +422,17 @@ export class ViewTree {
   private unlink(child: number): void {
     const parent = this.parents[child]!;
     if (parent < 0) return;
-    const list = this.children[parent]!;
-    list.splice(list.indexOf(child), 1);
-    if (list.length === 0) this.children[parent] = undefined;
     this.parents[child] = -1;
+    if (this.onlyChild[parent] === child) {
+      this.onlyChild[parent] = -1;
+      return;
+    }
+    const list = this.childLists[parent]!;
+    list.splice(list.indexOf(child), 1);
+    if (list.length > 1) return;
+    // Back to one child: it is kept as the only child (a list is for two or more).
+    this.onlyChild[parent] = list[0]!;
+    this.childLists[parent] = undefined;
   }
 
   private rootPosition(index: number): number {
