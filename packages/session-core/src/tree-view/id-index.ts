@@ -36,12 +36,14 @@ export class IdIndex {
   /** The position of `id`, or -1. */
   indexOf(id: string): number {
     if (typeof id !== 'string') return -1;
-    const { slots, idAt } = this;
+    const { slots, hashes, idAt } = this;
+    const hash = hashOf(id);
     const mask = slots.length - 1;
-    for (let at = hashOf(id) & mask; ; at = (at + 1) & mask) {
+    for (let at = hash & mask; ; at = (at + 1) & mask) {
       const slot = slots[at]!;
       if (slot === 0) return -1;
-      if (idAt(slot - 1) === id) return slot - 1;
+      // The kept hash first: reading the owner's id is a walk to another object, for every probe.
+      if (hashes[slot - 1] === hash && idAt(slot - 1) === id) return slot - 1;
     }
   }
 
@@ -51,13 +53,13 @@ export class IdIndex {
    */
   add(id: string): number {
     const hash = hashOf(id);
-    const { slots, idAt } = this;
+    const { slots, hashes, idAt } = this;
     const mask = slots.length - 1;
     let at = hash & mask;
     for (; ; at = (at + 1) & mask) {
       const slot = slots[at]!;
       if (slot === 0) break;
-      if (idAt(slot - 1) === id) return -1;
+      if (hashes[slot - 1] === hash && idAt(slot - 1) === id) return -1;
     }
     const index = this.count++;
     if (index >= this.hashes.length) this.hashes = grown(this.hashes, index + 1);

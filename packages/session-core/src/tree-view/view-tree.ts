@@ -364,6 +364,8 @@ export class ViewTree {
     if (parent >= 0) this.link(index, parent);
     // The highest index so far: appending keeps the roots in file order.
     else this.rootList.push(index);
+    // Most sessions have no orphan waiting: no lookup (a hash of the id) per appended entry then.
+    if (this.waiting.size === 0) return;
     const waiting = this.waiting.get(entry.id);
     if (waiting === undefined) return;
     this.waiting.delete(entry.id);
