@@ -125,7 +125,8 @@ export function packedTransfers(packed: PackedNodes): ArrayBuffer[] {
 
 /** The nodes of a packed part, equal to those packed. */
 export function unpackNodes(packed: PackedNodes): TreeNode[] {
-  const { count, ids, parents, types, type, roles, role, flags, latin1, wide, ends, inWide } = packed;
+  const { count, ids, parents, types, type, roles, role, flags, latin1, wide, ends, inWide, usageAt, usage } =
+    packed;
   const nodes = new Array<TreeNode>(count);
   let latin1At = 0;
   let wideAt = 0;
@@ -140,27 +141,27 @@ export function unpackNodes(packed: PackedNodes): TreeNode[] {
     latin1At = end;
     return text;
   };
-  const usageOf = new Map<number, UsageNumbers>();
   const fields = USAGE_FIELDS.length;
-  const { usage } = packed;
   // A number read from a Float64Array is a double, which an object field holds as one more heap
   // object (a HeapNumber) per value; a whole number stored as an int32 is held in the field itself.
   const usageNumber = (k: number) => {
     const value = usage[k]!;
     return (value | 0) === value ? value | 0 : value;
   };
-  packed.usageAt.forEach((node, k) => {
+  /** The usage of the `k`-th node that has one, as a literal (no property array beside it). */
+  const usageObject = (k: number): UsageNumbers => {
     const from = fields * k;
-    // A literal (not keys added one by one): one object per usage, no property array beside it.
-    usageOf.set(node, {
+    return {
       input: usageNumber(from),
       output: usageNumber(from + 1),
       cacheRead: usageNumber(from + 2),
       cacheWrite: usageNumber(from + 3),
       totalTokens: usageNumber(from + 4),
       cost: usageNumber(from + 5),
-    });
-  });
+    };
+  };
+  // `usageAt` is in node order: one cursor walks it beside the nodes.
+  let nextUsage = 0;
   for (let i = 0; i < count; i++) {
     const parent = parents[i]!;
     const at = i * TEXTS_PER_NODE;
@@ -172,13 +173,13 @@ export function unpackNodes(packed: PackedNodes): TreeNode[] {
     const search = nextText(at + 2);
     const nodeFlags = flags[i]!;
     const roleAt = role[i]!;
-    const usage = usageOf.get(i);
+    const nodeUsage = usageAt[nextUsage] === i ? usageObject(nextUsage++) : undefined;
     // Each shape written whole: a key added to a made object puts it in a second heap object (a
     // property array), one more per node for the collector to copy.
     nodes[i] =
       roleAt < 0
         ? { id, parentId, type: nodeType, timestamp, text, search, flags: nodeFlags }
-        : usage === undefined
+        : nodeUsage === undefined
           ? { id, parentId, type: nodeType, timestamp, text, search, flags: nodeFlags, role: roles[roleAt]! }
           : {
               id,
@@ -189,9 +190,9 @@ export function unpackNodes(packed: PackedNodes): TreeNode[] {
               search,
               flags: nodeFlags,
               role: roles[roleAt]!,
-              usage,
+              usage: nodeUsage,
             };
-    if (roleAt < 0 && usage !== undefined) nodes[i]!.usage = usage;
+    if (roleAt < 0 && nodeUsage !== undefined) nodes[i]!.usage = nodeUsage;
   }
   for (const [at, label] of packed.labels) nodes[at]!.label = label;
   return nodes;
