@@ -21,10 +21,14 @@ import {
 
 const PIECE_BYTES = 700;
 
+/** Gates of the running test: released after it, so a failed one does not leave its read held. */
+const gates: Array<() => void> = [];
+
 /** A gate the first piece of every whole read waits at, until `release`. */
 function heldAtFirstPiece() {
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
+  gates.push(release);
   let reached: () => void = () => undefined;
   const atGate = new Promise<void>((resolve) => (reached = resolve));
   let pieces = 0;
@@ -111,6 +115,7 @@ function closingOf(body: string): SnapshotClosingLine {
 let env: TestEnv | undefined;
 let warmEnv: TestEnv | undefined;
 afterEach(async () => {
+  for (const release of gates.splice(0)) release();
   await env?.close();
   await warmEnv?.close();
   env = warmEnv = undefined;
