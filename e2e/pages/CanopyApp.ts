@@ -83,6 +83,10 @@ export class CanopyApp {
     await this.sessionItem(fileName).click();
     await expect(this.sessionItem(fileName)).toHaveAttribute('aria-current', 'true');
     await expect(this.outline).toBeVisible();
+    // The address bar follows the open session after a short debounce (main.tsx): until it names
+    // this one, it still names the session before, and a deep link read from it would be that one's.
+    const id = await this.sessionItem(fileName).getAttribute('data-session-id');
+    await expect.poll(() => new URL(this.page.url()).searchParams.get('session')).toBe(id);
   }
 
   /** The session id in the address bar (the deep link the app keeps current). */
