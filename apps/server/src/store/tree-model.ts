@@ -72,20 +72,25 @@ function rawUsageOf(entry: SessionEntry): unknown {
   return undefined;
 }
 
+/** A usage number as counted: a finite number, else 0. */
+function usageNumber(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
 /** Token and cost numbers of an entry that used a model (see {@link rawUsageOf}). */
 export function usageOf(entry: SessionEntry): UsageNumbers | undefined {
   const raw = rawUsageOf(entry);
   if (!raw || typeof raw !== 'object') return undefined;
   const usage = raw as Record<string, unknown>;
-  const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-  const cost = usage.cost && typeof usage.cost === 'object' ? (usage.cost as Record<string, unknown>) : {};
+  const cost =
+    usage.cost && typeof usage.cost === 'object' ? (usage.cost as Record<string, unknown>) : undefined;
   return {
-    input: num(usage.input),
-    output: num(usage.output),
-    cacheRead: num(usage.cacheRead),
-    cacheWrite: num(usage.cacheWrite),
-    totalTokens: num(usage.totalTokens),
-    cost: num(cost.total),
+    input: usageNumber(usage.input),
+    output: usageNumber(usage.output),
+    cacheRead: usageNumber(usage.cacheRead),
+    cacheWrite: usageNumber(usage.cacheWrite),
+    totalTokens: usageNumber(usage.totalTokens),
+    cost: usageNumber(cost?.total),
   };
 }
 
