@@ -156,6 +156,25 @@ describe('row text of messages', () => {
   it('replaces control characters (terminal escapes) with spaces', () => {
     expect(row(b.user('u', null, 'red \u001b[31mtext\u0007'))).toBe('user: red  [31mtext');
   });
+
+  it('keeps every message row on one line, whatever part of the file the control characters come from', () => {
+    const escape = '\u001b[31m\u0085';
+    expect(toolRow('read', { path: `src/${escape}a.ts` })).toBe('[read: src/ [31m a.ts]');
+    expect(toolRow(`my${escape}tool`, { x: 1 })).toBe('[my [31m tool: {"x":1}]');
+    const orphan = b.message('o', null, {
+      role: 'toolResult',
+      toolCallId: 'none',
+      toolName: `t${escape}`,
+      content: [],
+    });
+    expect(row(orphan)).toBe('[t [31m ]');
+    expect(row(b.message('r', null, { role: `odd${escape}`, content: 'x' }))).toBe('[odd [31m ]');
+    const failed = { role: 'assistant', content: [], stopReason: 'error', errorMessage: `bad${escape}thing` };
+    expect(row(b.message('e', null, failed))).toBe('assistant: bad [31m thing');
+    expect(row(b.message('d', null, { role: 'developer', content: `be${escape}brief` }))).toBe(
+      'developer: be [31m brief',
+    );
+  });
 });
 
 describe('row text of tool results', () => {

@@ -185,10 +185,16 @@ function normalize(s: string): string {
   return oneLine(s).trim();
 }
 
-function capRow(s: string): string {
-  const line = oneLine(s);
+function capLength(line: string): string {
   return line.length > ROW_TEXT_MAX_LENGTH ? line.slice(0, ROW_TEXT_MAX_LENGTH) : line;
 }
+
+function capRow(s: string): string {
+  return capLength(oneLine(s));
+}
+
+/** Roles whose row `messageRowText` builds from fixed text and `normalize`d text only. */
+const ONE_LINE_ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant', 'bashExecution', 'developer']);
 
 function shortenPath(path: string, home: string | undefined): string {
   if (!home) return path;
@@ -341,8 +347,13 @@ function messageRowText(
 export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?: RowTextOptions): string {
   const e = entry as UnknownRecord;
   switch (entry.type) {
-    case 'message':
-      return capRow(messageRowText(messageOf(entry), toolCalls, options));
+    case 'message': {
+      const message = messageOf(entry);
+      const text = messageRowText(message, toolCalls, options);
+      // These rows are a fixed prefix and normalised text, already one line: only cut to length
+      // (a second pass over every message's text was a tenth of the server's rendering of a load).
+      return ONE_LINE_ROLES.has(message?.role) ? capLength(text) : capRow(text);
+    }
     case 'custom_message':
       return capRow(`[${str(e.customType) ?? ''}]: ${normalize(contentText(e.content))}`);
     case 'compaction': {
