@@ -92,7 +92,8 @@ export function appendToLayout(
   const added: string[] = [];
   for (let index = prev.treeSize; index < next.treeSize; index++) {
     // A new entry that is the parent of an earlier one moved that one: not an append any more.
-    for (const child of tree.childIndicesAt(index) ?? []) if (child < prev.treeSize) return null;
+    for (let k = tree.childCountAt(index) - 1; k >= 0; k--)
+      if (tree.childAt(index, k) < prev.treeSize) return null;
     const id = tree.entryAt(index).id;
     if (shown(next.rows, id)) added.push(id);
   }
