@@ -1,9 +1,11 @@
 import { encodeNodes } from '@canopy/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from './appStore';
+import { READ_PROGRESS_STEPS } from './live';
 import { treeOf } from './selectors';
 import {
   fakeApi,
+  head,
   leafOf,
   listItem,
   node,
@@ -200,6 +202,27 @@ describe('app store', () => {
     expect(store.getState().snapshot).toBeNull();
     expect(treeOf(store.getState())?.size).toBe(count + 1);
     expect(store.getState().selector?.rows).toHaveLength(count + 1);
+  });
+
+  it('stores the server’s read progress when the status bar’s step of it moves, and the last read at once', async () => {
+    // A fresh server's snapshot: a read line after every 4 MB piece, here 100 pieces of 1% each.
+    const nodes = sampleNodes();
+    const [first, ...rest] = snapshotParts(nodes, 'a4', 100);
+    const parts = [
+      { ...first!, head: head({ bytes: 100_000 }) },
+      ...Array.from({ length: 100 }, (_, i) => ({ kind: 'read' as const, read: (i + 1) * 1000 })),
+      ...rest,
+    ];
+    const store = createAppStore({ api: fakeApi({ getSession: () => streamOf(parts) }), storage: null });
+    const shown: number[] = [];
+    store.subscribe((state, previous) => {
+      const read = state.snapshot?.read;
+      if (read !== undefined && previous.snapshot && read !== previous.snapshot.read) shown.push(read);
+    });
+    await store.getState().openSession('s1');
+    // One store update per 5% of the file (READ_PROGRESS_STEPS), each at the read that reached it.
+    expect(shown).toEqual(Array.from({ length: READ_PROGRESS_STEPS }, (_, i) => (i + 1) * 5000));
+    expect(treeOf(store.getState())?.size).toBe(nodes.length);
   });
 
   it('patches the session list from session_list_changed without fetching it', async () => {

@@ -9,6 +9,7 @@ import { nextTask } from '../../net/snapshot';
 import type { AppStore } from '../appStore';
 import {
   applyServerEvent,
+  readProgressStep,
   type LiveInput,
   type LiveState,
   type SessionHead,
@@ -49,7 +50,9 @@ const DEFAULT_PAGE_SIZE = 20;
  * Every store update re-renders what reads the tree or the progress (the status bar, the graph,
  * the detail panel) and repaints: at 200,000 entries, one per part (4096 nodes) cost about 1 s of
  * React work and as much again in style, layout and paint (CPU profile of the open). Parts that
- * bring rows (the first screen, each fourfold growth) and everything else are stored at once.
+ * bring rows (the first screen, each fourfold growth) and everything else are stored at once,
+ * except the server's read progress within the step the status bar shows (live.ts's
+ * READ_PROGRESS_STEPS), held the same way.
  */
 const NODES_PER_PROGRESS = 16_384;
 
@@ -172,8 +175,13 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
             if (!(await prepareInSlices(selector, { leafId, mode, query }, controller.signal))) return;
             apply({ type: 'snapshot_rows', sessionId: id });
           }
-        } else if (part.kind === 'read') apply({ type: 'snapshot_read', sessionId: id, read: part.read });
-        else if (part.kind === 'end') {
+        } else if (part.kind === 'read') {
+          // Stored when the status bar's step of the read moves; else held like plain nodes.
+          const shown = get().snapshot;
+          const hold =
+            shown !== null && readProgressStep(shown, part.read) === readProgressStep(shown, shown.read);
+          apply({ type: 'snapshot_read', sessionId: id, read: part.read }, hold);
+        } else if (part.kind === 'end') {
           apply({ type: 'snapshot_changed', sessionId: id, changed: part.changed });
           const { selector } = get();
           if (selector) {
