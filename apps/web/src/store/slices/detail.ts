@@ -16,6 +16,18 @@ export interface DetailSlice {
 const DETAIL_CACHE_LIMIT = 300;
 
 export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
+  // The requests on their way, by session and entry. The detail panel asks again for every tree
+  // version, and while a fresh server streams a large session it answers an entry only once the
+  // file is read: one request per entry is shared by every ask meanwhile, instead of one per part.
+  // A request forgotten before it answers (the entry changed, the session closed) is not cached.
+  const inFlight = new Map<string, { answer: Promise<EntryDetail>; forgotten: boolean }>();
+  const keyOf = (sessionId: string, entryId: string) => JSON.stringify([sessionId, entryId]);
+  const forget = (key: string) => {
+    const request = inFlight.get(key);
+    if (request) request.forgotten = true;
+    inFlight.delete(key);
+  };
+
   return {
     detailCache: new Map(),
 
@@ -24,8 +36,22 @@ export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
       if (!open) return null;
       const cached = get().detailCache.get(entryId);
       if (cached) return cached;
-      const detail = await api.getEntry(open.id, entryId);
+      const key = keyOf(open.id, entryId);
+      const shared = inFlight.get(key);
+      if (shared) {
+        const detail = await shared.answer;
+        return get().session?.id === open.id ? detail : null;
+      }
+      const request = { answer: api.getEntry(open.id, entryId), forgotten: false };
+      inFlight.set(key, request);
+      let detail: EntryDetail;
+      try {
+        detail = await request.answer;
+      } finally {
+        if (inFlight.get(key) === request) inFlight.delete(key);
+      }
       if (get().session?.id !== open.id) return null;
+      if (request.forgotten) return detail;
       const next = new Map(get().detailCache);
       next.set(entryId, detail);
       while (next.size > DETAIL_CACHE_LIMIT) next.delete(next.keys().next().value!);
@@ -34,6 +60,8 @@ export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
     },
 
     forgetDetails(entryIds) {
+      const open = get().session;
+      if (open) for (const id of entryIds) forget(keyOf(open.id, id));
       const cache = get().detailCache;
       if (!entryIds.some((id) => cache.has(id))) return;
       const next = new Map(cache);
@@ -42,6 +70,7 @@ export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
     },
 
     clearDetails() {
+      for (const key of [...inFlight.keys()]) forget(key);
       set({ detailCache: new Map() });
     },
   };
