@@ -21,13 +21,16 @@ const GOTO = { waitUntil: 'commit', timeout: 5 * WAIT_MS } as const;
 /** One measured number (ms or bytes); NaN when the step failed or does not apply. */
 export type Sample = Record<string, number>;
 
+/** The "User" filter button shows as pressed (run in the page). */
+const userOnlyPressed = () =>
+  document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') === 'true';
+
 /** Resolves once the "User" filter button shows as pressed, checked every animation frame. */
 export async function userOnlyFilterPressed(page: Page, timeout?: number): Promise<void> {
-  await page.waitForFunction(
-    () => document.querySelector('[data-testid="filter.user-only"]')?.getAttribute('aria-pressed') === 'true',
-    undefined,
-    { polling: 'raf', ...(timeout !== undefined ? { timeout } : {}) },
-  );
+  await page.waitForFunction(userOnlyPressed, undefined, {
+    polling: 'raf',
+    ...(timeout !== undefined ? { timeout } : {}),
+  });
 }
 
 /** A user message under `parentId` with a fresh id, as one JSONL line: what a live-append step writes. */
@@ -111,6 +114,49 @@ async function timed(action: () => Promise<unknown>, until: () => Promise<unknow
   await action();
   await until();
   return performance.now() - start;
+}
+
+/**
+ * The page's half of an in-page timing, as plain JavaScript (code compiled by tsx may call helpers
+ * that the page does not have): from the first `type` event's timeStamp to the first animation
+ * frame callback in which `shows(arg)` holds, the frame that paints the result.
+ */
+const IN_PAGE_TIMER = `(type, shows, arg) => new Promise((resolve) => {
+  let start = -1;
+  const onInput = (event) => { if (start < 0) start = event.timeStamp; };
+  window.addEventListener(type, onInput, true);
+  const frame = () => {
+    if (start >= 0 && shows(arg)) {
+      window.removeEventListener(type, onInput, true);
+      resolve(performance.now() - start);
+    } else requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})`;
+
+let inPageTimings = 0;
+
+/**
+ * Arms a timing in the page before an action (`type`: the click or the key that starts it): the
+ * time from that input event to the frame that shows `shows(arg)`, what a user sees, without the
+ * CDP round trips of the action and the poll that the wall from Node includes. `shows` is a
+ * self-contained function, as for `waitForFunction`. Answers a function that reads the timing
+ * once the wall's wait has seen the result (NaN if the page has not answered within 10 s).
+ */
+async function armInPage<A>(
+  page: Page,
+  type: 'click' | 'keydown',
+  shows: (arg: A) => boolean,
+  arg: A,
+): Promise<() => Promise<number>> {
+  const key = `__canopyBenchTiming${++inPageTimings}`;
+  const timer = `(${IN_PAGE_TIMER})(${JSON.stringify(type)}, ${shows.toString()}, ${JSON.stringify(arg)})`;
+  // The expression's value is 0, not the promise, which `evaluate` would wait for.
+  await page.evaluate(`(window.${key} = ${timer}), 0`);
+  return async () => {
+    const late = new Promise<number>((resolve) => setTimeout(() => resolve(NaN), 10_000).unref());
+    return Promise.race([page.evaluate(`window.${key}`) as Promise<number>, late]);
+  };
 }
 
 /** Runs `step`; a failure is reported and gives NaN, so one broken step does not lose the run. */
@@ -240,7 +286,35 @@ export async function usedHeap(page: Page): Promise<number> {
 export interface CanopyAction {
   key: 'liveAppend' | 'click' | 'jump' | 'searchKey' | 'filter';
   name: string;
-  run: (page: Page, file: string) => Promise<number>;
+  /**
+   * Runs the step and answers its wall from Node. Given `inPage`, an action a user starts (all but
+   * the live append, which starts in the file) is also timed in the page (`armInPage`) and told.
+   */
+  run: (page: Page, file: string, inPage?: (ms: number) => void) => Promise<number>;
+}
+
+/** In the page: the row under (x, y) is the selected one. */
+const rowSelectedAt = ({ x, y }: { x: number; y: number }) =>
+  document.elementFromPoint(x, y)?.closest('[role="treeitem"]')?.getAttribute('aria-selected') === 'true';
+
+/** In the page: the leaf's row is another entry than `before`. */
+const leafMovedFrom = ({ selector, before }: { selector: string; before: string | null }) =>
+  document.querySelector(`${selector}[data-leaf]`)?.getAttribute('data-entry-id') !== before;
+
+/** In the page: the search shows its match count. */
+const searchCountShown = () => document.querySelector('[data-testid="search.count"]') !== null;
+
+/** Arms an in-page timing when one is wanted; the reader tells `inPage` what it measured. */
+async function inPageTiming<A>(
+  page: Page,
+  inPage: ((ms: number) => void) | undefined,
+  type: 'click' | 'keydown',
+  shows: (arg: A) => boolean,
+  arg: A,
+): Promise<() => Promise<void>> {
+  if (!inPage) return async () => undefined;
+  const read = await armInPage(page, type, shows, arg);
+  return async () => inPage(await read());
 }
 
 /**
@@ -273,7 +347,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
   {
     key: 'click',
     name: 'click',
-    run: async (page) => {
+    run: async (page, _file, inPage) => {
       // A row in view, not selected, clicked where it is: the outline keeps rows above and below the
       // view in the DOM, and Playwright's locator click would scroll to one and wait for it to stand
       // still over animation frames first (about 100 ms that was timed as the app's).
@@ -292,53 +366,41 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
         return box ? { x: box.left + Math.min(200, box.width / 2), y: box.top + box.height / 2 } : null;
       }, rowSelector);
       if (!point) return NaN;
-      return timed(
+      const told = await inPageTiming(page, inPage, 'click', rowSelectedAt, point);
+      const wall = await timed(
         () => page.mouse.click(point.x, point.y),
-        () =>
-          page.waitForFunction(
-            ({ x, y }) =>
-              document.elementFromPoint(x, y)?.closest('[role="treeitem"]')?.getAttribute('aria-selected') ===
-              'true',
-            point,
-            { polling: 'raf', timeout: WAIT_MS },
-          ),
+        () => page.waitForFunction(rowSelectedAt, point, { polling: 'raf', timeout: WAIT_MS }),
       );
+      await told();
+      return wall;
     },
   },
   {
     key: 'jump',
     name: 'jump',
-    run: async (page) => {
+    run: async (page, _file, inPage) => {
       const before = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id').catch(() => null);
-      return timed(
+      const leaf = { selector: rowSelector, before };
+      const told = await inPageTiming(page, inPage, 'keydown', leafMovedFrom, leaf);
+      const wall = await timed(
         () => page.keyboard.press('Enter'),
-        () =>
-          page.waitForFunction(
-            ({ selector, before: old }) =>
-              document.querySelector(`${selector}[data-leaf]`)?.getAttribute('data-entry-id') !== old,
-            { selector: rowSelector, before },
-            { polling: 'raf', timeout: WAIT_MS },
-          ),
+        () => page.waitForFunction(leafMovedFrom, leaf, { polling: 'raf', timeout: WAIT_MS }),
       );
+      await told();
+      return wall;
     },
   },
   {
     key: 'searchKey',
     name: 'search keystroke',
-    run: async (page) => {
+    run: async (page, _file, inPage) => {
       await page.getByTestId('tree.outline').focus();
+      const told = await inPageTiming(page, inPage, 'keydown', searchCountShown, undefined);
       const wall = await timed(
         () => page.keyboard.press('e'),
-        () =>
-          page.waitForFunction(
-            () => document.querySelector('[data-testid="search.count"]') !== null,
-            undefined,
-            {
-              polling: 'raf',
-              timeout: WAIT_MS,
-            },
-          ),
+        () => page.waitForFunction(searchCountShown, undefined, { polling: 'raf', timeout: WAIT_MS }),
       );
+      await told();
       // Clears the search (a second Escape would close the session).
       await page.keyboard.press('Escape').catch(() => undefined);
       return wall;
@@ -347,14 +409,16 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
   {
     key: 'filter',
     name: 'filter change',
-    run: async (page) => {
+    run: async (page, _file, inPage) => {
       // Clicked where it is, like the row above (no actionability waits in the timing).
       const box = await page.getByTestId('filter.user-only').boundingBox();
       if (!box) return NaN;
+      const told = await inPageTiming(page, inPage, 'click', userOnlyPressed, undefined);
       const wall = await timed(
         () => page.mouse.click(box.x + box.width / 2, box.y + box.height / 2),
         () => userOnlyFilterPressed(page),
       );
+      await told();
       await page
         .getByTestId('filter.default')
         .click()
@@ -377,7 +441,9 @@ async function canopyInteractions(page: Page, url: string, file: string): Promis
   sample.heapUsed = await attempt('heap', () => usedHeap(page));
   await readyToTime(page);
   for (const action of CANOPY_ACTIONS)
-    sample[action.key] = await attempt(action.name, () => action.run(page, file));
+    sample[action.key] = await attempt(action.name, () =>
+      action.run(page, file, (ms) => (sample[`${action.key}InPage`] = ms)),
+    );
   await takeLongTasks(page);
   sample.scrollLongTask = await attempt('scroll', async () => {
     const box = await page.getByTestId('tree.outline').boundingBox();
@@ -421,6 +487,13 @@ export async function piExport(file: string): Promise<string> {
   return html;
 }
 
+/** In pi's export: its tree status line says something else than `before`. */
+const statusIsNot = (before: string | null) => document.getElementById('tree-status')?.textContent !== before;
+
+/** In pi's export: the node the benchmark marked is the active one. */
+const markedNodeActive = () =>
+  document.querySelector('[data-bench-target]')?.classList.contains('active') === true;
+
 /** One run of pi's HTML export in the browser: open to the first tree node, click, search, filter. */
 export async function exportRun(browser: Browser, html: string): Promise<Sample> {
   const sample: Sample = {};
@@ -432,14 +505,8 @@ export async function exportRun(browser: Browser, html: string): Promise<Sample>
     const shown = () => page.waitForSelector('#tree-container .tree-node', { timeout: WAIT_MS * 5 });
     const status = () => page.textContent('#tree-status');
     const statusChanges = async (before: string | null) =>
-      page.waitForFunction(
-        (old: string | null) => document.getElementById('tree-status')?.textContent !== old,
-        before,
-        {
-          polling: 'raf',
-          timeout: WAIT_MS * 5,
-        },
-      );
+      page.waitForFunction(statusIsNot, before, { polling: 'raf', timeout: WAIT_MS * 5 });
+    const inPage = (key: string) => (ms: number) => (sample[`${key}InPage`] = ms);
     sample.coldOpen = await attempt('export open', () =>
       timed(() => page.goto(`file://${html}`, GOTO), shown),
     );
@@ -448,27 +515,36 @@ export async function exportRun(browser: Browser, html: string): Promise<Sample>
     await readyToTime(page);
     sample.click = await attempt('export click', async () => {
       const target = page.locator('#tree-container .tree-node:not(.active)').nth(2);
-      const handle = await target.elementHandle();
+      // Marked, so that the in-page timing finds it too (the export keeps its nodes across a click).
+      await target.evaluate((node) => node.setAttribute('data-bench-target', ''));
       // Clicked where it is, as Canopy's row is: scrolled into view before the timing starts.
       await target.scrollIntoViewIfNeeded();
       const box = await target.boundingBox();
       if (!box) return NaN;
-      return timed(
+      const told = await inPageTiming(page, inPage('click'), 'click', markedNodeActive, undefined);
+      const wall = await timed(
         () => page.mouse.click(box.x + Math.min(100, box.width / 2), box.y + box.height / 2),
         () =>
-          page.waitForFunction((el) => el?.classList.contains('active'), handle, {
+          page.waitForFunction(markedNodeActive, undefined, {
             polling: 'raf',
             timeout: WAIT_MS * 5,
           }),
       );
+      await told();
+      return wall;
     });
-    sample.jump = sample.click; // the export's click is its jump: it moves the shown path
+    // The export's click is its jump: it moves the shown path.
+    sample.jump = sample.click;
+    sample.jumpInPage = sample.clickInPage ?? NaN;
     sample.searchKey = await attempt('export search', async () => {
       const before = await status();
-      return timed(
+      const told = await inPageTiming(page, inPage('searchKey'), 'keydown', statusIsNot, before);
+      const wall = await timed(
         () => page.locator('#tree-search').press('e'),
         () => statusChanges(before),
       );
+      await told();
+      return wall;
     });
     await page
       .locator('#tree-search')
@@ -478,10 +554,13 @@ export async function exportRun(browser: Browser, html: string): Promise<Sample>
       const before = await status();
       const box = await page.locator('.filter-btn[data-filter="user-only"]').boundingBox();
       if (!box) return NaN;
-      return timed(
+      const told = await inPageTiming(page, inPage('filter'), 'click', statusIsNot, before);
+      const wall = await timed(
         () => page.mouse.click(box.x + box.width / 2, box.y + box.height / 2),
         () => statusChanges(before),
       );
+      await told();
+      return wall;
     });
     await takeLongTasks(page);
     sample.scrollLongTask = await attempt('export scroll', async () => {

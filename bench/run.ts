@@ -78,6 +78,9 @@ function syncMs(run: () => unknown): number {
 
 type Samples = Record<string, Record<string, Sample[]>>;
 
+/** The actions also timed in the page (bench/browser.ts `armInPage`): input event → the frame showing it. */
+const IN_PAGE_KEYS: ReadonlySet<string> = new Set(['click', 'jump', 'searchKey', 'filter']);
+
 function add(samples: Samples, size: string, contender: string, sample: Sample): void {
   ((samples[size] ??= {})[contender] ??= []).push(sample);
 }
@@ -201,7 +204,11 @@ function report(options: Options, files: Map<string, string>, samples: Samples):
         ['panLongTask', 'longest task while panning the graph'],
       ] as const) {
         const [ours, theirs] = both(key);
-        rows.push([label, what, ours, `export ${theirs}`]);
+        if (IN_PAGE_KEYS.has(key)) {
+          // The wall from Node, then (in brackets) the input event to the frame that shows it.
+          const [oursInPage, theirsInPage] = both(`${key}InPage`);
+          rows.push([label, what, `${ours} (page ${oursInPage})`, `export ${theirs} (page ${theirsInPage})`]);
+        } else rows.push([label, what, ours, `export ${theirs}`]);
       }
     }
     summary[size.name] = { bytes, entries: size.entries, samples: samples[size.name] };
