@@ -193,9 +193,6 @@ function capRow(s: string): string {
   return capLength(oneLine(s));
 }
 
-/** Roles whose row `messageRowText` builds from fixed text and `normalize`d text only. */
-const ONE_LINE_ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant', 'bashExecution', 'developer']);
-
 function shortenPath(path: string, home: string | undefined): string {
   if (!home) return path;
   // Drop trailing separators so "/home/dev/" and "/home/dev" behave alike.
@@ -313,6 +310,11 @@ function assistantRowText(message: UnknownRecord): string {
   return 'assistant: (no content)';
 }
 
+/**
+ * A message's row, one line and capped. A user, assistant, bash or developer row is a fixed prefix
+ * and `normalize`d text, already one line: it is only cut to length (a second pass over every
+ * message's text was a tenth of the server's rendering of a load). The others hold raw names.
+ */
 function messageRowText(
   message: UnknownRecord | undefined,
   toolCalls: ToolCallLookup,
@@ -322,24 +324,24 @@ function messageRowText(
   const role = str(message.role);
   switch (role) {
     case 'user':
-      return `user: ${normalize(preview(message.content))}`;
+      return capLength(`user: ${normalize(preview(message.content))}`);
     case 'assistant':
-      return assistantRowText(message);
+      return capLength(assistantRowText(message));
     case 'toolResult': {
       const callId = str(message.toolCallId);
       const call = callId ? toolCalls.get(callId) : undefined;
-      if (call) return call.row ?? formatToolCall(call.name, call.arguments, options);
-      return `[${str(message.toolName) || 'tool'}]`;
+      if (call) return capRow(call.row ?? formatToolCall(call.name, call.arguments, options));
+      return capRow(`[${str(message.toolName) || 'tool'}]`);
     }
     case 'bashExecution':
-      return `[bash]: ${normalize(str(message.command) ?? '')}`;
+      return capLength(`[bash]: ${normalize(str(message.command) ?? '')}`);
     case 'developer':
       // Newer oh-my-pi's developer messages carry text worth showing.
-      return `developer: ${normalize(preview(message.content))}`;
+      return capLength(`developer: ${normalize(preview(message.content))}`);
     case undefined:
       return '[message]';
     default:
-      return `[${role}]`;
+      return capRow(`[${role}]`);
   }
 }
 
@@ -347,13 +349,8 @@ function messageRowText(
 export function rowText(entry: SessionEntry, toolCalls: ToolCallLookup, options?: RowTextOptions): string {
   const e = entry as UnknownRecord;
   switch (entry.type) {
-    case 'message': {
-      const message = messageOf(entry);
-      const text = messageRowText(message, toolCalls, options);
-      // These rows are a fixed prefix and normalised text, already one line: only cut to length
-      // (a second pass over every message's text was a tenth of the server's rendering of a load).
-      return ONE_LINE_ROLES.has(message?.role) ? capLength(text) : capRow(text);
-    }
+    case 'message':
+      return messageRowText(messageOf(entry), toolCalls, options);
     case 'custom_message':
       return capRow(`[${str(e.customType) ?? ''}]: ${normalize(contentText(e.content))}`);
     case 'compaction': {
