@@ -37,13 +37,10 @@ export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
       const cached = get().detailCache.get(entryId);
       if (cached) return cached;
       const key = keyOf(open.id, entryId);
+      // Only the ask that sent the request caches its answer; the others take it as it comes.
       const shared = inFlight.get(key);
-      if (shared) {
-        const detail = await shared.answer;
-        return get().session?.id === open.id ? detail : null;
-      }
-      const request = { answer: api.getEntry(open.id, entryId), forgotten: false };
-      inFlight.set(key, request);
+      const request = shared ?? { answer: api.getEntry(open.id, entryId), forgotten: false };
+      if (!shared) inFlight.set(key, request);
       let detail: EntryDetail;
       try {
         detail = await request.answer;
@@ -51,7 +48,7 @@ export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
         if (inFlight.get(key) === request) inFlight.delete(key);
       }
       if (get().session?.id !== open.id) return null;
-      if (request.forgotten) return detail;
+      if (shared || request.forgotten) return detail;
       const next = new Map(get().detailCache);
       next.set(entryId, detail);
       while (next.size > DETAIL_CACHE_LIMIT) next.delete(next.keys().next().value!);
