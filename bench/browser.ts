@@ -137,25 +137,28 @@ const IN_PAGE_TIMER = `(type, shows, arg) => new Promise((resolve) => {
 let inPageTimings = 0;
 
 /**
- * Arms a timing in the page before an action (`type`: the click or the key that starts it): the
- * time from that input event to the frame that shows `shows(arg)`, what a user sees, without the
- * CDP round trips of the action and the poll that the wall from Node includes. `shows` is a
- * self-contained function, as for `waitForFunction`. Answers a function that reads the timing
- * once the wall's wait has seen the result (NaN if the page has not answered within 10 s).
+ * Arms a timing in the page before an action (`type`: the click or the key that starts it), when
+ * one is wanted (`tell`): the time from that input event to the frame that shows `shows(arg)`,
+ * what a user sees, without the CDP round trips of the action and the poll that the wall from
+ * Node includes. `shows` is a self-contained function, as for `waitForFunction`. Answers a
+ * function that, once the wall's wait has seen the result, reads the timing and tells it (NaN if
+ * the page has not answered within 10 s).
  */
 async function armInPage<A>(
   page: Page,
+  tell: ((ms: number) => void) | undefined,
   type: 'click' | 'keydown',
   shows: (arg: A) => boolean,
   arg: A,
-): Promise<() => Promise<number>> {
+): Promise<() => Promise<void>> {
+  if (!tell) return async () => undefined;
   const key = `__canopyBenchTiming${++inPageTimings}`;
   const timer = `(${IN_PAGE_TIMER})(${JSON.stringify(type)}, ${shows.toString()}, ${JSON.stringify(arg)})`;
   // The expression's value is 0, not the promise, which `evaluate` would wait for.
   await page.evaluate(`(window.${key} = ${timer}), 0`);
   return async () => {
     const late = new Promise<number>((resolve) => setTimeout(() => resolve(NaN), 10_000).unref());
-    return Promise.race([page.evaluate(`window.${key}`) as Promise<number>, late]);
+    tell(await Promise.race([page.evaluate(`window.${key}`) as Promise<number>, late]));
   };
 }
 
@@ -304,19 +307,6 @@ const leafMovedFrom = ({ selector, before }: { selector: string; before: string 
 /** In the page: the search shows its match count. */
 const searchCountShown = () => document.querySelector('[data-testid="search.count"]') !== null;
 
-/** Arms an in-page timing when one is wanted; the reader tells `inPage` what it measured. */
-async function inPageTiming<A>(
-  page: Page,
-  inPage: ((ms: number) => void) | undefined,
-  type: 'click' | 'keydown',
-  shows: (arg: A) => boolean,
-  arg: A,
-): Promise<() => Promise<void>> {
-  if (!inPage) return async () => undefined;
-  const read = await armInPage(page, type, shows, arg);
-  return async () => inPage(await read());
-}
-
 /**
  * The actions timed after the warm open, in the order they run. Each leaves the page as the next
  * expects (the search is cleared, the filter set back), so bench/profile-actions.ts runs the same
@@ -366,7 +356,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
         return box ? { x: box.left + Math.min(200, box.width / 2), y: box.top + box.height / 2 } : null;
       }, rowSelector);
       if (!point) return NaN;
-      const told = await inPageTiming(page, inPage, 'click', rowSelectedAt, point);
+      const told = await armInPage(page, inPage, 'click', rowSelectedAt, point);
       const wall = await timed(
         () => page.mouse.click(point.x, point.y),
         () => page.waitForFunction(rowSelectedAt, point, { polling: 'raf', timeout: WAIT_MS }),
@@ -381,7 +371,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
     run: async (page, _file, inPage) => {
       const before = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id').catch(() => null);
       const leaf = { selector: rowSelector, before };
-      const told = await inPageTiming(page, inPage, 'keydown', leafMovedFrom, leaf);
+      const told = await armInPage(page, inPage, 'keydown', leafMovedFrom, leaf);
       const wall = await timed(
         () => page.keyboard.press('Enter'),
         () => page.waitForFunction(leafMovedFrom, leaf, { polling: 'raf', timeout: WAIT_MS }),
@@ -395,7 +385,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
     name: 'search keystroke',
     run: async (page, _file, inPage) => {
       await page.getByTestId('tree.outline').focus();
-      const told = await inPageTiming(page, inPage, 'keydown', searchCountShown, undefined);
+      const told = await armInPage(page, inPage, 'keydown', searchCountShown, undefined);
       const wall = await timed(
         () => page.keyboard.press('e'),
         () => page.waitForFunction(searchCountShown, undefined, { polling: 'raf', timeout: WAIT_MS }),
@@ -413,7 +403,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
       // Clicked where it is, like the row above (no actionability waits in the timing).
       const box = await page.getByTestId('filter.user-only').boundingBox();
       if (!box) return NaN;
-      const told = await inPageTiming(page, inPage, 'click', userOnlyPressed, undefined);
+      const told = await armInPage(page, inPage, 'click', userOnlyPressed, undefined);
       const wall = await timed(
         () => page.mouse.click(box.x + box.width / 2, box.y + box.height / 2),
         () => userOnlyFilterPressed(page),
@@ -521,7 +511,7 @@ export async function exportRun(browser: Browser, html: string): Promise<Sample>
       await target.scrollIntoViewIfNeeded();
       const box = await target.boundingBox();
       if (!box) return NaN;
-      const told = await inPageTiming(page, inPage('click'), 'click', markedNodeActive, undefined);
+      const told = await armInPage(page, inPage('click'), 'click', markedNodeActive, undefined);
       const wall = await timed(
         () => page.mouse.click(box.x + Math.min(100, box.width / 2), box.y + box.height / 2),
         () =>
@@ -538,7 +528,7 @@ export async function exportRun(browser: Browser, html: string): Promise<Sample>
     sample.jumpInPage = sample.clickInPage ?? NaN;
     sample.searchKey = await attempt('export search', async () => {
       const before = await status();
-      const told = await inPageTiming(page, inPage('searchKey'), 'keydown', statusIsNot, before);
+      const told = await armInPage(page, inPage('searchKey'), 'keydown', statusIsNot, before);
       const wall = await timed(
         () => page.locator('#tree-search').press('e'),
         () => statusChanges(before),
@@ -554,7 +544,7 @@ export async function exportRun(browser: Browser, html: string): Promise<Sample>
       const before = await status();
       const box = await page.locator('.filter-btn[data-filter="user-only"]').boundingBox();
       if (!box) return NaN;
-      const told = await inPageTiming(page, inPage('filter'), 'click', statusIsNot, before);
+      const told = await armInPage(page, inPage('filter'), 'click', statusIsNot, before);
       const wall = await timed(
         () => page.mouse.click(box.x + box.width / 2, box.y + box.height / 2),
         () => statusChanges(before),
