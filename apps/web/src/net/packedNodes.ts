@@ -6,10 +6,12 @@
 // node posted as an object arrives as that object plus about eight fresh strings (its id, a second
 // copy of its parent's id, its type and role, its timestamp, row text and search text). Posted
 // packed, the part's timestamps and texts arrive as two long strings (one for Latin-1 text, one for
-// the rest, so a single emoji does not double the part's memory) that each node's fields are
-// slices of (V8 keeps a slice of 13 characters or more as a reference into its string, without a
-// copy; a string past 128 KB is never copied by the collector at all), types and roles as small
-// tables, and a parent whose id is in the same part as a reference to that node's id.
+// the rest, so a single emoji does not double the part's memory; a string past 128 KB is never
+// copied by the collector at all), types and roles as small tables, and a parent whose id is in the
+// same part as a reference to that node's id. On the page each node keeps its part's texts and its
+// place in them, and reads its timestamp, row text and search text from there when asked: three
+// fewer heap objects per node for every collection to copy while a large snapshot streams in (the
+// search and the rows read the texts of a few nodes at a time; a read makes a short-lived slice).
 
 import type { TreeNode, UsageNumbers } from '@canopy/protocol';
 import { USAGE_FIELDS } from '@canopy/protocol/values';
@@ -30,7 +32,8 @@ export interface PackedNodes {
   latin1: string;
   /** The others (a character past U+00FF), one after another. */
   wide: string;
-  /** For each node's three texts in turn, where it ends in its string; in `wide` when `inWide`. */
+  /** For each node's three texts in turn, where it starts and ends in its string; in `wide` when `inWide`. */
+  starts: Uint32Array;
   ends: Uint32Array;
   inWide: Uint8Array;
   labels: [number, string][];
@@ -52,6 +55,7 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
   const type = new Int32Array(count);
   const role = new Int32Array(count);
   const flags = new Int32Array(count);
+  const starts = new Uint32Array(count * TEXTS_PER_NODE);
   const ends = new Uint32Array(count * TEXTS_PER_NODE);
   const inWide = new Uint8Array(count * TEXTS_PER_NODE);
   const types = new Map<string, number>();
@@ -85,10 +89,12 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
       const at = i * TEXTS_PER_NODE + k;
       if (NOT_LATIN1.test(text)) {
         wide.push(text);
+        starts[at] = wideEnd;
         ends[at] = wideEnd += text.length;
         inWide[at] = 1;
       } else {
         latin1.push(text);
+        starts[at] = latin1End;
         ends[at] = latin1End += text.length;
       }
     }
@@ -109,6 +115,7 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
     flags,
     latin1: latin1.join(''),
     wide: wide.join(''),
+    starts,
     ends,
     inWide,
     labels,
@@ -119,28 +126,70 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
 
 /** The buffers a packed part can hand over instead of copying (postMessage's transfer list). */
 export function packedTransfers(packed: PackedNodes): ArrayBuffer[] {
-  const { type, role, flags, ends, inWide, usageAt, usage } = packed;
-  return [type, role, flags, ends, inWide, usageAt, usage].map((array) => array.buffer as ArrayBuffer);
+  const { type, role, flags, starts, ends, inWide, usageAt, usage } = packed;
+  return [type, role, flags, starts, ends, inWide, usageAt, usage].map(
+    (array) => array.buffer as ArrayBuffer,
+  );
 }
 
-/** The nodes of a packed part, equal to those packed. */
+/** The timestamps and texts of one unpacked part, shared by its nodes. */
+class PartTexts {
+  constructor(
+    private readonly latin1: string,
+    private readonly wide: string,
+    private readonly starts: Uint32Array,
+    private readonly ends: Uint32Array,
+    private readonly inWide: Uint8Array,
+  ) {}
+
+  /** The `at`-th text of the part (node `i`'s are `3i`, `3i + 1`, `3i + 2`). */
+  text(at: number): string {
+    return (this.inWide[at] === 1 ? this.wide : this.latin1).slice(this.starts[at]!, this.ends[at]!);
+  }
+}
+
+/**
+ * A node of an unpacked part: its own fields, and its timestamp, row text and search text read
+ * from the part's strings (getters on the prototype: a copy of it made by spreading would lose
+ * them, see ViewTree.setLabel).
+ */
+class PackedNode implements TreeNode {
+  role: string | undefined;
+  usage: UsageNumbers | undefined;
+  label: string | undefined = undefined;
+
+  constructor(
+    readonly id: string,
+    readonly parentId: string | null,
+    readonly type: string,
+    readonly flags: number,
+    role: string | undefined,
+    usage: UsageNumbers | undefined,
+    private readonly texts: PartTexts,
+    private readonly at: number,
+  ) {
+    this.role = role;
+    this.usage = usage;
+  }
+
+  get timestamp(): string {
+    return this.texts.text(this.at);
+  }
+
+  get text(): string {
+    return this.texts.text(this.at + 1);
+  }
+
+  get search(): string {
+    return this.texts.text(this.at + 2);
+  }
+}
+
+/** The nodes of a packed part, with the fields of those packed (the texts read through getters). */
 export function unpackNodes(packed: PackedNodes): TreeNode[] {
-  const { count, ids, parents, types, type, roles, role, flags, latin1, wide, ends, inWide, usageAt, usage } =
-    packed;
+  const { count, ids, parents, types, type, roles, role, flags, usageAt, usage } = packed;
+  const texts = new PartTexts(packed.latin1, packed.wide, packed.starts, packed.ends, packed.inWide);
   const nodes = new Array<TreeNode>(count);
-  let latin1At = 0;
-  let wideAt = 0;
-  const nextText = (at: number): string => {
-    const end = ends[at]!;
-    if (inWide[at] === 1) {
-      const text = wide.slice(wideAt, end);
-      wideAt = end;
-      return text;
-    }
-    const text = latin1.slice(latin1At, end);
-    latin1At = end;
-    return text;
-  };
   const fields = USAGE_FIELDS.length;
   // A number read from a Float64Array is a double, which an object field holds as one more heap
   // object (a HeapNumber) per value; a whole number stored as an int32 is held in the field itself.
@@ -148,7 +197,7 @@ export function unpackNodes(packed: PackedNodes): TreeNode[] {
     const value = usage[k]!;
     return (value | 0) === value ? value | 0 : value;
   };
-  /** The usage of the `k`-th node that has one, as a literal (no property array beside it). */
+  /** The usage of the `k`-th node that has one. */
   const usageObject = (k: number): UsageNumbers => {
     const from = fields * k;
     return {
@@ -164,35 +213,17 @@ export function unpackNodes(packed: PackedNodes): TreeNode[] {
   let nextUsage = 0;
   for (let i = 0; i < count; i++) {
     const parent = parents[i]!;
-    const at = i * TEXTS_PER_NODE;
-    const id = ids[i]!;
-    const parentId = typeof parent === 'number' ? ids[parent]! : parent;
-    const nodeType = types[type[i]!]!;
-    const timestamp = nextText(at);
-    const text = nextText(at + 1);
-    const search = nextText(at + 2);
-    const nodeFlags = flags[i]!;
     const roleAt = role[i]!;
-    const nodeUsage = usageAt[nextUsage] === i ? usageObject(nextUsage++) : undefined;
-    // Each shape written whole: a key added to a made object puts it in a second heap object (a
-    // property array), one more per node for the collector to copy.
-    nodes[i] =
-      roleAt < 0
-        ? { id, parentId, type: nodeType, timestamp, text, search, flags: nodeFlags }
-        : nodeUsage === undefined
-          ? { id, parentId, type: nodeType, timestamp, text, search, flags: nodeFlags, role: roles[roleAt]! }
-          : {
-              id,
-              parentId,
-              type: nodeType,
-              timestamp,
-              text,
-              search,
-              flags: nodeFlags,
-              role: roles[roleAt]!,
-              usage: nodeUsage,
-            };
-    if (roleAt < 0 && nodeUsage !== undefined) nodes[i]!.usage = nodeUsage;
+    nodes[i] = new PackedNode(
+      ids[i]!,
+      typeof parent === 'number' ? ids[parent]! : parent,
+      types[type[i]!]!,
+      flags[i]!,
+      roleAt < 0 ? undefined : roles[roleAt]!,
+      usageAt[nextUsage] === i ? usageObject(nextUsage++) : undefined,
+      texts,
+      i * TEXTS_PER_NODE,
+    );
   }
   for (const [at, label] of packed.labels) nodes[at]!.label = label;
   return nodes;

@@ -21,6 +21,7 @@ import { SnapshotDecodeError, SnapshotDecoder } from './snapshotDecoder';
 import { NODES_PER_MESSAGE, serveSnapshots } from './snapshotService';
 import type { FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, SnapshotPort, ToSnapshotWorker } from './snapshotWorkerProtocol';
+import { fieldsOf } from './testing';
 
 /** Nodes with multi-byte text (split across network reads in the tests), labels and usage. */
 function manyNodes(count: number): TreeNode[] {
@@ -84,7 +85,7 @@ function joined(parts: readonly SnapshotPart[]): {
   nodes: TreeNode[];
 } {
   const head = parts[0]?.kind === 'head' ? parts[0].head : undefined;
-  return { head, nodes: parts.flatMap((part) => (part.kind === 'nodes' ? part.nodes : [])) };
+  return { head, nodes: parts.flatMap((part) => (part.kind === 'nodes' ? part.nodes.map(fieldsOf) : [])) };
 }
 
 /** A response whose body arrives in pieces of `pieceBytes` bytes (cutting characters in two). */

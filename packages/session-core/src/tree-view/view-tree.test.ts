@@ -169,6 +169,44 @@ describe('ViewTree shape', () => {
     expect(tree.get('a')!.label).toBeUndefined();
     expect(tree.setLabel('missing', 'x')).toBe(false);
   });
+
+  it('keeps the fields an entry reads through getters on its prototype when it labels it', () => {
+    // Like the page's unpacked snapshot nodes: the texts come from the part they arrived in.
+    class LazyEntry {
+      label?: string;
+      constructor(
+        readonly id: string,
+        readonly parentId: string | null,
+        private readonly texts: string[],
+      ) {}
+      readonly type = 'message';
+      readonly role = 'user';
+      readonly flags = 0;
+      get timestamp(): string {
+        return this.texts[0]!;
+      }
+      get text(): string {
+        return this.texts[1]!;
+      }
+      get search(): string {
+        return this.texts[2]!;
+      }
+    }
+    const entry: ViewEntry = new LazyEntry('a', null, [at(1), 'user: hello', 'user: hello']);
+    const tree = new ViewTree([entry]);
+    tree.setLabel('a', 'milestone');
+    const labelled = tree.get('a')!;
+    expect(labelled).not.toBe(entry);
+    expect(entry.label).toBeUndefined();
+    expect([labelled.label, labelled.timestamp, labelled.text, labelled.search]).toEqual([
+      'milestone',
+      at(1),
+      'user: hello',
+      'user: hello',
+    ]);
+    tree.setLabel('a', undefined);
+    expect([tree.get('a')!.label, tree.get('a')!.text]).toEqual([undefined, 'user: hello']);
+  });
 });
 
 describe('ViewTree.replace', () => {

@@ -204,8 +204,10 @@ export class ViewTree {
     const entry = this.entries[index]!;
     const next = label === '' ? undefined : label;
     if (entry.label === next) return true;
-    // Entries are treated as immutable values (UI code may hold them), so a label change replaces the object.
-    const updated: ViewEntry = { ...entry };
+    // Entries are treated as immutable values (UI code may hold them), so a label change replaces the
+    // object: a copy with the same prototype, since an entry may read some fields through getters
+    // there (the page's unpacked snapshot nodes), which a spread would not copy.
+    const updated = Object.assign(Object.create(Object.getPrototypeOf(entry) as object) as ViewEntry, entry);
     if (next === undefined) delete updated.label;
     else updated.label = next;
     this.entries[index] = updated;
