@@ -44,14 +44,28 @@ export interface SearchMaskColumns {
   high: Int32Array;
 }
 
+/** The two halves of each ASCII character's bit (the snapshot worker masks every text it brings). */
+const ASCII_LOW = new Int32Array(128);
+const ASCII_HIGH = new Int32Array(128);
+for (let code = 0; code < 128; code++) {
+  const bit = bitOf(code);
+  if (bit < 32) ASCII_LOW[code] = 1 << bit;
+  else ASCII_HIGH[code] = 1 << (bit - 32);
+}
+
 /** Adds the characters of `text` to the mask at `index`. */
 function addText(masks: SearchMaskColumns, index: number, text: string): void {
   let low = masks.low[index]!;
   let high = masks.high[index]!;
   for (let i = 0; i < text.length; i++) {
-    const bit = bitOf(text.charCodeAt(i));
-    if (bit < 32) low |= 1 << bit;
-    else high |= 1 << (bit - 32);
+    const code = text.charCodeAt(i);
+    if (code < 128) {
+      low |= ASCII_LOW[code]!;
+      high |= ASCII_HIGH[code]!;
+    } else {
+      // Past ASCII every bit is one of the shared ones (bitOf: 36 and up).
+      high |= 1 << (bitOf(code) - 32);
+    }
   }
   masks.low[index] = low;
   masks.high[index] = high;

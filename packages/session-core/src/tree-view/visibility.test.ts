@@ -6,7 +6,7 @@ import { ViewFlags, type ViewEntry } from './view-entry';
 import { projectRows as project, readCountedChain } from './testing';
 import { ViewTree } from './view-tree';
 import { prepareFilterBits, visibilityWork, visibleBits } from './visibility';
-import { addSearchMasks, maskWork, prepareSearchMasks, searchMaskColumns } from './search-masks';
+import { addSearchMasks, maskWork, prepareSearchMasks, searchMaskColumns, tokenMask } from './search-masks';
 
 const ids = Array.from({ length: 16 }, (_, i) => `e${i}`);
 // Letters and digits have a bit each in the search masks; other characters share theirs, as 'é'
@@ -228,6 +228,34 @@ describe('search masks (search-masks.ts)', () => {
     reads.count = 0;
     expect([...visibleBits(tree, 'all', tokenizeQuery('x-3'))]).toEqual([0, 0, 0, 0, 1, 0]);
     expect(reads.count).toBe(1);
+  });
+
+  it('give a text exactly the bits of its characters, each looked up as tokenMask does', () => {
+    const withSearch = (search: string, i: number): ViewEntry => ({
+      id: `c${i}`,
+      parentId: null,
+      type: 'message',
+      timestamp: '',
+      text: '',
+      search,
+      flags: 0,
+    });
+    // Every ASCII character (looked up in a table) and others past it, surrogates included.
+    const codes = [...Array(0x300).keys(), 0x2014, 0x4e2d, 0xd83c, 0xdf32, 0xfffd, 0xffff];
+    const columns = searchMaskColumns(codes.map((code, i) => withSearch(String.fromCharCode(code), i)));
+    codes.forEach((code, i) => {
+      const { low, high } = tokenMask(String.fromCharCode(code));
+      expect([columns.low[i], columns.high[i]]).toEqual([low, high]);
+    });
+    const text = 'a%Zé9~🌲 x';
+    const whole = searchMaskColumns([withSearch(text, 0)]);
+    let low = 0;
+    let high = 0;
+    for (const unit of text.split('')) {
+      low |= tokenMask(unit).low;
+      high |= tokenMask(unit).high;
+    }
+    expect([whole.low[0], whole.high[0]]).toEqual([low, high]);
   });
 
   it('read the text of a one-character query whose character shares its bit', () => {
