@@ -61,10 +61,7 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
   const types = new Map<string, number>();
   const roles = new Map<string, number>();
   const positions = new Map<string, number>();
-  const latin1: string[] = [];
-  const wide: string[] = [];
-  let latin1End = 0;
-  let wideEnd = 0;
+  const texts = new Array<string>(count * TEXTS_PER_NODE);
   const labels: [number, string][] = [];
   const usageAt: number[] = [];
   const usage: number[] = [];
@@ -83,21 +80,9 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
     type[i] = tableIndex(types, node.type);
     role[i] = node.role === undefined ? -1 : tableIndex(roles, node.role);
     flags[i] = node.flags;
-    const texts = [node.timestamp, node.text, node.search];
-    for (let k = 0; k < TEXTS_PER_NODE; k++) {
-      const text = texts[k]!;
-      const at = i * TEXTS_PER_NODE + k;
-      if (NOT_LATIN1.test(text)) {
-        wide.push(text);
-        starts[at] = wideEnd;
-        ends[at] = wideEnd += text.length;
-        inWide[at] = 1;
-      } else {
-        latin1.push(text);
-        starts[at] = latin1End;
-        ends[at] = latin1End += text.length;
-      }
-    }
+    texts[i * TEXTS_PER_NODE] = node.timestamp;
+    texts[i * TEXTS_PER_NODE + 1] = node.text;
+    texts[i * TEXTS_PER_NODE + 2] = node.search;
     if (node.label !== undefined) labels.push([i, node.label]);
     if (node.usage !== undefined) {
       usageAt.push(i);
@@ -113,8 +98,7 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
     roles: [...roles.keys()],
     role,
     flags,
-    latin1: latin1.join(''),
-    wide: wide.join(''),
+    ...splitTexts(texts, starts, ends, inWide),
     starts,
     ends,
     inWide,
@@ -122,6 +106,45 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
     usageAt: Int32Array.from(usageAt),
     usage: Float64Array.from(usage),
   };
+}
+
+/**
+ * The part's texts as its two long strings, with where each starts and ends in its own. Most parts
+ * are all Latin-1: one join and one scan of it decide that, instead of a test per text.
+ */
+function splitTexts(
+  texts: readonly string[],
+  starts: Uint32Array,
+  ends: Uint32Array,
+  inWide: Uint8Array,
+): { latin1: string; wide: string } {
+  const joined = texts.join('');
+  if (!NOT_LATIN1.test(joined)) {
+    let end = 0;
+    for (let at = 0; at < texts.length; at++) {
+      starts[at] = end;
+      ends[at] = end += texts[at]!.length;
+    }
+    return { latin1: joined, wide: '' };
+  }
+  const latin1: string[] = [];
+  const wide: string[] = [];
+  let latin1End = 0;
+  let wideEnd = 0;
+  for (let at = 0; at < texts.length; at++) {
+    const text = texts[at]!;
+    if (NOT_LATIN1.test(text)) {
+      wide.push(text);
+      starts[at] = wideEnd;
+      ends[at] = wideEnd += text.length;
+      inWide[at] = 1;
+    } else {
+      latin1.push(text);
+      starts[at] = latin1End;
+      ends[at] = latin1End += text.length;
+    }
+  }
+  return { latin1: latin1.join(''), wide: wide.join('') };
 }
 
 /** The buffers a packed part can hand over instead of copying (postMessage's transfer list). */
