@@ -177,8 +177,6 @@ class PartTexts {
  * them, see ViewTree.setLabel).
  */
 class PackedNode implements TreeNode {
-  role: string | undefined;
-  usage: UsageNumbers | undefined;
   label: string | undefined = undefined;
 
   constructor(
@@ -186,14 +184,11 @@ class PackedNode implements TreeNode {
     readonly parentId: string | null,
     readonly type: string,
     readonly flags: number,
-    role: string | undefined,
-    usage: UsageNumbers | undefined,
+    readonly role: string | undefined,
+    readonly usage: UsageNumbers | undefined,
     private readonly texts: PartTexts,
     private readonly at: number,
-  ) {
-    this.role = role;
-    this.usage = usage;
-  }
+  ) {}
 
   get timestamp(): string {
     return this.texts.text(this.at);
