@@ -696,6 +696,26 @@ describe('loading files (docs/reference-tests.md#file-operations, restated)', ()
     expect(session.issues.map((issue) => `${issue.line}:${issue.kind}`)).toEqual(['2:invalid-json']);
   });
 
+  it('counts its issues as its issue list holds them, as lines arrive', () => {
+    const session = SessionManager.fromJsonl(
+      `${HEADER_V3}\nnot valid json\n${msgLine('m1', null, 'hi')}\n${msgLine('m1', null, 'again')}\n`,
+    );
+    session.ingest(`${msgLine('o', 'later', 'orphan')}\n{"type":"message","id":"cut"`);
+    expect(session.issues.map((issue) => `${issue.line}:${issue.kind}`)).toEqual([
+      '2:invalid-json',
+      '4:duplicate-id',
+      '5:orphan',
+      '6:truncated-line',
+    ]);
+    expect(session.issueCount).toBe(4);
+    session.ingest(`,"parentId":null}\n${msgLine('later', null, 'the parent')}\n`);
+    expect(session.issues.map((issue) => `${issue.line}:${issue.kind}`)).toEqual([
+      '2:invalid-json',
+      '4:duplicate-id',
+    ]);
+    expect(session.issueCount).toBe(2);
+  });
+
   it('writes the header before the first entry of an empty file, exactly once, and reloads with the same id', () => {
     const storage = new MemoryStorage('', 'empty.jsonl');
     const session = SessionManager.fromStorage(storage);

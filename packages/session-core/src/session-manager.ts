@@ -371,6 +371,11 @@ export class SessionManager {
 
   // ------------------------------------------------------------------ state
 
+  /** `issues.length`, without building the list (a list row asks on every append). */
+  get issueCount(): number {
+    return this.parseIssues.length + this.index.issueCount + (this.parser.remainderIssue() ? 1 : 0);
+  }
+
   /** Problems found in the file: unusable lines, duplicate ids, parent-link problems, a cut-off end. */
   get issues(): readonly ParseIssue[] {
     const all = [...this.parseIssues, ...this.index.getIssues()];

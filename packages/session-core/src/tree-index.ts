@@ -90,10 +90,13 @@ export class TreeIndex {
       return duplicate;
     }
 
-    // A new cycle can only pass through this entry if an earlier entry already names it as parent.
-    if (this.awaitedParents.delete(id)) this.cycleCache = undefined;
+    // A new cycle can only pass through this entry if an earlier entry already names it as parent;
+    // the same earlier entries stop being orphans. Else no earlier entry's issues change.
+    const awaited = this.awaitedParents.delete(id);
+    if (awaited) this.cycleCache = undefined;
 
-    this.positions.set(id, this.list.length);
+    const position = this.list.length;
+    this.positions.set(id, position);
     this.list.push(retained);
     this.lineNumbers.push(line);
 
@@ -104,8 +107,24 @@ export class TreeIndex {
     if (this.childrenByParent) this.addChild(this.childrenByParent, retained);
 
     if (entry.type === 'label') this.applyLabel(entry);
-    this.structuralCache = undefined;
+    this.extendStructuralCache(position, awaited);
     return undefined;
+  }
+
+  /**
+   * Keeps the structural issues current after the entry at `position` was added: without an earlier
+   * entry awaiting it as parent, the issues before stand and only its own link issue is new (so a live
+   * tail pays for one entry, not for a scan of every entry). Else they are found again when asked.
+   */
+  private extendStructuralCache(position: number, awaited: boolean): void {
+    const cache = this.structuralCache;
+    if (!cache) return;
+    const issue = awaited ? undefined : this.parentLinkIssue(position);
+    const last = cache[cache.length - 1];
+    // The cache is in line order; an entry from an earlier line (never from a file read in order)
+    // takes the full recount.
+    if (awaited || (issue && last && last.line > issue.line)) this.structuralCache = undefined;
+    else if (issue) cache.push(issue);
   }
 
   private addChild(childrenByParent: Map<string, SessionEntry[]>, entry: SessionEntry): void {
@@ -175,9 +194,14 @@ export class TreeIndex {
     return this.labelTimestamps.get(id);
   }
 
+  /** How many issues `getIssues` would answer, without building the list. */
+  get issueCount(): number {
+    return this.duplicateIssues.length + this.structuralIssueList().length;
+  }
+
   /** Duplicate ids seen so far, then the current structural issues, by line. */
   getIssues(): ParseIssue[] {
-    return [...this.duplicateIssues, ...this.structuralIssues()].sort((a, b) => a.line - b.line);
+    return [...this.duplicateIssues, ...this.structuralIssueList()].sort((a, b) => a.line - b.line);
   }
 
   /**
@@ -186,7 +210,12 @@ export class TreeIndex {
    * its parent arrives later, so these are computed from the current state, not when entries are added.
    */
   structuralIssues(): ParseIssue[] {
-    if (this.structuralCache) return this.structuralCache.slice();
+    return this.structuralIssueList().slice();
+  }
+
+  /** The structural issues, computed when the cache was dropped (the cache itself: do not modify it). */
+  private structuralIssueList(): readonly ParseIssue[] {
+    if (this.structuralCache) return this.structuralCache;
     const found: ParseIssue[] = [];
     for (let position = 0; position < this.list.length; position++) {
       const linkIssue = this.parentLinkIssue(position);
@@ -197,7 +226,7 @@ export class TreeIndex {
     }
     found.sort((a, b) => a.line - b.line);
     this.structuralCache = found;
-    return found.slice();
+    return found;
   }
 
   /** The structural issues of just these entries, as they stand now (cheap: for the live tail). */

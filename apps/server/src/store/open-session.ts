@@ -710,7 +710,7 @@ export class OpenSession {
         ino: this.tail.fileState.ino,
         dev: this.tail.fileState.dev,
       },
-      issueCount: this.sm.issues.length,
+      issueCount: this.sm.issueCount,
     };
   }
 

@@ -346,7 +346,7 @@ export class SessionStore {
     // The index counts the lines it could not parse; an open session also knows the issues only
     // the whole tree shows (duplicate ids, orphans, cycles). The list must say what the session says.
     const open = this.openedNow.get(id);
-    if (open) item.issueCount = open.sm.issues.length;
+    if (open) item.issueCount = open.sm.issueCount;
     return item;
   }
 }
