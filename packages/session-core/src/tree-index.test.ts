@@ -155,12 +155,12 @@ describe('TreeIndex.getTree', () => {
     // Parent links y → z → x → y; y is the earliest line.
     const index = build(entry('tail', 'z'), entry('y', 'z'), entry('x', 'y'), entry('z', 'x'));
     expect(shape(index.getTree())).toEqual([['y', [['x', [['z', [['tail', []]]]]]]]]);
-    expect(index.structuralIssues().map((issue) => `${issue.line}:${issue.kind}`)).toEqual([
+    expect(index.getIssues().map((issue) => `${issue.line}:${issue.kind}`)).toEqual([
       '3:parent-cycle',
       '4:parent-cycle',
       '5:parent-cycle',
     ]);
-    expect(index.structuralIssues()[0]?.message).toBe(
+    expect(index.getIssues()[0]?.message).toBe(
       'line 3: entry "y" is in a parent cycle (y → z → x → y); "y", the earliest, is shown as a root',
     );
   });
@@ -209,9 +209,9 @@ describe('TreeIndex.add', () => {
 
   it('stops reporting an orphan once its parent arrives', () => {
     const index = build(entry('child', 'parent'));
-    expect(index.structuralIssues().map((issue) => issue.kind)).toEqual(['orphan']);
+    expect(index.getIssues().map((issue) => issue.kind)).toEqual(['orphan']);
     index.add(entry('parent', null), 9);
-    expect(index.structuralIssues()).toEqual([]);
+    expect(index.getIssues()).toEqual([]);
     expect(shape(index.getTree())).toEqual([['parent', [['child', []]]]]);
   });
 
@@ -289,7 +289,7 @@ describe('TreeIndex.add', () => {
 
   it('describes self-parents and orphans with their line', () => {
     const index = build(entry('s', 's'), entry('o', 'gone'), entry('n', undefined));
-    expect(index.structuralIssues().map((issue) => issue.message)).toEqual([
+    expect(index.getIssues().map((issue) => issue.message)).toEqual([
       'line 2: entry "s" is its own parent; it is shown as a root',
       'line 3: the parent "gone" of entry "o" is not in the file; it is shown as a root',
       'line 4: entry "n" has no parentId; it is shown as a root',
@@ -413,6 +413,6 @@ describe('TreeIndex at 200,000 entries', () => {
     expect(countNodes(roots).count).toBe(size);
     expect(index.getBranch('e0').map((value) => value.id)).toEqual(['e0']);
     expect(index.getBranch('e1')).toHaveLength(size);
-    expect(index.structuralIssues()).toHaveLength(size);
+    expect(index.getIssues()).toHaveLength(size);
   });
 });

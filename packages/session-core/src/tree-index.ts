@@ -119,12 +119,16 @@ export class TreeIndex {
   private extendStructuralCache(position: number, awaited: boolean): void {
     const cache = this.structuralCache;
     if (!cache) return;
-    const issue = awaited ? undefined : this.parentLinkIssue(position);
-    const last = cache[cache.length - 1];
+    if (awaited) {
+      this.structuralCache = undefined;
+      return;
+    }
+    const issue = this.parentLinkIssue(position);
+    if (!issue) return;
     // The cache is in line order; an entry from an earlier line (never from a file read in order)
     // takes the full recount.
-    if (awaited || (issue && last && last.line > issue.line)) this.structuralCache = undefined;
-    else if (issue) cache.push(issue);
+    if ((cache[cache.length - 1]?.line ?? 0) > issue.line) this.structuralCache = undefined;
+    else cache.push(issue);
   }
 
   private addChild(childrenByParent: Map<string, SessionEntry[]>, entry: SessionEntry): void {
@@ -196,25 +200,22 @@ export class TreeIndex {
 
   /** How many issues `getIssues` would answer, without building the list. */
   get issueCount(): number {
-    return this.duplicateIssues.length + this.structuralIssueList().length;
+    return this.duplicateIssues.length + this.structuralIssues().length;
   }
 
   /** Duplicate ids seen so far, then the current structural issues, by line. */
   getIssues(): ParseIssue[] {
-    return [...this.duplicateIssues, ...this.structuralIssueList()].sort((a, b) => a.line - b.line);
+    return [...this.duplicateIssues, ...this.structuralIssues()].sort((a, b) => a.line - b.line);
   }
 
   /**
    * Problems of the parent links as they stand now: self-parents, orphans (a parent id that is not in
    * the file, or no parent id at all) and the members of parent cycles. An orphan stops being one when
-   * its parent arrives later, so these are computed from the current state, not when entries are added.
+   * its parent arrives later, so they are the current state's: kept as entries arrive while no entry
+   * awaited as a parent does (`extendStructuralCache`), else computed again when asked. The cache
+   * itself: do not modify it.
    */
-  structuralIssues(): ParseIssue[] {
-    return this.structuralIssueList().slice();
-  }
-
-  /** The structural issues, computed when the cache was dropped (the cache itself: do not modify it). */
-  private structuralIssueList(): readonly ParseIssue[] {
+  private structuralIssues(): readonly ParseIssue[] {
     if (this.structuralCache) return this.structuralCache;
     const found: ParseIssue[] = [];
     for (let position = 0; position < this.list.length; position++) {
