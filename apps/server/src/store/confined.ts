@@ -5,7 +5,7 @@
 // README's "Safety with your files".
 // One file on purpose: every rule for touching a session file (confinement, whole lines, the quiet
 // window, read-back, rollback) is reviewed together here.
-import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsyncDirSync, READ_CHUNK_BYTES } from './files';
@@ -239,20 +239,6 @@ export function withConfinedSync<T>(file: string, use: (fd: number, stat: fs.Sta
     return use(fd, stat);
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-/** Running SHA-256 of a file's bytes, to notice a rewrite that keeps the size. */
-export class RunningHash {
-  private hash: Hash = createHash('sha256');
-
-  add(bytes: Uint8Array): void {
-    this.hash.update(bytes);
-  }
-
-  /** The hash of everything added so far, in hex (more may be added after). */
-  digest(): string {
-    return this.hash.copy().digest('hex');
   }
 }
 

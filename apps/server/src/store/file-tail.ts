@@ -4,13 +4,13 @@ import {
   piecesOfSync,
   readAtSync,
   readIntoSync,
-  RunningHash,
   sameFile,
   type ExactContent,
   type FileState,
 } from './confined';
 import { READ_CHUNK_BYTES } from './files';
 import { isArchive } from './omp-files';
+import { RunningHash } from './running-hash';
 
 /** Bytes kept from just before our read offset; if they change, the file was rewritten underneath. */
 const WINDOW_BYTES = 64;
