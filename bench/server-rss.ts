@@ -67,10 +67,15 @@ async function sample(
       child.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
     });
     const headers = { authorization: `Bearer ${url.searchParams.get('token')}` };
-    const list = (await (await fetch(`${url.origin}/api/sessions`, { headers })).json()) as {
-      sessions: Array<{ id: string }>;
-    };
-    const id = list.sessions[0]?.id as string;
+    // The server answers before its first scan of the folder is done: ask until the session is listed.
+    let id: string | undefined;
+    while (id === undefined) {
+      const list = (await (await fetch(`${url.origin}/api/sessions`, { headers })).json()) as {
+        sessions: Array<{ id: string }>;
+      };
+      id = list.sessions[0]?.id;
+      if (id === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const pid = child.pid as number;
     await new Promise((resolve) => setTimeout(resolve, BASELINE_SETTLE_MS));
     const before = vmKb(pid, 'VmRSS');

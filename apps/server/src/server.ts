@@ -24,6 +24,7 @@ import {
 import { createToken, isWellFormedToken } from './http/security';
 import { warmUp } from './http/warm-up';
 import { writeDemoSessions } from './store/demo';
+import { startHashThread } from './store/running-hash';
 import {
   ensureDirSync,
   ensurePrivateDirSync,
@@ -145,6 +146,7 @@ async function main(): Promise<void> {
     process.stderr.write(`canopy: cannot listen on ${host}:${port}: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  startHashThread();
   const address = app.server.address();
   const actualPort = address && typeof address === 'object' ? address.port : port;
   for (const { path: route, status } of await warmUp(app, token, `127.0.0.1:${actualPort}`)) {

@@ -391,12 +391,15 @@ export class OpenSession {
     for (let at = 0; at < size;) {
       const piece = readIntoSync(fd, at, buffer, Math.min(buffer.length, size - at));
       if (piece.length === 0) return; // shrank while reading: the next look sees it
-      tail.took(piece);
       // Parsed a slice per turn of the event loop: a whole piece is ~50 ms of parsing, and a
       // request served meanwhile (the page's script, its API calls) waited that long per turn.
       for (let from = 0; from < piece.length; from += PARSE_SLICE_BYTES) {
         if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        yield piece.subarray(from, from + PARSE_SLICE_BYTES);
+        const slice = piece.subarray(from, from + PARSE_SLICE_BYTES);
+        // Told to the tail slice by slice: the hash takes a slice into one slot of its thread's
+        // ring, which has hashed it long before the next slice is parsed (running-hash.ts).
+        tail.took(slice);
+        yield slice;
       }
       at += piece.length;
       progress?.advanced(at);

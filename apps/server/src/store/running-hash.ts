@@ -13,10 +13,17 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 
-/** Bytes of one shared slot: a 4 MB read piece goes in as four. */
-const SLOT_BYTES = 1 << 20;
-/** Slots in the ring: the thread hashes a slot in under a millisecond, the server parses it in ~10. */
-const SLOT_COUNT = 8;
+/**
+ * Bytes of one shared slot: a slice of a whole read (open-session.ts parses a read piece in slices
+ * of 512 KB and tells the tail each one as it goes), so a slice fills one slot.
+ */
+const SLOT_BYTES = 512 << 10;
+/**
+ * Slots in the ring. The thread hashes a slot in well under a millisecond and the server parses a
+ * slice in several, so each slice finds a free slot; a larger add (an archive, a re-read to compare)
+ * waits for slots and goes at the thread's pace. 2 MB of shared memory for the process.
+ */
+const SLOT_COUNT = 4;
 /** How long the server waits for the thread before it takes it as stopped. */
 const THREAD_TIMEOUT_MS = 60_000;
 
@@ -71,6 +78,14 @@ class HashThread {
   constructor() {
     this.worker = new Worker(THREAD_SOURCE, {
       eval: true,
+      // It allocates next to nothing (the bytes are in the shared slots): a small heap keeps the
+      // thread's memory to about 8 MB.
+      resourceLimits: {
+        maxYoungGenerationSizeMb: 1,
+        maxOldGenerationSizeMb: 8,
+        codeRangeSizeMb: 4,
+        stackSizeMb: 1,
+      },
       workerData: { control: this.control.buffer, slots: this.slots.buffer, digest: this.digestBytes.buffer },
     });
     // The thread never keeps the server running, and a failure of it is a lost hash, not a crash.
@@ -155,6 +170,14 @@ function hashThread(): HashThread | undefined {
     }
   }
   return thread;
+}
+
+/**
+ * Starts the hashing thread with the server: it serves every session the process opens, so its
+ * memory (the thread's heap and the slots, about 10 MB) is the process's, not a session's.
+ */
+export function startHashThread(): void {
+  hashThread();
 }
 
 /** What a hash whose thread stopped answers: no SHA-256 is 64 characters of "x". */
