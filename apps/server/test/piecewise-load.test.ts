@@ -12,6 +12,7 @@ import {
   REAL_CLOCK,
   type OpenSessionOptions,
 } from '../src/store/open-session';
+import { hashThreadForTests } from '../src/store/running-hash';
 import { StateStore } from '../src/store/state';
 import { treeNodesOf } from '../src/store/tree-model';
 
@@ -226,6 +227,7 @@ describe('an open session reads its file in pieces', () => {
     expect(text.length).toBeGreaterThan(3 * PARSE_SLICE_BYTES);
     const file = fileWith(text);
     const { session } = sessionOf(file);
+    const hashedBefore = hashThreadForTests.hashedBytes();
     const opened = session.open();
     // Each turn of the event loop during the read: how many nodes the read had received by then.
     const seen: number[] = [];
@@ -240,6 +242,11 @@ describe('an open session reads its file in pieces', () => {
     const total = wholeRead(text).nodes.length;
     expect(seen.filter((count) => count > 0 && count < total).length).toBeGreaterThanOrEqual(3);
     expect(readOf(session)).toEqual(wholeRead(text));
+    // Told to the tail slice by slice, the file was hashed by the hashing thread, every byte of it.
+    expect(hashThreadForTests.hashedBytes() - hashedBefore).toBe(Buffer.byteLength(text));
+    expect((session as unknown as { tail: { contentHash: string } }).tail.contentHash).toBe(
+      sha256(fs.readFileSync(file)),
+    );
   });
 
   it('a file rewritten in place while it is being read is read again: the open session equals the file on disk', async () => {
