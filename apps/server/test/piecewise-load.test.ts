@@ -6,12 +6,8 @@ import type { ServerEvent } from '@canopy/protocol';
 import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NewFileStorageProvider } from '../src/store/file-storage';
-import {
-  OpenSession,
-  PARSE_SLICE_BYTES,
-  REAL_CLOCK,
-  type OpenSessionOptions,
-} from '../src/store/open-session';
+import { PARSE_SLICE_BYTES } from '../src/store/files';
+import { OpenSession, REAL_CLOCK, type OpenSessionOptions } from '../src/store/open-session';
 import { hashThreadForTests } from '../src/store/running-hash';
 import { StateStore } from '../src/store/state';
 import { treeNodesOf } from '../src/store/tree-model';

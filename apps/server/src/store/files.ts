@@ -183,6 +183,14 @@ export async function readWhole(file: string): Promise<Buffer> {
  */
 export const READ_CHUNK_BYTES = 4 << 20;
 
+/**
+ * Bytes of a whole read parsed per turn of the event loop (~5–10 ms of parsing): the requests that
+ * come in meanwhile (the page's script, its API calls, another session's snapshot) are served
+ * between two slices instead of after a whole piece. Each slice is also what the running hash takes
+ * at once (running-hash.ts: one slot of its ring).
+ */
+export const PARSE_SLICE_BYTES = 512 << 10;
+
 /** The file from `start` to its end (as it is while reading), in fresh buffers of at most `chunkBytes`. */
 export async function* readChunks(
   file: string,

@@ -34,20 +34,13 @@ import {
 } from './file-errors';
 import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
 import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
-import { READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
+import { PARSE_SLICE_BYTES, READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
 import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { LoadProgress } from './load-progress';
 import { TreeModel, type TreeDelta } from './tree-model';
 import type { StateStore } from './state';
-
-/**
- * Bytes of a whole read parsed per turn of the event loop (~5–10 ms of parsing): the requests that
- * come in meanwhile (the page's script, its API calls, another session's snapshot) are served
- * between two slices instead of after a whole piece.
- */
-export const PARSE_SLICE_BYTES = 512 << 10;
 
 /** Reloads one poll may do in a row before it leaves a file still being rewritten to the next poll. */
 const MAX_RELOADS_PER_POLL = 3;
@@ -368,9 +361,9 @@ export class OpenSession {
   }
 
   /**
-   * The file's `size` bytes in pieces, each told to `tail` as it is read. Every piece is read into
-   * the same buffer, so a piece is valid only until the next is asked for: the parser copies what it
-   * keeps (a cut-off line), the tail copies its window and title line, the hash takes the bytes at once.
+   * The file's `size` bytes in pieces, each parsed and told to `tail` a slice at a time. Every piece is
+   * read into the same buffer, so a piece is valid only until the next is asked for: the parser copies
+   * what it keeps (a cut-off line), the tail copies its window and title line, the hash takes the bytes at once.
    * Between two pieces the read lets the event loop run, so that a snapshot streaming the nodes
    * received so far (`progress`) gets them onto its socket while the rest is read.
    */

@@ -12,12 +12,13 @@
 // rewritten and reads it again (with a hash made here).
 import { createHash, type Hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
+import { PARSE_SLICE_BYTES } from './files';
 
 /**
- * Bytes of one shared slot: a slice of a whole read (open-session.ts parses a read piece in slices
- * of 512 KB and tells the tail each one as it goes), so a slice fills one slot.
+ * Bytes of one shared slot: a slice of a whole read (open-session.ts parses a read piece a slice at
+ * a time and tells the tail each one as it goes), so a slice fills one slot.
  */
-const SLOT_BYTES = 512 << 10;
+const SLOT_BYTES = PARSE_SLICE_BYTES;
 /**
  * Slots in the ring. The thread hashes a slot in well under a millisecond and the server parses a
  * slice in several, so each slice finds a free slot; a larger add (an archive, a re-read to compare)
