@@ -1,6 +1,6 @@
 import { encodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/protocol';
 import { computeRows, searchMaskColumns } from '@canopy/session-core';
-import { readCountedChain } from '@canopy/session-core/testing';
+import { idIndexWork, readCountedChain } from '@canopy/session-core/testing';
 import { describe, expect, it } from 'vitest';
 import { applyServerEvent, emptyLiveState, type Applied, type LiveInput, type LiveState } from './live';
 import { selectedIdOf } from './selectors';
@@ -358,6 +358,23 @@ describe('applyServerEvent: reloads and the session list', () => {
     });
     expect(applied.state.snapshot).toBeNull();
     expect(rowIds(applied.state)).toEqual([]);
+  });
+
+  it('makes room up front for the nodes of a session the server is still reading, from its listed entry count', () => {
+    const count = 5000;
+    const nodes = Array.from({ length: count }, (_, i) =>
+      node(`n${i}`, i === 0 ? null : `n${i - 1}`, 'message', 'user', `row ${i}`),
+    );
+    // No nodeCount: the server has not finished its first read; the listing counted the entries.
+    const started = inputOf({ kind: 'head', head: head({ session: listItem('s1', { entryCount: count }) }) });
+    let state = applyServerEvent(emptyLiveState(), started).state;
+    // Room is made once, with the head (the table made to size); no node makes it again.
+    const before = idIndexWork.rehashes;
+    for (let at = 0; at < count; at += 700)
+      state = applyServerEvent(state, inputOf({ kind: 'nodes', nodes: nodes.slice(at, at + 700) })).state;
+    expect(state.selector?.tree.size).toBe(count);
+    expect(state.selector?.tree.indexOf(`n${count - 1}`)).toBe(count - 1);
+    expect(idIndexWork.rehashes).toBe(before);
   });
 
   it('shows the first rows before the leaf is known, then takes the closing line: changed rows, the leaf selected and revealed, the head', () => {

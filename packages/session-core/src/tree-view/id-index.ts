@@ -14,6 +14,9 @@ function hashOf(id: string): number {
 
 const MIN_SLOTS = 1024;
 
+/** Internal, for tests: how many times a table was made anew with every id placed again. */
+export const idIndexWork = { rehashes: 0 };
+
 /**
  * Ids in insertion order, each at its position (0, 1, 2, …), found by id. Insert-only. The ids
  * themselves stay where the owner keeps them (`idAt`): a second array of them would be one more
@@ -87,6 +90,7 @@ export class IdIndex {
 
   /** A table with more than twice `count` slots, every id placed again from its kept hash. */
   private rehash(count: number): void {
+    idIndexWork.rehashes++;
     let length = this.slots.length;
     while (count * 2 >= length) length *= 2;
     const slots = new Int32Array(length);
