@@ -174,6 +174,23 @@ describe('applyServerEvent: the streamed snapshot', () => {
     expect(stream(true)).toEqual({ rows: needles, reads: 40 - 16 + 1 });
   });
 
+  it('makes room up front for the nodes of a session the server is still reading, from its listed entry count', () => {
+    const count = 5000;
+    const nodes = Array.from({ length: count }, (_, i) =>
+      node(`n${i}`, i === 0 ? null : `n${i - 1}`, 'message', 'user', `row ${i}`),
+    );
+    // No nodeCount: the server has not finished its first read; the listing counted the entries.
+    const started = inputOf({ kind: 'head', head: head({ session: listItem('s1', { entryCount: count }) }) });
+    let state = applyServerEvent(emptyLiveState(), started).state;
+    // Room is made once, with the head (the table made to size); no node makes it again.
+    const before = idIndexWork.rehashes;
+    for (let at = 0; at < count; at += 700)
+      state = applyServerEvent(state, inputOf({ kind: 'nodes', nodes: nodes.slice(at, at + 700) })).state;
+    expect(state.selector?.tree.size).toBe(count);
+    expect(state.selector?.tree.indexOf(`n${count - 1}`)).toBe(count - 1);
+    expect(idIndexWork.rehashes).toBe(before);
+  });
+
   it('ignores nodes of a snapshot for another session than the one opened last', () => {
     const state = opened();
     const after = applyServerEvent(state, { type: 'snapshot_nodes', sessionId: 'other', nodes: [] });
@@ -358,23 +375,6 @@ describe('applyServerEvent: reloads and the session list', () => {
     });
     expect(applied.state.snapshot).toBeNull();
     expect(rowIds(applied.state)).toEqual([]);
-  });
-
-  it('makes room up front for the nodes of a session the server is still reading, from its listed entry count', () => {
-    const count = 5000;
-    const nodes = Array.from({ length: count }, (_, i) =>
-      node(`n${i}`, i === 0 ? null : `n${i - 1}`, 'message', 'user', `row ${i}`),
-    );
-    // No nodeCount: the server has not finished its first read; the listing counted the entries.
-    const started = inputOf({ kind: 'head', head: head({ session: listItem('s1', { entryCount: count }) }) });
-    let state = applyServerEvent(emptyLiveState(), started).state;
-    // Room is made once, with the head (the table made to size); no node makes it again.
-    const before = idIndexWork.rehashes;
-    for (let at = 0; at < count; at += 700)
-      state = applyServerEvent(state, inputOf({ kind: 'nodes', nodes: nodes.slice(at, at + 700) })).state;
-    expect(state.selector?.tree.size).toBe(count);
-    expect(state.selector?.tree.indexOf(`n${count - 1}`)).toBe(count - 1);
-    expect(idIndexWork.rehashes).toBe(before);
   });
 
   it('shows the first rows before the leaf is known, then takes the closing line: changed rows, the leaf selected and revealed, the head', () => {

@@ -5,9 +5,10 @@
 import type { SessionEntry } from '../types';
 import { testUsage } from '../../test/messages';
 import { computeRows, type ComputeRowsOptions } from './flatten';
-export { idIndexWork } from './id-index';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
+
+export { idIndexWork } from './id-index';
 
 type Fields = Record<string, unknown>;
 
