@@ -82,20 +82,27 @@ export async function listedSessionId(canopy: RunningCanopy): Promise<string> {
 }
 
 /** Collects long tasks (over 50 ms) from the first script on; the benchmark reads and resets them. */
-const LONG_TASK_SCRIPT = `
+/** Collects the page's long tasks from its start (`page.addInitScript`); read with takeLongTaskList. */
+export const LONG_TASK_SCRIPT = `
   window.__longTasks = [];
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
   }).observe({ type: 'longtask', buffered: true });
 `;
 
-async function takeLongTasks(page: Page): Promise<number> {
-  const tasks = await page.evaluate(() => {
+/** The durations (ms) of the long tasks since the last take, and forgets them. */
+export async function takeLongTaskList(page: Page): Promise<number[]> {
+  return page.evaluate(() => {
     const w = window as unknown as { __longTasks: number[] };
     const taken = w.__longTasks;
     w.__longTasks = [];
     return taken;
   });
+}
+
+/** The longest task since the last take (0 for none), and forgets them. */
+async function takeLongTasks(page: Page): Promise<number> {
+  const tasks = await takeLongTaskList(page);
   return tasks.length === 0 ? 0 : Math.max(...tasks);
 }
 
@@ -172,7 +179,8 @@ async function attempt(name: string, step: () => Promise<number>): Promise<numbe
   }
 }
 
-const rowSelector = '[data-testid="tree.outline"] [data-testid="tree.node"]';
+/** An outline row: the first one on screen is "interactive". */
+export const rowSelector = '[data-testid="tree.outline"] [data-testid="tree.node"]';
 /** The first rows show before the last part of a large snapshot; the tree area is busy until then. */
 const loadedSelector = '[data-testid="tree.area"][aria-busy="false"]';
 

@@ -2,7 +2,8 @@
 // synthetic session, Debian's Chromium, a fresh server per run, `goto` until every node is in. Reads
 // each thread's CPU time from /proc before and after the open (the server's threads by name and id,
 // Chromium's by process type and thread name) and prints, per run, the first rows, every node in,
-// the page's longest tasks while opening and the threads that used at least 50 ms; then the sums.
+// the page's longest tasks while opening, the CPU of every thread in all, and the threads that used
+// at least 50 ms.
 // On two cores, a sum near twice the wall means the machine was saturated: moving work to another
 // thread cannot shorten that open, only less work can (bench/README.md, the round of stop 35).
 //
@@ -13,7 +14,14 @@
 import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { cleanup, startCanopy } from '../e2e/support/server';
-import { launchBrowser, listedSessionId, loaded } from './browser';
+import {
+  launchBrowser,
+  listedSessionId,
+  loaded,
+  LONG_TASK_SCRIPT,
+  rowSelector,
+  takeLongTaskList,
+} from './browser';
 import { sessionFile, SIZES } from './sessions';
 
 const args = process.argv.slice(2);
@@ -28,13 +36,6 @@ const runs = Number(option('--runs') ?? 1);
 const MS_PER_TICK = 10;
 /** Threads that used less than this are left out of a run's list. */
 const MIN_MS = 50;
-
-const LONG_TASK_SCRIPT = `
-  window.__openLongTasks = [];
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) window.__openLongTasks.push(Math.round(entry.duration));
-  }).observe({ type: 'longtask', buffered: true });
-`;
 
 function readOr(path: string): string {
   try {
@@ -108,14 +109,12 @@ async function oneOpen(file: string): Promise<Run> {
     const before = threadTimes(serverPid);
     const start = performance.now();
     await page.goto(`${canopy.url}&session=${encodeURIComponent(id)}`);
-    await page.waitForSelector('[data-testid="tree.outline"] [data-testid="tree.node"]', {
-      timeout: 600_000,
-    });
+    await page.waitForSelector(rowSelector, { timeout: 600_000 });
     const firstRows = performance.now() - start;
     await loaded(page);
     const everyNode = performance.now() - start;
     const after = threadTimes(serverPid);
-    const longTasks = (await page.evaluate('window.__openLongTasks')) as number[];
+    const longTasks = await takeLongTaskList(page);
     const threads = new Map<string, number>();
     for (const [key, ms] of after) threads.set(key, ms - (before.get(key) ?? 0));
     return { firstRows, everyNode, longTasks: longTasks.sort((a, b) => b - a), threads };
