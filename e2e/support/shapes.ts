@@ -28,9 +28,12 @@ export function namedByFirstMessage(firstMessage: string): { text: string; leafI
  * A small branched session: a root question, two answers to it (A then B, the leaf on B's
  * follow-up). `ids` names every entry.
  */
-export function smallBranched(): { text: string; ids: Record<string, string> } {
+export function smallBranched(firstMessage = 'Start the task'): {
+  text: string;
+  ids: Record<string, string>;
+} {
   const manager = SessionManager.inMemory(CWD);
-  const root = ask(manager, 'Start the task');
+  const root = ask(manager, firstMessage);
   const answer = reply(manager, 'Which approach?');
   const tryA = ask(manager, 'Try approach A');
   const doneA = reply(manager, 'Approach A works partly');

@@ -131,3 +131,30 @@ test('one message at a time, in the top bar: toasts never pile up or cover the o
   await expect(app.toasts).toHaveText(['Label set: checkpoint']);
   expect(await covers()).toBe(false);
 });
+
+test.describe('under a long session title', () => {
+  // An unnamed session is titled by its first message, often a whole paragraph.
+  const longTitled = smallBranched(
+    'Refactor the session loader so that it streams the file in pieces, keeps only the index of ' +
+      'every entry, reads an entry back by its offset when the detail panel asks for it, and ' +
+      'never holds the whole file as one string, then measure it on the largest sessions we have',
+  );
+  test.use({
+    viewport: { width: 1280, height: 720 },
+    generatedSessions: { 'long-title.jsonl': () => longTitled.text },
+  });
+
+  test('a message in the top bar is shown whole; the title gives up the room', async ({ app, page }) => {
+    await app.openSession('long-title.jsonl');
+    await app.row(longTitled.ids.doneA!).click();
+    await app.focusTree();
+    await page.keyboard.press('Enter');
+    await expect(app.toasts).toHaveText(['Navigated to selected point']);
+    // Not cut short: the text fits its box (before, the long title squeezed it to "Naviga…").
+    const cut = await app.toasts.first().evaluate((toast) => toast.scrollWidth > toast.clientWidth);
+    expect(cut).toBe(false);
+    // The title keeps what is left, cut with an ellipsis, still readable.
+    const title = (await page.getByTestId('session.title').boundingBox())!;
+    expect(title.width).toBeGreaterThan(200);
+  });
+});
