@@ -33,6 +33,16 @@ test('rows show while the server still reads the session; the leaf is selected o
   );
   await page.getByTestId('composer.input').fill('not yet');
   await expect(page.getByTestId('composer.send')).toBeDisabled();
+  // The server answers an entry once it has read the file: meanwhile the detail panel shows the
+  // row's text and says when the rest comes, instead of an endless "Loading…".
+  const row = app.rows.first();
+  const rowText = (await row.locator('.row-text').textContent())!;
+  expect(rowText).toMatch(/^(user|assistant): \S/);
+  await row.click();
+  const waiting = page.getByTestId('detail.waiting');
+  await expect(waiting).toContainText(rowText);
+  await expect(waiting).toContainText('The whole entry is shown once the session has loaded');
+  await expect(page.getByTestId('detail.content')).toHaveCount(0);
   writeFileSync(gate, '');
   await expect(page.getByTestId('tree.area')).toHaveAttribute('aria-busy', 'false', { timeout: 30_000 });
   await expect(page.getByTestId('tree.loading-progress')).toHaveCount(0);
@@ -40,6 +50,8 @@ test('rows show while the server still reads the session; the leaf is selected o
   await expect(app.selectedRow()).toHaveAttribute('data-entry-id', large.leafId);
   await expect(page.getByTestId('composer.leaf')).toHaveText(`Appends under the leaf ${large.leafId}`);
   await expect(page.getByTestId('composer.send')).toBeEnabled();
+  await expect(waiting).toHaveCount(0);
+  await expect(page.getByTestId('detail.content')).toBeVisible();
   await expect(page.getByTestId('tree.status')).toContainText(
     `${large.entries.toLocaleString('en-US')} entries`,
   );

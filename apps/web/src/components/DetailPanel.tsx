@@ -179,6 +179,9 @@ export function DetailPanel() {
   const treeVersion = useApp(treeVersionOf);
   const leafId = useApp(leafIdOf);
   const busy = useApp((s) => s.busy);
+  // A server still reading the session answers an entry once it has read the whole file (an
+  // entry's children and label may come later in it): meanwhile the row's own text stands in.
+  const streaming = useApp((s) => s.snapshot !== null);
   const { detail, error } = useEntryDetail(session && entry ? entry.id : null, treeVersion);
   const [showContext, setShowContext] = useState(false);
 
@@ -283,7 +286,13 @@ export function DetailPanel() {
           </button>
         </div>
         {error && <div className="notice error">{error}</div>}
-        {!detail && !error && <div className="help">Loading…</div>}
+        {!detail && !error && !streaming && <div className="help">Loading…</div>}
+        {!detail && !error && streaming && (
+          <div data-testid="detail.waiting">
+            {entry.text && <p className="detail-preview">{entry.text}</p>}
+            <div className="help">The whole entry is shown once the session has loaded…</div>
+          </div>
+        )}
         {detail && (
           <div data-testid="detail.content">
             <EntrySessionContext.Provider value={session.id}>
