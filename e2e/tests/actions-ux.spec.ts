@@ -145,6 +145,8 @@ test.describe('under a long session title', () => {
   });
 
   test('a message in the top bar is shown whole; the title gives up the room', async ({ app, page }) => {
+    // (One session: the list's search says so in the singular.)
+    await expect(app.sessionSearch).toHaveAttribute('placeholder', 'Search 1 session…');
     await app.openSession('long-title.jsonl');
     await app.row(longTitled.ids.doneA!).click();
     await app.focusTree();

@@ -11,6 +11,7 @@ test('the printed URL opens the app and lists every session with its title, cwd,
   app,
 }) => {
   await expect(app.page.getByTestId('session.item')).toHaveCount(3);
+  await expect(app.sessionSearch).toHaveAttribute('placeholder', 'Search 3 sessions…');
   const seed = app.sessionItem('seed-example.jsonl');
   await expect(seed.locator('.s-title')).toHaveText('Start task');
   await expect(seed.locator('.s-cwd')).toHaveText('/home/dev/projects/demo');

@@ -51,7 +51,7 @@ export function SessionBrowser() {
         <input
           type="search"
           data-testid="session.search"
-          placeholder={`Search ${sessions.length} sessions…`}
+          placeholder={`Search ${countOf(sessions.length, 'session')}…`}
           aria-label="Search sessions"
           value={query}
           onChange={(e) => store.getState().setSessionQuery(e.target.value)}
