@@ -14,6 +14,8 @@ test.use({
   sessionFiles: [],
   generatedSessions: { 'large.jsonl': () => large.text },
   serverEnv: { CANOPY_TEST_HOLD_LOAD: gate, CANOPY_TEST_PIECE_BYTES: '65536' },
+  // Narrow enough that the status bar is full while the load runs.
+  viewport: { width: 1024, height: 720 },
 });
 
 test('rows show while the server still reads the session; the leaf is selected once it has read it all', async ({
@@ -25,6 +27,10 @@ test('rows show while the server still reads the session; the leaf is selected o
   await expect(app.rows.first()).toBeVisible();
   await expect(page.getByTestId('tree.area')).toHaveAttribute('aria-busy', 'true');
   await expect(page.getByTestId('tree.loading-progress')).toContainText('% of the file read');
+  // The status bar is full: the key hints give way inside it (an ellipsis), not past its edge.
+  const bar = (await page.getByTestId('tree.status').boundingBox())!;
+  const keys = (await page.getByTestId('tree.keys').boundingBox())!;
+  expect(keys.x + keys.width).toBeLessThanOrEqual(bar.x + bar.width);
   // Held after the first piece: the last entries (the leaf among them) have not been read.
   await expect(app.row(large.leafId)).toHaveCount(0);
   // Nothing can be appended under a leaf the page does not know yet.

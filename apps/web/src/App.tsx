@@ -64,7 +64,7 @@ function StatusBar() {
         </span>
       )}
       {needsMigration && <span>legacy format: the first write migrates it (with a backup)</span>}
-      <span className="help">
+      <span className="help keys-hint" data-testid="tree.keys">
         <kbd>↑↓</kbd> move <kbd>←→</kbd> page <kbd>Enter</kbd> jump <kbd>Shift+L</kbd> label <kbd>Ctrl+O</kbd>{' '}
         filter · type to search
       </span>
