@@ -53,4 +53,9 @@ test('a 20,000-entry session opens with only the rows on screen in the DOM, and 
   ).length;
   expect(matches).toBe(expected);
   await bounded();
+
+  // Thousands of matches are counted as the status bar counts entries (with separators).
+  await app.search.fill('request');
+  await expect(app.searchCount).toHaveText(/^\d{1,3}(,\d{3})+ matches$/);
+  await bounded();
 });

@@ -1,6 +1,7 @@
 // Filter modes, search with match stepping, view switch and the /branch and /fork actions.
 
 import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
+import { countOf } from '../lib/format';
 import { keyCommand } from '../lib/keymap';
 import { useApp, useAppStore } from '../store/context';
 import { selectedIdOf, type ViewMode } from '../store/appStore';
@@ -95,7 +96,7 @@ export function TreeToolbar() {
         />
         {query && (
           <span className="search-count" data-testid="search.count">
-            {count} {count === 1 ? 'match' : 'matches'}
+            {countOf(count, 'match', 'matches')}
           </span>
         )}
         <button
