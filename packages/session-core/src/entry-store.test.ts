@@ -91,6 +91,25 @@ describe("retain 'index'", () => {
     expect(reader.reads).toBe(1);
   });
 
+  it("answers the children's shapes (type, id, parent, timestamp) without reading any back", () => {
+    const reader = bytesReader(TEXT);
+    const session = SessionManager.fromJsonl(TEXT, { retain: 'index', readRange: reader });
+    const all = SessionManager.fromJsonl(TEXT);
+    for (const parentId of [null, 'a', 'b', 'l', 'c']) {
+      const shapes = session.getChildShapes(parentId);
+      expect(shapes).toStrictEqual(
+        all.getChildren(parentId).map(({ type, id, parentId: parent, timestamp }) => ({
+          type,
+          id,
+          parentId: parent,
+          timestamp,
+        })),
+      );
+    }
+    expect(session.getChildShapes('b')).toHaveLength(1);
+    expect(reader.reads).toBe(0);
+  });
+
   it('evicts the least recently read entry beyond its cache size', () => {
     const reader = bytesReader(TEXT);
     const session = SessionManager.fromJsonl(TEXT, { retain: 'index', readRange: reader, entryCacheSize: 2 });

@@ -23,6 +23,7 @@ import type {
   CustomEntry,
   CustomMessageEntry,
   Dialect,
+  EntryBase,
   FileLine,
   LabelEntry,
   MessageEntry,
@@ -39,6 +40,9 @@ import type {
   TtsrInjectionEntry,
   UserContentBlock,
 } from './types';
+
+/** What the tree's shape needs of an entry (SessionManager.getChildShapes): no content. */
+export type EntryShape = Pick<EntryBase, 'type' | 'id' | 'parentId' | 'timestamp'>;
 
 export interface SessionManagerOptions {
   /** Where appends go. Without one the session lives in memory only. */
@@ -455,6 +459,21 @@ export class SessionManager {
   /** Entries whose parentId is `parentId`, in insertion order (not sorted by time). */
   getChildren(parentId: string | null): SessionEntry[] {
     return this.fullEntries(this.index.getChildren(parentId), true);
+  }
+
+  /**
+   * The shape of `getChildren(parentId)`: each child's type, id, parentId and timestamp, in the
+   * same order, from the index alone. With `retain: 'index'` getChildren reads every child back
+   * from the file; a walk over the tree's shape (the order of a selection, a detail's child ids)
+   * must not read a 1 GB file back for it.
+   */
+  getChildShapes(parentId: string | null): EntryShape[] {
+    return this.index.getChildren(parentId).map(({ type, id, parentId: parent, timestamp }) => ({
+      type,
+      id,
+      parentId: parent,
+      timestamp,
+    }));
   }
 
   getLabel(id: string): string | undefined {

@@ -80,9 +80,10 @@ export class SessionReads {
     const sm = session.sm;
     const entry = sm.getEntry(entryId);
     if (!entry) throw new AppError('ENTRY_NOT_FOUND', `No entry ${entryId} in this session.`);
-    const children = [...sm.getChildren(entryId)].sort(
-      (a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp),
-    );
+    // The children's shapes only: their content is not shown, and reading each back is O(children).
+    const children = sm
+      .getChildShapes(entryId)
+      .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
     const detail: EntryDetail = {
       entry: entry as unknown as Record<string, unknown>,
       childIds: children.map((child) => child.id),
