@@ -21,21 +21,21 @@ type RefLlmMessages = Parameters<typeof reference.serializeConversation>[0];
 
 const FIXTURES = [...REFERENCE_WRITTEN, ...LEGACY];
 
-/** Read-only tree over entries with the reference's getBranch walk (no cycles in these inputs). */
-function treeOf(entries: readonly SessionEntry[]): NavigationTree {
+/** A read-only tree over entries with the reference's getBranch walk (no cycles in these inputs). */
+function treeOf(entries: readonly SessionEntry[]): NavigationTree & {
+  getBranch(id: string): SessionEntry[];
+} {
   const byId = new Map(entries.map((e) => [e.id, e] as const));
-  return {
-    getEntry: (id) => byId.get(id),
-    getBranch: (id) => {
-      const path: SessionEntry[] = [];
-      let current = id ? byId.get(id) : undefined;
-      while (current) {
-        path.push(current);
-        current = current.parentId ? byId.get(current.parentId) : undefined;
-      }
-      return path.reverse();
-    },
+  const getBranch = (id: string | null | undefined) => {
+    const path: SessionEntry[] = [];
+    let current = id ? byId.get(id) : undefined;
+    while (current) {
+      path.push(current);
+      current = current.parentId ? byId.get(current.parentId) : undefined;
+    }
+    return path.reverse();
   };
+  return { getEntry: (id) => byId.get(id), getBranch, getBranchShapes: getBranch };
 }
 
 function pathOf(entries: readonly SessionEntry[], leafId: string): SessionEntry[] {

@@ -7,6 +7,7 @@ import { readFixtureCopy, removeFixtureCopies } from '../test/fixtures';
 import { assistantMsg, userMsg } from '../test/messages';
 import { bytesReader, loadIn } from '../test/retention';
 import { EntryReadError } from './entry-store';
+import { collectEntriesForBranchSummary } from './navigation';
 import { SessionLineParser, utf8Decoder, utf8Encode } from './parse';
 import { SessionManager } from './session-manager';
 import { MemoryStorage, MemoryStorageProvider } from './storage';
@@ -65,6 +66,8 @@ function observe(session: SessionManager) {
       label: session.getLabel(id),
       branch: session.getBranch(id),
       children: session.getChildren(id),
+      childShapes: session.getChildShapes(id),
+      branchShapes: session.getBranchShapes(id),
     })),
   };
 }
@@ -108,6 +111,31 @@ describe("retain 'index'", () => {
     }
     expect(session.getChildShapes('b')).toHaveLength(1);
     expect(reader.reads).toBe(0);
+  });
+
+  it("finds a navigation's abandoned entries reading back only those, not both paths from the root", () => {
+    // A 2,000-entry trunk, then a side branch of three off its end; the leaf at the side's tip.
+    const writer = SessionManager.inMemory('/w');
+    const trunk: string[] = [];
+    for (let i = 0; i < 1_000; i++) {
+      trunk.push(writer.appendMessage(userMsg(`question ${i}`)));
+      trunk.push(writer.appendMessage(assistantMsg(`answer ${i}`)));
+    }
+    writer.branch(trunk[1_990]!);
+    const side = [0, 1, 2].map((i) => writer.appendMessage(userMsg(`side ${i}`)));
+    const bytes = utf8Encode(writer.toJsonl());
+    const reader = bytesReader(bytes);
+    const session = SessionManager.fromJsonl(bytes, { retain: 'index', readRange: reader });
+    expect(session.getBranchShapes(side[2]).map((shape) => shape.id)).toEqual([
+      ...trunk.slice(0, 1_991),
+      ...side,
+    ]);
+    expect(reader.reads).toBe(0);
+    const { entries, commonAncestorId } = collectEntriesForBranchSummary(session, side[2]!, trunk[1_999]!);
+    expect(commonAncestorId).toBe(trunk[1_990]);
+    expect(entries.map((entry) => entry.id)).toEqual(side);
+    // Before: both paths from the root were read back, about 4,000 entries.
+    expect(reader.reads).toBe(side.length);
   });
 
   it('evicts the least recently read entry beyond its cache size', () => {

@@ -31,7 +31,7 @@ function treeOf(entries: SessionEntry[]): NavigationTree {
   const byId = new Map(entries.map((e) => [e.id, e] as const));
   return {
     getEntry: (id) => byId.get(id),
-    getBranch: (id) => {
+    getBranchShapes: (id) => {
       const path: SessionEntry[] = [];
       const seen = new Set<string>();
       let current = id ? byId.get(id) : undefined;

@@ -6,8 +6,11 @@ import type { SessionEntry } from './types';
 
 /** The read access navigation needs; SessionManager satisfies it. */
 export interface NavigationTree {
-  /** Root-first path ending at `id` (or at the leaf when omitted). */
-  getBranch(id?: string | null): SessionEntry[];
+  /**
+   * Root-first path ending at `id` (or at the leaf when omitted); only the ids are read, so a
+   * session keeping only its index answers it without reading the paths back from its file.
+   */
+  getBranchShapes(id?: string | null): readonly Pick<SessionEntry, 'id'>[];
   getEntry(id: string): SessionEntry | undefined;
 }
 
@@ -32,11 +35,11 @@ export function collectEntriesForBranchSummary(
   if (!oldLeafId) return { entries: [], commonAncestorId: null };
 
   const oldPath = new Set<string>();
-  for (const entry of tree.getBranch(oldLeafId)) oldPath.add(entry.id);
-  const targetPath = tree.getBranch(targetId);
+  for (const entry of tree.getBranchShapes(oldLeafId)) oldPath.add(entry.id);
+  const targetPath = tree.getBranchShapes(targetId);
   let commonAncestorId: string | null = null;
   for (let i = targetPath.length - 1; i >= 0; i--) {
-    const id = (targetPath[i] as SessionEntry).id;
+    const id = (targetPath[i] as Pick<SessionEntry, 'id'>).id;
     if (oldPath.has(id)) {
       commonAncestorId = id;
       break;
@@ -46,7 +49,7 @@ export function collectEntriesForBranchSummary(
   const entries: SessionEntry[] = [];
   const seen = new Set<string>();
   let current: string | null = oldLeafId;
-  // `seen` guards a parent cycle that getBranch cut short and the ancestor is not on.
+  // `seen` guards a parent cycle that getBranchShapes cut short and the ancestor is not on.
   while (current && current !== commonAncestorId && !seen.has(current)) {
     seen.add(current);
     const entry = tree.getEntry(current);

@@ -44,6 +44,11 @@ import type {
 /** What the tree's shape needs of an entry (SessionManager.getChildShapes): no content. */
 export type EntryShape = Pick<EntryBase, 'type' | 'id' | 'parentId' | 'timestamp'>;
 
+/** The shape of an indexed entry, whole or a stub: a fresh object, so no caller holds the index's. */
+function shapeOf({ type, id, parentId, timestamp }: EntryShape): EntryShape {
+  return { type, id, parentId, timestamp };
+}
+
 export interface SessionManagerOptions {
   /** Where appends go. Without one the session lives in memory only. */
   storage?: SessionStorage;
@@ -468,12 +473,7 @@ export class SessionManager {
    * must not read a 1 GB file back for it.
    */
   getChildShapes(parentId: string | null): EntryShape[] {
-    return this.index.getChildren(parentId).map(({ type, id, parentId: parent, timestamp }) => ({
-      type,
-      id,
-      parentId: parent,
-      timestamp,
-    }));
+    return this.index.getChildren(parentId).map(shapeOf);
   }
 
   getLabel(id: string): string | undefined {
@@ -483,6 +483,15 @@ export class SessionManager {
   /** The path root → `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
   getBranch(fromId?: string): SessionEntry[] {
     return this.fullEntries(this.index.getBranch(fromId ?? this.leafId), true);
+  }
+
+  /**
+   * The shape of `getBranch(fromId)`, from the index alone: what a navigation needs to find the
+   * common ancestor of two paths, which in a deep session are tens of thousands of entries long
+   * (getBranch reads each back from the file with `retain: 'index'`).
+   */
+  getBranchShapes(fromId?: string | null): EntryShape[] {
+    return this.index.getBranch(fromId ?? this.leafId).map(shapeOf);
   }
 
   /** The forest of all entries. With `retain: 'index'` this reads every entry back: O(file). */
