@@ -41,18 +41,22 @@ describe('navigateTree', () => {
     expect(fs.readFileSync(env.file(SEED), 'utf8')).toBe(before);
   });
 
-  it('a plain jump reads no path of the tree; one that asks for a summary reads the abandoned path', async () => {
+  it('a plain jump walks no path of the tree; one that asks for a summary walks the paths by their shapes', async () => {
     env = await setup([SEED]);
     const getBranch = vi.spyOn(SessionManager.prototype, 'getBranch');
+    const getBranchShapes = vi.spyOn(SessionManager.prototype, 'getBranchShapes');
     try {
       const plain = await navigate({ targetId: SEED_IDS.bResult });
       expect(plain.json()).toMatchObject({ cancelled: false, newLeafId: SEED_IDS.bResult });
-      expect(getBranch).not.toHaveBeenCalled();
+      expect(getBranchShapes).not.toHaveBeenCalled();
       const summarized = await navigate({ targetId: SEED_IDS.tryB, summary: { text: 'B was tried' } });
       expect(summarized.statusCode).toBe(200);
-      expect(getBranch).toHaveBeenCalled();
+      expect(getBranchShapes).toHaveBeenCalled();
+      // Only the abandoned entries are read back (getEntry), never both paths from the root.
+      expect(getBranch).not.toHaveBeenCalled();
     } finally {
       getBranch.mockRestore();
+      getBranchShapes.mockRestore();
     }
   });
 
