@@ -54,6 +54,20 @@ test('a 20,000-entry session opens with only the rows on screen in the DOM, and 
   expect(matches).toBe(expected);
   await bounded();
 
+  // /branch's list of every user message keeps only the ones in view in the DOM too.
+  await page.keyboard.press('Escape');
+  await page.getByTestId('action.branch-list').click();
+  const picker = page.getByTestId('dialog.branch');
+  const users = large.entries / 2;
+  await expect(picker).toContainText(`Message ${users.toLocaleString('en-US')} of`);
+  await expect(picker.locator('[aria-selected="true"]')).toBeInViewport();
+  expect(await picker.getByTestId('branch.item').count()).toBeLessThan(100);
+  await page.keyboard.press('ArrowDown');
+  // Down from the last message wraps to the first, scrolled into view.
+  await expect(picker.locator('[aria-selected="true"]')).toHaveText('request number 0');
+  await expect(picker.locator('[aria-selected="true"]')).toBeInViewport();
+  await page.keyboard.press('Escape');
+
   // Thousands of matches are counted as the status bar counts entries (with separators).
   await app.search.fill('request');
   await expect(app.searchCount).toHaveText(/^\d{1,3}(,\d{3})+ matches$/);
