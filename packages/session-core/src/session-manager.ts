@@ -438,6 +438,11 @@ export class SessionManager {
     return this.leafId === null ? undefined : this.getEntry(this.leafId);
   }
 
+  /** Whether an entry with this id is indexed, without reading it back from the file. */
+  hasEntry(id: string): boolean {
+    return this.index.has(id);
+  }
+
   getEntry(id: string): SessionEntry | undefined {
     const retained = this.index.get(id);
     return retained && this.store.full(retained);

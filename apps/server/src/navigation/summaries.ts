@@ -8,7 +8,14 @@ import { collectEntriesForBranchSummary, type SessionEntry } from '@canopy/sessi
 import { AppError } from '../errors';
 import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry, SummaryResult } from '../summarizer';
-import { narrowToSelection, orderSelection, summaryInput, type SummaryInput } from './summary-input';
+import {
+  narrowToSelection,
+  newestOf,
+  orderSelection,
+  selectionInput,
+  summaryInput,
+  type SummaryInput,
+} from './summary-input';
 import type { SummaryContext, SummaryRunner } from './summary-runner';
 
 export interface SummaryServiceDeps {
@@ -49,7 +56,7 @@ export class SummaryService {
       context = { sessionId, targetId: source.targetId, kind: 'navigate' };
     } else {
       const ordered = orderSelection(sm, source.entryIds);
-      input = summaryInput(ordered.entries, 'The selection');
+      input = selectionInput(sm, ordered.ids, 'The selection');
       context = { sessionId, targetId: ordered.newestId, kind: 'selection' };
     }
 
@@ -81,8 +88,8 @@ export class SummaryService {
     const session = await this.deps.store.open(sessionId);
     await session.refresh();
     const ordered = orderSelection(session.sm, request.entryIds);
-    const input = summaryInput(ordered.entries, 'The selection');
-    const selectedEntryIds = input.entries.map((entry) => entry.id);
+    // What the summary covers; a previewed text needs no entry read back, a generated one reads these.
+    const selectedEntryIds = newestOf(ordered.ids);
     const oldLeafId = session.sm.getLeafId();
 
     let text: string;
@@ -95,6 +102,7 @@ export class SummaryService {
         request.summarizerId,
         this.deps.preferredSummarizerId(),
       );
+      const input = selectionInput(session.sm, ordered.ids, 'The selection');
       const generated = await this.generate(
         sessionId,
         summarizer.id,

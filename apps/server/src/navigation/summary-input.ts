@@ -17,16 +17,35 @@ export interface SummaryInput {
  * entries is already far past any model's window, and the summarisers keep the newest context.
  */
 export function summaryInput(entries: readonly SessionEntry[], what: string): SummaryInput {
-  const kept =
-    entries.length > MAX_SUMMARY_ENTRIES ? entries.slice(entries.length - MAX_SUMMARY_ENTRIES) : [...entries];
+  return inputOf(newestOf(entries), entries.length, what);
+}
+
+/**
+ * The same for a selection in reading order (orderSelection's ids), reading back from the file only
+ * the entries it keeps: a selection of 100,000 entries reads 10,000.
+ */
+export function selectionInput(sm: SessionManager, ids: readonly string[], what: string): SummaryInput {
+  return inputOf(
+    newestOf(ids).map((id) => sm.getEntry(id) as SessionEntry),
+    ids.length,
+    what,
+  );
+}
+
+/** The newest MAX_SUMMARY_ENTRIES of a list in reading order: what a summary covers. */
+export function newestOf<T>(items: readonly T[]): T[] {
+  return items.length > MAX_SUMMARY_ENTRIES ? items.slice(items.length - MAX_SUMMARY_ENTRIES) : [...items];
+}
+
+function inputOf(kept: SessionEntry[], selectedCount: number, what: string): SummaryInput {
   const input: SummaryInput = {
     entries: kept,
-    selectedCount: entries.length,
+    selectedCount,
     tokenEstimate: prepareBranchEntries(kept, 0).totalTokens,
   };
-  if (kept.length < entries.length) {
-    const left = entries.length - kept.length;
-    input.notice = `${what} has ${entries.length.toLocaleString('en')} entries; the summary covers the newest ${kept.length.toLocaleString('en')} (the oldest ${left.toLocaleString('en')} are left out).`;
+  if (kept.length < selectedCount) {
+    const left = selectedCount - kept.length;
+    input.notice = `${what} has ${selectedCount.toLocaleString('en')} entries; the summary covers the newest ${kept.length.toLocaleString('en')} (the oldest ${left.toLocaleString('en')} are left out).`;
   }
   return input;
 }
@@ -47,7 +66,7 @@ export function narrowToSelection(
 
 export interface OrderedSelection {
   /** Branch by branch, each chronological: depth-first over the tree, older children first. */
-  entries: SessionEntry[];
+  ids: string[];
   /** The selected entry written last in the file (the summary's `fromId`). */
   newestId: string;
 }
@@ -56,19 +75,14 @@ export interface OrderedSelection {
  * Orders selected entries from anywhere in the tree for summarising: a depth-first walk with
  * older children first gives each branch's entries oldest first, the shared part before the
  * branches, and one branch after another. BAD_SELECTION for an empty selection or unknown ids.
+ * The walk goes over the tree's shape (ids from the index) and reads no entry back from the file:
+ * asking for every entry it passed read a 1 GB session back for 500 selected entries.
  */
 export function orderSelection(sm: SessionManager, entryIds: readonly string[]): OrderedSelection {
   const wanted = new Set(entryIds);
   if (wanted.size === 0)
     throw new AppError('BAD_SELECTION', 'The selection is empty: select entries to summarise.');
-  // Each selected entry is read once, here; the walk below needs only their ids.
-  const selected = new Map<string, SessionEntry>();
-  const unknown: string[] = [];
-  for (const id of wanted) {
-    const entry = sm.getEntry(id);
-    if (entry) selected.set(id, entry);
-    else unknown.push(id);
-  }
+  const unknown = [...wanted].filter((id) => !sm.hasEntry(id));
   if (unknown.length > 0) {
     const shown = unknown.slice(0, 5).join(', ');
     const more = unknown.length > 5 ? ` and ${unknown.length - 5} more` : '';
@@ -78,8 +92,6 @@ export function orderSelection(sm: SessionManager, entryIds: readonly string[]):
     );
   }
 
-  // The walk goes over the tree's shape (ids from the index); only the selected entries are read
-  // back from the file. Asking for every visited entry read a 1 GB session back for 500 entries.
   // The line an entry was read from is its file order.
   const lineOf = (id: string) => sm.getLine(id) ?? 0;
   const byFileOrder = (a: string, b: string) => lineOf(a) - lineOf(b);
@@ -89,25 +101,24 @@ export function orderSelection(sm: SessionManager, entryIds: readonly string[]):
       .map((child) => child.id)
       .sort(byFileOrder);
 
-  const orderedIds: string[] = [];
+  const ids: string[] = [];
   // An explicit stack: sessions can be tens of thousands of entries deep.
   const stack = childIds(null).reverse();
-  while (stack.length > 0 && orderedIds.length < wanted.size) {
+  while (stack.length > 0 && ids.length < wanted.size) {
     const id = stack.pop() as string;
-    if (wanted.has(id)) orderedIds.push(id);
+    if (wanted.has(id)) ids.push(id);
     const children = childIds(id);
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as string);
   }
   // Entries whose parent is missing from a damaged file hang from no root: they go last.
-  if (orderedIds.length < wanted.size) {
-    const reached = new Set(orderedIds);
-    orderedIds.push(...[...wanted].filter((id) => !reached.has(id)).sort(byFileOrder));
+  if (ids.length < wanted.size) {
+    const reached = new Set(ids);
+    ids.push(...[...wanted].filter((id) => !reached.has(id)).sort(byFileOrder));
   }
-  const ordered = orderedIds.map((id) => selected.get(id) as SessionEntry);
 
-  let newestId = ordered[0]?.id as string;
-  for (const entry of ordered) {
-    if (lineOf(entry.id) > lineOf(newestId)) newestId = entry.id;
+  let newestId = ids[0] as string;
+  for (const id of ids) {
+    if (lineOf(id) > lineOf(newestId)) newestId = id;
   }
-  return { entries: ordered, newestId };
+  return { ids, newestId };
 }
