@@ -280,6 +280,68 @@ describe("retain 'index'", () => {
   });
 });
 
+describe('writing a branched or forked file without switching to it', () => {
+  /** The session over TEXT with a label set, read back through a counting reader, and a clock. */
+  function source(retain: 'all' | 'index') {
+    const provider = new MemoryStorageProvider('out');
+    let clock = Date.parse('2026-02-01T00:00:00.000Z');
+    const session = SessionManager.fromStorage(new MemoryStorage(TEXT, 'in.jsonl'), {
+      retain,
+      storageProvider: provider,
+      now: () => (clock += 1000),
+    });
+    session.appendLabelChange('b', 'kept');
+    return { session, provider };
+  }
+  // Header ids and recreated label ids are random, and the header's time is the clock's next tick:
+  // compare the files without them.
+  const withoutIds = (text: string) =>
+    text
+      .replace(/"(id|parentId|targetId)":"[0-9a-f]{8}"/g, '"$1":_')
+      .replace(
+        /^(\{"type":"session","version":3,)"id":"[^"]+","timestamp":"[^"]+"/,
+        '$1"id":_,"timestamp":_',
+      );
+
+  it.each(['all', 'index'] as const)(
+    'writes the bytes createBranchedSession and forkSession write, and the session stays on its file (%s)',
+    (retain) => {
+      const switching = source(retain);
+      const switched = {
+        branched: switching.provider.get(switching.session.createBranchedSession('c') as string)?.read(),
+      };
+      const forking = source(retain);
+      const forked = forking.provider.get(forking.session.forkSession() as string)?.read();
+
+      const staying = source(retain);
+      const before = {
+        leaf: staying.session.getLeafId(),
+        file: staying.session.getSessionFile(),
+        jsonl: staying.session.toJsonl(),
+      };
+      const branchedPath = staying.session.writeBranchedFile('c', staying.provider) as string;
+      const forkedPath = staying.session.writeForkedFile(staying.provider) as string;
+      const rootPath = staying.session.writeBranchedFile(null, staying.provider) as string;
+      expect(withoutIds(staying.provider.get(branchedPath)?.read() ?? '')).toBe(
+        withoutIds(switched.branched ?? ''),
+      );
+      expect(withoutIds(staying.provider.get(forkedPath)?.read() ?? '')).toBe(withoutIds(forked ?? ''));
+      // A root message's branch is an empty session naming its parent.
+      const root = (staying.provider.get(rootPath)?.read() ?? '').trimEnd().split('\n');
+      expect(root).toHaveLength(1);
+      expect(JSON.parse(root[0]!)).toMatchObject({ type: 'session', parentSession: 'in.jsonl', cwd: '/w' });
+      expect(JSON.parse((staying.provider.get(branchedPath)?.read() ?? '').split('\n')[0]!)).toMatchObject({
+        parentSession: 'in.jsonl',
+      });
+      expect({
+        leaf: staying.session.getLeafId(),
+        file: staying.session.getSessionFile(),
+        jsonl: staying.session.toJsonl(),
+      }).toStrictEqual(before);
+    },
+  );
+});
+
 /** A new file that takes its lines one at a time and refuses to be written as one string. */
 class LineFile extends MemoryStorage {
   /** Lines written so far, counted as each one is consumed. */

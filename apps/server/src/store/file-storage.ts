@@ -81,26 +81,6 @@ export class NewFileStorageProvider implements SessionStorageProvider {
 }
 
 /**
- * A storage that must never be written: the throwaway copy a branch or fork starts from. It reads
- * its entries back through `readRange` (the open session's verified reads of the same file).
- */
-export class ReadOnlyStorage implements SessionStorage {
-  constructor(
-    readonly path: string,
-    readonly readRange: (offset: number, length: number) => Uint8Array,
-  ) {}
-  appendLines(): void {
-    throw new Error('internal: the source copy of a branch must not be written');
-  }
-  rewrite(): void {
-    throw new Error('internal: the source copy of a branch must not be written');
-  }
-  read(): string {
-    return readWhole();
-  }
-}
-
-/**
  * `SessionStorage.read`, which the server never calls: its managers are loaded in pieces
  * (`SessionManager.fromJsonlChunks`) and read entries back through `readRange`, so no session file
  * is ever held as one string (docs/architecture.md#state).

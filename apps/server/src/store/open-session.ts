@@ -288,26 +288,6 @@ export class OpenSession {
   }
 
   /**
-   * The file as this session has read it (up to the tail's offset), in pieces of at most
-   * READ_CHUNK_BYTES, through one descriptor verified to be the session file inside the roots and
-   * still the file that was read: what a branch or fork copies, never held whole.
-   */
-  *filePieces(): Generator<Buffer> {
-    const { fd, stat } = openConfinedSync(this.file, fs.constants.O_RDONLY);
-    try {
-      if (!sameFile(stateOf(stat), this.tail.fileState) || stat.size < this.tail.offset) {
-        throw fileChangedUnderneath();
-      }
-      const pieceBytes = this.pieceBytes;
-      for (let at = 0; at < this.tail.offset; at += pieceBytes) {
-        yield readAtSync(fd, at, Math.min(pieceBytes, this.tail.offset - at));
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-
-  /**
    * (Re)reads the whole file through one verified descriptor, piece by piece: each piece is parsed,
    * hashed and dropped before the next is read, so neither the file nor its text is ever held
    * whole (an archive, read-only, is decompressed whole). The manager keeps only its index and reads
