@@ -49,6 +49,19 @@ const TEXT = [
   '',
 ].join('\n');
 
+/** The session over TEXT (a file in memory) with a label set, new files in memory, a stepping clock. */
+function labelledSession(retain: 'all' | 'index') {
+  const provider = new MemoryStorageProvider('out');
+  let clock = Date.parse('2026-02-01T00:00:00.000Z');
+  const session = SessionManager.fromStorage(new MemoryStorage(TEXT, 'in.jsonl'), {
+    retain,
+    storageProvider: provider,
+    now: () => (clock += 1000),
+  });
+  session.appendLabelChange('b', 'kept');
+  return { session, provider };
+}
+
 /** Everything a caller can observe, with the views at every entry. */
 function observe(session: SessionManager) {
   const ids = session.getEntries().map((entry) => entry.id);
@@ -249,14 +262,7 @@ describe("retain 'index'", () => {
 
   it('writes the same branched and forked sessions as a session keeping every entry', () => {
     const write = (retain: 'all' | 'index') => {
-      const provider = new MemoryStorageProvider('out');
-      let clock = Date.parse('2026-02-01T00:00:00.000Z');
-      const session = SessionManager.fromStorage(new MemoryStorage(TEXT, 'in.jsonl'), {
-        retain,
-        storageProvider: provider,
-        now: () => (clock += 1000),
-      });
-      session.appendLabelChange('b', 'kept');
+      const { session, provider } = labelledSession(retain);
       const branched = session.createBranchedSession('c') as string;
       const branchedText = provider.get(branched)?.read() ?? '';
       session.appendMessage({ ...userMsg('after the branch'), timestamp: 0 });
@@ -281,18 +287,6 @@ describe("retain 'index'", () => {
 });
 
 describe('writing a branched or forked file without switching to it', () => {
-  /** The session over TEXT with a label set, read back through a counting reader, and a clock. */
-  function source(retain: 'all' | 'index') {
-    const provider = new MemoryStorageProvider('out');
-    let clock = Date.parse('2026-02-01T00:00:00.000Z');
-    const session = SessionManager.fromStorage(new MemoryStorage(TEXT, 'in.jsonl'), {
-      retain,
-      storageProvider: provider,
-      now: () => (clock += 1000),
-    });
-    session.appendLabelChange('b', 'kept');
-    return { session, provider };
-  }
   // Header ids and recreated label ids are random, and the header's time is the clock's next tick:
   // compare the files without them.
   const withoutIds = (text: string) =>
@@ -306,14 +300,14 @@ describe('writing a branched or forked file without switching to it', () => {
   it.each(['all', 'index'] as const)(
     'writes the bytes createBranchedSession and forkSession write, and the session stays on its file (%s)',
     (retain) => {
-      const switching = source(retain);
+      const switching = labelledSession(retain);
       const switched = {
         branched: switching.provider.get(switching.session.createBranchedSession('c') as string)?.read(),
       };
-      const forking = source(retain);
+      const forking = labelledSession(retain);
       const forked = forking.provider.get(forking.session.forkSession() as string)?.read();
 
-      const staying = source(retain);
+      const staying = labelledSession(retain);
       const before = {
         leaf: staying.session.getLeafId(),
         file: staying.session.getSessionFile(),
