@@ -1229,7 +1229,6 @@ export class SessionManager {
   }
 }
 
-/** The storage's ranged reader, bound to it; undefined when it has none. */
 /** A new session file as switchTo writes it: the header, then `count` entries, and its leaf. */
 interface NewFile {
   header: SessionHeader;
@@ -1258,6 +1257,7 @@ function writeNewFile(provider: SessionStorageProvider, file: NewFile): string |
   return storage.path;
 }
 
+/** The storage's ranged reader, bound to it; undefined when it has none. */
 function storageReader(storage: SessionStorage | undefined): RangeReader | undefined {
   const readRange = storage?.readRange;
   return storage && readRange ? (offset, length) => readRange.call(storage, offset, length) : undefined;
