@@ -867,13 +867,19 @@ export class SessionManager {
    * with the header line at once and its path returned; otherwise it lives in memory.
    */
   newSession(options: NewSessionOptions = {}): string | undefined {
+    const file = this.emptyFile(options);
+    return this.switchTo(file.header, file.count, file.entryAt, file.leafId);
+  }
+
+  /** The file newSession writes: its header alone. */
+  private emptyFile(options: NewSessionOptions): NewFile {
     const header = buildHeader(
       options.id ?? generateSessionId(),
       options.cwd ?? this.getCwd(),
       this.now(),
       options.parentSession,
     );
-    return this.switchTo(header, 0, () => undefined as never, null);
+    return { header, count: 0, entryAt: () => undefined as never, leafId: null };
   }
 
   /**
@@ -909,14 +915,7 @@ export class SessionManager {
     const parentSession = this.storage?.path;
     return writeNewFile(
       provider,
-      parentId === null
-        ? {
-            header: buildHeader(generateSessionId(), this.getCwd(), this.now(), parentSession),
-            count: 0,
-            entryAt: () => undefined as never,
-            leafId: null,
-          }
-        : this.branchedFile(parentId, parentSession),
+      parentId === null ? this.emptyFile({ parentSession }) : this.branchedFile(parentId, parentSession),
     );
   }
 
@@ -1113,12 +1112,7 @@ export class SessionManager {
       for (const entry of entries) yield counted(serialize(store.full(entry, false)));
       complete = true;
     }
-    if (storage.rewriteLines) storage.rewriteLines(fileLines());
-    else {
-      let text = '';
-      for (const line of fileLines()) text += `${line}\n`;
-      storage.rewrite(text);
-    }
+    rewriteWith(storage, fileLines());
     if (!complete) throw new Error('internal: the storage stopped before the last line of the migrated file');
     this.rewriteNeeded = false;
     this.legacy = undefined;
@@ -1163,12 +1157,7 @@ export class SessionManager {
       }
     }
     const written = fileLines();
-    if (storage?.rewriteLines) storage.rewriteLines(written);
-    else if (storage) {
-      let text = '';
-      for (const line of written) text += `${line}\n`;
-      storage.rewrite(text);
-    }
+    if (storage) rewriteWith(storage, written);
     // Without a storage nothing consumed the lines: index them all the same.
     for (let next = written.next(); !next.done; next = written.next());
 
@@ -1248,13 +1237,21 @@ function writeNewFile(provider: SessionStorageProvider, file: NewFile): string |
     yield serialize(file.header);
     for (let position = 0; position < file.count; position++) yield serialize(file.entryAt(position));
   }
-  if (storage.rewriteLines) storage.rewriteLines(fileLines());
+  rewriteWith(storage, fileLines());
+  return storage.path;
+}
+
+/**
+ * Writes `lines` as the whole of `storage`: line by line where the storage takes them so (a file of
+ * any size never becomes one string), else as one text.
+ */
+function rewriteWith(storage: SessionStorage, lines: Iterable<string>): void {
+  if (storage.rewriteLines) storage.rewriteLines(lines);
   else {
     let text = '';
-    for (const line of fileLines()) text += `${line}\n`;
+    for (const line of lines) text += `${line}\n`;
     storage.rewrite(text);
   }
-  return storage.path;
 }
 
 /** The storage's ranged reader, bound to it; undefined when it has none. */
