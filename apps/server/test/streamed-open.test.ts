@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
-import type { SessionSnapshotHead, SnapshotClosingLine } from '@canopy/protocol';
+import {
+  chunkColumns,
+  isNodeChunkHead,
+  type NodeChunkHead,
+  type SessionSnapshotHead,
+  type SnapshotClosingLine,
+} from '@canopy/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   assembleSnapshot,
@@ -11,7 +17,7 @@ import {
   getSnapshot,
   sessionIdOf,
   setup,
-  snapshotBodyLines,
+  snapshotBodyValues,
   type TestEnv,
 } from './helpers';
 
@@ -55,6 +61,7 @@ function heldAtFirstPiece() {
 /** The lines of a streamed body as they arrive, one parsed line at a time. */
 function lineReader(stream: Readable) {
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const utf8 = new TextDecoder();
   let buffered = '';
   let text = '';
   return {
@@ -63,16 +70,27 @@ function lineReader(stream: Readable) {
       return text;
     },
     async next(): Promise<Record<string, unknown> | undefined> {
+      // A node chunk's first line, whose texts (and a newline) are still to come.
+      let chunkHead: NodeChunkHead | undefined;
       for (;;) {
-        const newline = buffered.indexOf('\n');
+        const size = chunkHead ? chunkHead.latin1Chars + chunkHead.wideChars : 0;
+        if (chunkHead && buffered.length > size) {
+          const texts = buffered.slice(0, size);
+          expect(buffered[size]).toBe('\n');
+          buffered = buffered.slice(size + 1);
+          return chunkColumns(chunkHead, texts) as unknown as Record<string, unknown>;
+        }
+        const newline = chunkHead ? -1 : buffered.indexOf('\n');
         if (newline >= 0) {
-          const line = buffered.slice(0, newline);
+          const value = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
           buffered = buffered.slice(newline + 1);
-          return JSON.parse(line) as Record<string, unknown>;
+          if (isNodeChunkHead(value)) chunkHead = value;
+          else return value;
+          continue;
         }
         const chunk = await iterator.next();
         if (chunk.done) return undefined;
-        const piece = chunk.value.toString('utf8');
+        const piece = utf8.decode(chunk.value, { stream: true });
         buffered += piece;
         text += piece;
       }
@@ -109,7 +127,7 @@ async function untilRead(reader: ReturnType<typeof lineReader>) {
 }
 
 function closingOf(body: string): SnapshotClosingLine {
-  return snapshotBodyLines(body).at(-1) as SnapshotClosingLine;
+  return snapshotBodyValues(body).at(-1) as SnapshotClosingLine;
 }
 
 let env: TestEnv | undefined;
