@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/app';
-import { nodeChunks } from '../src/store/tree-model';
+import { nodeChunkLines } from '../src/store/tree-model';
 
 const args = process.argv.slice(2);
 const folder = args.find((arg) => !arg.startsWith('--'));
@@ -33,7 +33,7 @@ async function firstOpenSteps(): Promise<void> {
   start = performance.now();
   let chars = 0;
   let chunks = 0;
-  for (const chunk of nodeChunks(session.snapshotNodes())) {
+  for (const chunk of nodeChunkLines(session.snapshotNodes())) {
     chars += chunk.length;
     chunks++;
   }

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { ensureFixtures, fixtureIds } from '@canopy/fixtures';
 import {
   decodeNodes,
-  parseSnapshotText,
   SNAPSHOT_CONTENT_TYPE,
   type NodeColumns,
   type SessionSnapshotEnd,
@@ -124,22 +123,20 @@ export async function waitFor<T>(
 /** A snapshot as the route streams it, assembled: the closing line's fields and every node, decoded. */
 export type AssembledSnapshot = Omit<SessionSnapshotEnd, 'nodeCount' | 'changed'> & { nodes: TreeNode[] };
 
-/** The values of a snapshot body in order (a node chunk as its NodeColumns, texts in place). */
-export function snapshotBodyValues(body: string): Array<Record<string, unknown>> {
-  if (!body.endsWith('\n')) throw new Error('snapshot: the body does not end with a newline');
-  return parseSnapshotText(body) as Array<Record<string, unknown>>;
+/** The lines of an NDJSON snapshot body, each parsed, with what kind of line it is. */
+export function snapshotBodyLines(body: string): Array<Record<string, unknown>> {
+  const lines = body.split('\n');
+  if (lines.pop() !== '') throw new Error('snapshot: the body does not end with a newline');
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /**
- * Reads a snapshot body (a head line, node chunks and `read` lines, a closing line) into
+ * Reads an NDJSON snapshot body (a head line, NodeColumns and `read` lines, a closing line) into
  * one object, as the browser does: the closing line's changed nodes replace theirs. Checks that the
  * node lines hold exactly the `nodeCount` the closing line (and a head that knew it) announced.
  */
 export function assembleSnapshot(body: string): AssembledSnapshot {
-  const [head, ...rest] = snapshotBodyValues(body) as [
-    SessionSnapshotHead,
-    ...Array<Record<string, unknown>>,
-  ];
+  const [head, ...rest] = snapshotBodyLines(body) as [SessionSnapshotHead, ...Array<Record<string, unknown>>];
   const closing = rest.pop() as SnapshotClosingLine | undefined;
   if (!closing || !('end' in closing)) throw new Error(`snapshot: closing line ${JSON.stringify(closing)}`);
   const nodes = rest

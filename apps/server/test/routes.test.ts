@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import {
   createValidator,
   NodeColumns,
-  parseSnapshotText,
   SessionSnapshotHead,
   SnapshotClosingLine,
   SnapshotReadLine,
@@ -19,7 +18,7 @@ import {
   SEED_IDS,
   sessionIdOf,
   setup,
-  snapshotBodyValues,
+  snapshotBodyLines,
   type TestEnv,
   TOKEN,
 } from './helpers';
@@ -93,7 +92,10 @@ describe('REST routes over fixture copies', () => {
       const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe(SNAPSHOT_CONTENT_TYPE);
-      const [head, ...chunks] = parseSnapshotText(response.body);
+      const [head, ...chunks] = response.body
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
       const closing = chunks.pop();
       expect(headValidator.firstError(head)).toBeUndefined();
       for (const chunk of chunks) {
@@ -133,7 +135,7 @@ describe('REST routes over fixture copies', () => {
     const id = await sessionIdOf(env.app, 'many.jsonl');
     for (const open of ['first open', 'already open']) {
       const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });
-      const counts = snapshotBodyValues(response.body)
+      const counts = snapshotBodyLines(response.body)
         .filter((line) => 'count' in line)
         .map((line) => (line as unknown as NodeColumns).count);
       // The first open sends the nodes of each piece as it is read, in lines of at most CHUNK_NODES.

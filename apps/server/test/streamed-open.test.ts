@@ -2,13 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
-import {
-  chunkColumns,
-  isNodeChunkHead,
-  type NodeChunkHead,
-  type SessionSnapshotHead,
-  type SnapshotClosingLine,
-} from '@canopy/protocol';
+import type { SessionSnapshotHead, SnapshotClosingLine } from '@canopy/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   assembleSnapshot,
@@ -17,7 +11,7 @@ import {
   getSnapshot,
   sessionIdOf,
   setup,
-  snapshotBodyValues,
+  snapshotBodyLines,
   type TestEnv,
 } from './helpers';
 
@@ -61,7 +55,6 @@ function heldAtFirstPiece() {
 /** The lines of a streamed body as they arrive, one parsed line at a time. */
 function lineReader(stream: Readable) {
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const utf8 = new TextDecoder();
   let buffered = '';
   let text = '';
   return {
@@ -70,27 +63,16 @@ function lineReader(stream: Readable) {
       return text;
     },
     async next(): Promise<Record<string, unknown> | undefined> {
-      // A node chunk's first line, whose texts (and a newline) are still to come.
-      let chunkHead: NodeChunkHead | undefined;
       for (;;) {
-        const size = chunkHead ? chunkHead.latin1Chars + chunkHead.wideChars : 0;
-        if (chunkHead && buffered.length > size) {
-          const texts = buffered.slice(0, size);
-          expect(buffered[size]).toBe('\n');
-          buffered = buffered.slice(size + 1);
-          return chunkColumns(chunkHead, texts) as unknown as Record<string, unknown>;
-        }
-        const newline = chunkHead ? -1 : buffered.indexOf('\n');
+        const newline = buffered.indexOf('\n');
         if (newline >= 0) {
-          const value = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+          const line = buffered.slice(0, newline);
           buffered = buffered.slice(newline + 1);
-          if (isNodeChunkHead(value)) chunkHead = value;
-          else return value;
-          continue;
+          return JSON.parse(line) as Record<string, unknown>;
         }
         const chunk = await iterator.next();
         if (chunk.done) return undefined;
-        const piece = utf8.decode(chunk.value, { stream: true });
+        const piece = chunk.value.toString('utf8');
         buffered += piece;
         text += piece;
       }
@@ -127,7 +109,7 @@ async function untilRead(reader: ReturnType<typeof lineReader>) {
 }
 
 function closingOf(body: string): SnapshotClosingLine {
-  return snapshotBodyValues(body).at(-1) as SnapshotClosingLine;
+  return snapshotBodyLines(body).at(-1) as SnapshotClosingLine;
 }
 
 let env: TestEnv | undefined;

@@ -10,7 +10,7 @@ export {
   JsonObject,
   Nullable,
 } from './common';
-export { UsageNumbers, NodeColumns, NodeChunkHead } from './node-columns';
+export { UsageNumbers, NodeColumns } from './node-columns';
 export type { TreeNode } from './node-columns';
 export { FilterMode, Dialect, ParseIssue, LocatedToolCall } from './vocabulary';
 export type { SameType, Assert } from './vocabulary';

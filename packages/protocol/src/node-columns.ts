@@ -32,20 +32,10 @@ export const NodeColumns = Type.Object({
   /** Index into `roles`, or -1 for an entry without a role. */
   role: Type.Array(Type.Integer({ minimum: -1 })),
   roles: Type.Array(Type.String()),
-  /**
-   * Every node's timestamp, row text and search text, one after another, for the texts without a
-   * character past U+00FF; `wide` holds the others. Two strings instead of three per node: the
-   * browser decodes each whole and its nodes keep their place in it (a string per text was most of
-   * the objects a large snapshot made, see tree-codec.ts); and a single emoji does not make every
-   * text of the chunk two bytes a character.
-   */
-  latin1: Type.String(),
-  wide: Type.String(),
-  /**
-   * The length of each of those texts, three per node in that order: `length` when it is in
-   * `latin1`, `-1 - length` when it is in `wide`.
-   */
-  lengths: Type.Array(Type.Integer()),
+  timestamp: Type.Array(Type.String()),
+  text: Type.Array(Type.String()),
+  /** The search text, or 0 where it equals the row text lower-cased. */
+  search: Type.Array(Type.Union([Type.String(), Type.Literal(0)])),
   /** session-core `ViewFlags` bit sets. */
   flags: Type.Array(Type.Integer({ minimum: 0 })),
   /** `[node index, label]` for the labelled nodes only. */
@@ -64,16 +54,3 @@ export const NodeColumns = Type.Object({
   ),
 });
 export type NodeColumns = Static<typeof NodeColumns>;
-
-/**
- * The first line of a snapshot's node chunk, whose two strings follow it as they are (tree-codec.ts
- * `encodeNodeChunk`): the columns without them, and their lengths in UTF-16 units.
- */
-export const NodeChunkHead = Type.Composite([
-  Type.Omit(NodeColumns, ['latin1', 'wide']),
-  Type.Object({
-    latin1Chars: Type.Integer({ minimum: 0 }),
-    wideChars: Type.Integer({ minimum: 0 }),
-  }),
-]);
-export type NodeChunkHead = Static<typeof NodeChunkHead>;

@@ -169,22 +169,20 @@ export const SnapshotClosingLine = Type.Union([
 export type SnapshotClosingLine = Static<typeof SnapshotClosingLine>;
 
 /**
- * GET /api/sessions/:id answers lines of JSON, so a large tree is drawn while it arrives
+ * GET /api/sessions/:id answers `application/x-ndjson`, so a large tree is drawn while it arrives
  * (docs/architecture.md#opening-a-session), even while the server is still reading the file:
  *
  * 1. a `SessionSnapshotHead`;
- * 2. any number of node chunks (the nodes in file order, as first rendered: a `NodeChunkHead` line
- *    followed by its two strings of text as they are and a newline, or where those cannot go as
- *    UTF-8, a `NodeColumns` line; tree-codec.ts `encodeNodeChunk`) and, while the file is being
- *    read, `SnapshotReadLine`s (progress by bytes);
+ * 2. any number of `NodeColumns` lines (the nodes in file order, as first rendered) and, while the
+ *    file is being read, `SnapshotReadLine`s (progress by bytes);
  * 3. one `SnapshotClosingLine`. Only `end` completes the snapshot: its `nodeCount` is the number
- *    of nodes the chunks held, its `changed` nodes replace theirs. A stream without a closing
+ *    of nodes the node lines held, its `changed` nodes replace theirs. A stream without a closing
  *    line was cut off.
  *
  * A snapshot is this, assembled (`SessionSnapshot`). The state it describes is the session's at one
  * moment: a change published after it reaches a subscriber as an event; none before it does.
  */
-export const SNAPSHOT_CONTENT_TYPE = 'application/x-canopy-snapshot; charset=utf-8';
+export const SNAPSHOT_CONTENT_TYPE = 'application/x-ndjson';
 
 export const SessionSnapshot = Type.Composite([
   Type.Omit(SessionSnapshotEnd, ['nodeCount', 'changed']),

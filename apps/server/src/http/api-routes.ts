@@ -86,7 +86,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     ...r.getSession,
     handler: async (request, reply) => {
       const source = await reads.snapshot(request.params.id);
-      // A large session is hundreds of thousands of nodes: they go as node chunks, each
+      // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each
       // encoded when the socket takes the previous one (and, while the server still reads the
       // file, as they are read), so the browser draws the first rows while the rest is read and
       // encoded, and the server never holds the JSON of the whole tree.

@@ -6,7 +6,7 @@ import {
   type TreeNode,
 } from '@canopy/protocol';
 import type { LoadProgress } from './load-progress';
-import { CHUNK_NODES, FIRST_CHUNK_NODES, nodeChunks } from './tree-model';
+import { CHUNK_NODES, FIRST_CHUNK_NODES, nodeChunkLines } from './tree-model';
 
 /** The session at the moment a snapshot describes: its nodes and everything else about it. */
 export interface SnapshotState {
@@ -37,11 +37,11 @@ export interface SnapshotEncoders {
 }
 
 /**
- * `nodes` as node chunks (see nodeChunks), each encoded when it is asked for; `first`: they are the
- * snapshot's first nodes, whose chunk is short (FIRST_CHUNK_NODES).
+ * `nodes` as NodeColumns lines (see nodeChunkLines), each encoded when it is asked for; `first`:
+ * they are the snapshot's first nodes, whose line is short (FIRST_CHUNK_NODES).
  */
-function chunksOf(nodes: readonly TreeNode[], first: boolean): Generator<string> {
-  return nodeChunks(nodes, first ? FIRST_CHUNK_NODES : CHUNK_NODES);
+function* chunkLines(nodes: readonly TreeNode[], first: boolean): Generator<string> {
+  for (const line of nodeChunkLines(nodes, first ? FIRST_CHUNK_NODES : CHUNK_NODES)) yield `${line}\n`;
 }
 
 function closing(line: SnapshotClosingLine): string {
@@ -49,13 +49,12 @@ function closing(line: SnapshotClosingLine): string {
 }
 
 /**
- * The lines of one snapshot (the protocol's SNAPSHOT_CONTENT_TYPE): the head; while the
+ * The NDJSON lines of one snapshot (the protocol's SNAPSHOT_CONTENT_TYPE): the head; while the
  * session's first read runs, the nodes rendered since the last piece and the bytes read; then
  * the rest of the nodes as of the snapshot's moment and the closing line, which also carries the
  * nodes sent earlier whose row differs now (labels are put on at the end of a read; a tool result
  * read before its call is rendered again). A session already open takes the same path without the
- * first part. Each line (a node chunk: its lines) is made when the response asks for it, so a slow
- * reader holds one.
+ * first part. Each line is made when the response asks for it, so a slow reader holds one line.
  */
 export async function* snapshotLines(
   source: SnapshotSource,
@@ -75,7 +74,7 @@ export async function* snapshotLines(
         const fresh = nodes.slice(sent.length);
         const first = sent.length === 0;
         for (const node of fresh) sent.push(node);
-        yield* chunksOf(fresh, first);
+        yield* chunkLines(fresh, first);
       }
       if (progress.read !== read) {
         read = progress.read;
@@ -101,6 +100,6 @@ export async function* snapshotLines(
     // Labels were not on any node as it was sent: the end of the read puts them on.
     if (now !== sent[i] || now.label !== undefined) changed.push(now);
   }
-  yield* chunksOf(nodes.slice(sent.length), sent.length === 0);
+  yield* chunkLines(nodes.slice(sent.length), sent.length === 0);
   yield `${encode.end({ ...end, changed: encodeNodes(changed) })}\n`;
 }

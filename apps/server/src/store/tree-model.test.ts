@@ -1,11 +1,11 @@
-import { decodeNodes, encodeNodes, parseSnapshotText, type NodeColumns } from '@canopy/protocol';
+import { decodeNodes, encodeNodes, type NodeColumns } from '@canopy/protocol';
 import { SessionManager, ToolCallIndex, type SessionEntry } from '@canopy/session-core';
 import { describe, expect, it, vi } from 'vitest';
 import { assistantMsg, entryFactory, userMsg } from '../../../../packages/session-core/test/messages';
 import {
   CHUNK_NODES,
   FIRST_CHUNK_NODES,
-  nodeChunks,
+  nodeChunkLines,
   RowToolCalls,
   TreeModel,
   treeNodesOf,
@@ -68,14 +68,9 @@ function feeding(model: TreeModel, file: { text: string }, retain: 'all' | 'inde
 
 /** The model's snapshot as the route streams it, decoded back into nodes. */
 function chunkedNodes(model: TreeModel) {
-  return [...nodeChunks(model.snapshot())].flatMap(chunkNodes);
-}
-
-/** The nodes of one encoded chunk, read as the browser reads it. */
-function chunkNodes(chunk: string) {
-  const [columns, ...more] = parseSnapshotText(chunk) as NodeColumns[];
-  expect(more).toEqual([]);
-  return decodeNodes(columns!);
+  return [...nodeChunkLines(model.snapshot())].flatMap((chunk) =>
+    decodeNodes(JSON.parse(chunk) as NodeColumns),
+  );
 }
 
 describe('TreeModel', () => {
@@ -194,7 +189,7 @@ describe('TreeModel', () => {
     const model = new TreeModel(HOME);
     const sm = feeding(model, { text: `${HEADER}\n` });
     model.sync(sm);
-    expect([...nodeChunks(model.snapshot())]).toEqual([]);
+    expect([...nodeChunkLines(model.snapshot())]).toEqual([]);
     const entry = entryFactory();
     const line = jsonl([entry('message', 'u1', null, { message: userMsg('hello') })]);
     sm.ingest(line);
@@ -216,24 +211,28 @@ describe('TreeModel', () => {
     model.sync(sm);
     const nodes = model.snapshot();
     const stringify = vi.spyOn(JSON, 'stringify');
-    const lines = nodeChunks(nodes);
+    const lines = nodeChunkLines(nodes);
     const first = lines.next();
     // One chunk is encoded when the first line is taken, not the whole tree.
     expect(stringify).toHaveBeenCalledTimes(1);
     stringify.mockRestore();
     const all = [first.value as string, ...lines];
-    expect(all.map((chunk) => chunkNodes(chunk).length)).toEqual([CHUNK_NODES, CHUNK_NODES, 11]);
+    expect(all.map((line) => (JSON.parse(line) as NodeColumns).count)).toEqual([
+      CHUNK_NODES,
+      CHUNK_NODES,
+      11,
+    ]);
     const whole = decodeNodes(JSON.parse(JSON.stringify(encodeNodes(nodes))) as NodeColumns);
-    expect(all.flatMap(chunkNodes)).toEqual(whole);
+    expect(all.flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns))).toEqual(whole);
     expect(whole).toEqual(freshNodes(`${HEADER}\n${jsonl(entries)}`));
     // A snapshot's first line is shorter (the browser's first rows), the rest as before.
-    const short = [...nodeChunks(nodes, FIRST_CHUNK_NODES)];
-    expect(short.map((chunk) => chunkNodes(chunk).length)).toEqual([
+    const short = [...nodeChunkLines(nodes, FIRST_CHUNK_NODES)];
+    expect(short.map((line) => (JSON.parse(line) as NodeColumns).count)).toEqual([
       FIRST_CHUNK_NODES,
       CHUNK_NODES,
       CHUNK_NODES - FIRST_CHUNK_NODES + 11,
     ]);
-    expect(short.flatMap(chunkNodes)).toEqual(whole);
+    expect(short.flatMap((line) => decodeNodes(JSON.parse(line) as NodeColumns))).toEqual(whole);
   });
 
   it('a snapshot taken before a label and an append still encodes the state it was taken at', () => {
@@ -256,7 +255,9 @@ describe('TreeModel', () => {
     sm.ingest(more);
     const delta = model.sync(sm);
     expect(delta.changed.map((node) => [node.id, node.label])).toEqual([['u1', 'later']]);
-    const sent = [...nodeChunks(snapshot)].flatMap(chunkNodes);
+    const sent = [...nodeChunkLines(snapshot)].flatMap((line) =>
+      decodeNodes(JSON.parse(line) as NodeColumns),
+    );
     expect(sent).toEqual(freshNodes(before));
     expect(chunkedNodes(model)).toEqual(freshNodes(file.text));
   });

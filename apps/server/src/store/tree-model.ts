@@ -1,4 +1,4 @@
-import { encodeNodeChunk, type TreeNode, type UsageNumbers } from '@canopy/protocol';
+import { encodeNodes, type TreeNode, type UsageNumbers } from '@canopy/protocol';
 import {
   formatToolCall,
   ToolCallIndex,
@@ -259,13 +259,16 @@ export class TreeModel {
 }
 
 /**
- * `nodes` as snapshot node chunks (the protocol's encodeNodeChunk) of {@link CHUNK_NODES} nodes each
- * (the first of `firstChunk`), in order, each encoded when the consumer asks for the next one: a
- * response streams the first rows while the rest is encoded, and holds one chunk's text at a time.
+ * `nodes` as `NodeColumns` JSON lines of {@link CHUNK_NODES} nodes each (the first of `firstChunk`),
+ * in order, each encoded when the consumer asks for the next one: a response streams the first
+ * rows while the rest is encoded, and holds one chunk's JSON at a time.
  */
-export function* nodeChunks(nodes: readonly TreeNode[], firstChunk: number = CHUNK_NODES): Generator<string> {
+export function* nodeChunkLines(
+  nodes: readonly TreeNode[],
+  firstChunk: number = CHUNK_NODES,
+): Generator<string> {
   for (let start = 0, size = firstChunk; start < nodes.length; start += size, size = CHUNK_NODES) {
-    yield encodeNodeChunk(nodes.slice(start, start + size));
+    yield JSON.stringify(encodeNodes(nodes.slice(start, start + size)));
   }
 }
 

@@ -1,8 +1,6 @@
 import type { TreeNode } from '@canopy/protocol';
-import { encodeNodes, textSpans } from '@canopy/protocol/values';
-import { searchMaskColumns } from '@canopy/session-core';
 import { describe, expect, it } from 'vitest';
-import { packColumns, packedSearchMasks, packNodes, packedTransfers, unpackNodes } from './packedNodes';
+import { packNodes, packedTransfers, unpackNodes } from './packedNodes';
 import { fieldsOf } from './testing';
 
 function node(id: string, parentId: string | null, extra: Partial<TreeNode> = {}): TreeNode {
@@ -94,42 +92,5 @@ describe('packed nodes', () => {
     expect(packed.types).toEqual(['message', 'compaction', 'branch_summary', 'custom']);
     expect(packed.roles).toEqual(['toolResult', 'user']);
     expect(posted(nodes)).toEqual(nodes);
-  });
-
-  it('packs any range of a line of columns as those nodes alone, with the masks of their texts', () => {
-    const nodes = Array.from({ length: 10 }, (_, i) =>
-      node(`r${i}`, i === 0 ? null : `r${i - 1}`, {
-        // Nodes 4-6 have text past Latin-1: the ranges before and after them have none.
-        text: i >= 4 && i < 7 ? `wide ✓ ${i}` : `plain ${i}`,
-        search: i >= 4 && i < 7 ? `wide ✓ ${i} search` : `plain ${i} search`,
-        ...(i % 3 === 0 ? { label: `Label ${i}` } : {}),
-        ...(i % 4 === 1
-          ? { usage: { input: i, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: i + 1, cost: 0.25 } }
-          : {}),
-      }),
-    );
-    const columns = encodeNodes(nodes);
-    const spans = textSpans(columns);
-    for (const [from, to] of [
-      [0, 10],
-      [0, 4],
-      [4, 7],
-      [2, 9],
-      [7, 10],
-      [5, 5],
-    ] as const) {
-      const packed = packColumns(columns, spans, from, to);
-      const slice = nodes.slice(from, to);
-      expect(packedSearchMasks(packed)).toEqual(searchMaskColumns(slice));
-      expect(
-        unpackNodes(structuredClone(packed, { transfer: packedTransfers(packed) })).map(fieldsOf),
-      ).toEqual(slice.map(fieldsOf));
-    }
-    // A range's texts are its own slice of each string, nothing more.
-    expect(packColumns(columns, spans, 0, 4).wide).toBe('');
-    expect(packColumns(columns, spans, 7, 10).latin1).not.toContain('plain 6');
-    expect(packColumns(columns, spans, 4, 7).wide).toBe(
-      [4, 5, 6].map((i) => `wide ✓ ${i}wide ✓ ${i} search`).join(''),
-    );
   });
 });

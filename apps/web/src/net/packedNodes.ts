@@ -13,15 +13,8 @@
 // fewer heap objects per node for every collection to copy while a large snapshot streams in (the
 // search and the rows read the texts of a few nodes at a time; a read makes a short-lived slice).
 
-import type { NodeColumns, TreeNode, UsageNumbers } from '@canopy/protocol';
-import {
-  encodeNodes,
-  textSpans,
-  TEXTS_PER_NODE,
-  USAGE_FIELDS,
-  type TextSpans,
-} from '@canopy/protocol/values';
-import { searchMaskColumnsOf, type MaskedText, type SearchMaskColumns } from '@canopy/session-core';
+import type { TreeNode, UsageNumbers } from '@canopy/protocol';
+import { USAGE_FIELDS } from '@canopy/protocol/values';
 
 export interface PackedNodes {
   count: number;
@@ -49,48 +42,66 @@ export interface PackedNodes {
   usage: Float64Array;
 }
 
-/** The nodes of `columns` from `from` to `to` (not included), packed: their texts are already two strings. */
-export function packColumns(
-  columns: NodeColumns,
-  spans: TextSpans,
-  from = 0,
-  to = columns.count,
-): PackedNodes {
-  const count = to - from;
-  const ids = columns.id.slice(from, to);
+/** A UTF-16 code unit past U+00FF (surrogates included: no `u` flag). */
+const NOT_LATIN1 = /[\u0100-\uffff]/;
+
+/** The three texts of a node, in the order they are packed. */
+const TEXTS_PER_NODE = 3;
+
+export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
+  const count = nodes.length;
+  const ids = new Array<string>(count);
   const parents = new Array<string | number | null>(count);
   const type = new Int32Array(count);
   const role = new Int32Array(count);
   const flags = new Int32Array(count);
+  const starts = new Uint32Array(count * TEXTS_PER_NODE);
+  const ends = new Uint32Array(count * TEXTS_PER_NODE);
+  const inWide = new Uint8Array(count * TEXTS_PER_NODE);
+  const types = new Map<string, number>();
+  const roles = new Map<string, number>();
   const positions = new Map<string, number>();
-  for (let i = 0; i < count; i++) {
-    const parentId = columns.parentId[from + i]!;
-    const parentAt = parentId === null ? undefined : positions.get(parentId);
-    parents[i] = parentAt ?? parentId;
-    if (!positions.has(ids[i]!)) positions.set(ids[i]!, i);
-    type[i] = columns.type[from + i]!;
-    role[i] = columns.role[from + i]!;
-    flags[i] = columns.flags[from + i]!;
-  }
+  const texts = new Array<string>(count * TEXTS_PER_NODE);
   const labels: [number, string][] = [];
-  for (const [at, label] of columns.labels) if (at >= from && at < to) labels.push([at - from, label]);
   const usageAt: number[] = [];
   const usage: number[] = [];
-  for (const [at, ...numbers] of columns.usage) {
-    if (at < from || at >= to) continue;
-    usageAt.push(at - from);
-    usage.push(...numbers);
+  const tableIndex = (table: Map<string, number>, value: string) => {
+    let at = table.get(value);
+    if (at === undefined) table.set(value, (at = table.size));
+    return at;
+  };
+  for (let i = 0; i < count; i++) {
+    const node = nodes[i]!;
+    ids[i] = node.id;
+    const parentId = node.parentId;
+    const parentAt = parentId === null ? undefined : positions.get(parentId);
+    parents[i] = parentAt ?? parentId;
+    if (!positions.has(node.id)) positions.set(node.id, i);
+    type[i] = tableIndex(types, node.type);
+    role[i] = node.role === undefined ? -1 : tableIndex(roles, node.role);
+    flags[i] = node.flags;
+    texts[i * TEXTS_PER_NODE] = node.timestamp;
+    texts[i * TEXTS_PER_NODE + 1] = node.text;
+    texts[i * TEXTS_PER_NODE + 2] = node.search;
+    if (node.label !== undefined) labels.push([i, node.label]);
+    if (node.usage !== undefined) {
+      usageAt.push(i);
+      for (const field of USAGE_FIELDS) usage.push(node.usage[field]);
+    }
   }
   return {
     count,
     ids,
     parents,
-    types: columns.types,
+    types: [...types.keys()],
     type,
-    roles: columns.roles,
+    roles: [...roles.keys()],
     role,
     flags,
-    ...textsBetween(columns, spans, from * TEXTS_PER_NODE, to * TEXTS_PER_NODE),
+    ...splitTexts(texts, starts, ends, inWide),
+    starts,
+    ends,
+    inWide,
     labels,
     usageAt: Int32Array.from(usageAt),
     usage: Float64Array.from(usage),
@@ -98,52 +109,42 @@ export function packColumns(
 }
 
 /**
- * The texts `lo` to `hi` (not included) of `columns`: their part of each string and their spans in
- * it. Each string holds its texts in order, so those of a range are one slice of it.
+ * The part's texts as its two long strings, with where each starts and ends in its own. Most parts
+ * are all Latin-1: one join and one scan of it decide that, instead of a test per text.
  */
-function textsBetween(
-  columns: NodeColumns,
-  spans: TextSpans,
-  lo: number,
-  hi: number,
-): Pick<PackedNodes, 'latin1' | 'wide' | 'starts' | 'ends' | 'inWide'> {
-  const starts = spans.starts.slice(lo, hi);
-  const ends = spans.ends.slice(lo, hi);
-  const inWide = spans.inWide.slice(lo, hi);
-  // Per string (0: latin1, 1: wide), where the range's first text there begins and its last ends.
-  const first = [-1, -1];
-  const last = [0, 0];
-  for (let k = 0; k < starts.length; k++) {
-    const which = inWide[k]!;
-    if (first[which] === -1) first[which] = starts[k]!;
-    last[which] = ends[k]!;
+function splitTexts(
+  texts: readonly string[],
+  starts: Uint32Array,
+  ends: Uint32Array,
+  inWide: Uint8Array,
+): { latin1: string; wide: string } {
+  const joined = texts.join('');
+  if (!NOT_LATIN1.test(joined)) {
+    let end = 0;
+    for (let at = 0; at < texts.length; at++) {
+      starts[at] = end;
+      ends[at] = end += texts[at]!.length;
+    }
+    return { latin1: joined, wide: '' };
   }
-  for (let k = 0; k < starts.length; k++) {
-    const origin = first[inWide[k]!]!;
-    starts[k] = starts[k]! - origin;
-    ends[k] = ends[k]! - origin;
+  const latin1: string[] = [];
+  const wide: string[] = [];
+  let latin1End = 0;
+  let wideEnd = 0;
+  for (let at = 0; at < texts.length; at++) {
+    const text = texts[at]!;
+    if (NOT_LATIN1.test(text)) {
+      wide.push(text);
+      starts[at] = wideEnd;
+      ends[at] = wideEnd += text.length;
+      inWide[at] = 1;
+    } else {
+      latin1.push(text);
+      starts[at] = latin1End;
+      ends[at] = latin1End += text.length;
+    }
   }
-  const part = (text: string, which: number) =>
-    first[which] === -1 ? '' : text.slice(first[which], last[which]);
-  return { latin1: part(columns.latin1, 0), wide: part(columns.wide, 1), starts, ends, inWide };
-}
-
-/** `nodes` packed as the snapshot worker packs a part (for callers that hold nodes, not columns). */
-export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
-  const columns = encodeNodes(nodes);
-  return packColumns(columns, textSpans(columns));
-}
-
-/** The search masks of a packed part (session-core's searchMaskColumns), read from its strings. */
-export function packedSearchMasks(packed: PackedNodes): SearchMaskColumns {
-  const texts = partTexts(packed);
-  const labels = new Map(packed.labels);
-  const entry: MaskedText = { search: '', label: undefined };
-  return searchMaskColumnsOf(packed.count, (index) => {
-    entry.search = texts.text(index * TEXTS_PER_NODE + 2);
-    entry.label = labels.get(index);
-    return entry;
-  });
+  return { latin1: latin1.join(''), wide: wide.join('') };
 }
 
 /** The buffers a packed part can hand over instead of copying (postMessage's transfer list). */
@@ -168,10 +169,6 @@ class PartTexts {
   text(at: number): string {
     return (this.inWide[at] === 1 ? this.wide : this.latin1).slice(this.starts[at]!, this.ends[at]!);
   }
-}
-
-function partTexts(packed: PackedNodes): PartTexts {
-  return new PartTexts(packed.latin1, packed.wide, packed.starts, packed.ends, packed.inWide);
 }
 
 /**
@@ -209,7 +206,7 @@ class PackedNode implements TreeNode {
 /** The nodes of a packed part, with the fields of those packed (the texts read through getters). */
 export function unpackNodes(packed: PackedNodes): TreeNode[] {
   const { count, ids, parents, types, type, roles, role, flags, usageAt, usage } = packed;
-  const texts = partTexts(packed);
+  const texts = new PartTexts(packed.latin1, packed.wide, packed.starts, packed.ends, packed.inWide);
   const nodes = new Array<TreeNode>(count);
   const fields = USAGE_FIELDS.length;
   // A number read from a Float64Array is a double, which an object field holds as one more heap

@@ -1,8 +1,6 @@
 import {
   decodeNodes,
-  encodeNodeChunk,
   encodeNodes,
-  parseSnapshotText,
   type NodeColumns,
   type SessionSnapshotHead,
   type TreeNode,
@@ -19,7 +17,7 @@ import {
   readSnapshotThrough,
   type SnapshotPart,
 } from './snapshot';
-import { nodesOf, SnapshotDecodeError, SnapshotDecoder, type DecodedPart } from './snapshotDecoder';
+import { SnapshotDecodeError, SnapshotDecoder } from './snapshotDecoder';
 import { NODES_PER_MESSAGE, serveSnapshots } from './snapshotService';
 import type { FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, SnapshotPort, ToSnapshotWorker } from './snapshotWorkerProtocol';
@@ -63,8 +61,7 @@ function snapshotText(nodes: readonly TreeNode[], chunk: number, closed = true):
   const [head, ...parts] = snapshotParts(nodes, nodes.at(-1)?.id ?? null, chunk);
   const lines = [JSON.stringify((head as Extract<SnapshotPart, { kind: 'head' }>).head)];
   for (const part of parts) {
-    // A node chunk ends with its own newline (its texts follow its first line).
-    if (part.kind === 'nodes') lines.push(encodeNodeChunk(part.nodes).slice(0, -1));
+    if (part.kind === 'nodes') lines.push(JSON.stringify(encodeNodes(part.nodes)));
     if (part.kind === 'end' && closed)
       lines.push(JSON.stringify({ end: { ...part.end, changed: encodeNodes(part.changed) } }));
   }
@@ -73,13 +70,12 @@ function snapshotText(nodes: readonly TreeNode[], chunk: number, closed = true):
 
 /** What a one-shot decode of the whole text gives: the head and every node, in order. */
 function oneShot(text: string): { head: SessionSnapshotHead; nodes: TreeNode[] } {
-  const [head, ...values] = parseSnapshotText(text);
+  const [headLine, ...lines] = text.split('\n').filter((line) => line !== '');
   return {
-    head: head as SessionSnapshotHead,
-    nodes: values
-      .filter(
-        (value): value is NodeColumns => typeof value === 'object' && value !== null && 'count' in value,
-      )
+    head: JSON.parse(headLine!) as SessionSnapshotHead,
+    nodes: lines
+      .map((line) => JSON.parse(line) as NodeColumns)
+      .filter((value) => 'count' in value)
       .flatMap((columns) => decodeNodes(columns)),
   };
 }
@@ -140,9 +136,6 @@ describe('nextTask', () => {
 describe('SnapshotDecoder', () => {
   const nodes = manyNodes(300);
   const text = snapshotText(nodes, 64);
-  /** The parts as the page's own reader hands them on: columns decoded to nodes. */
-  const asParts = (decoded: DecodedPart[]) =>
-    decoded.map((part) => (part.kind === 'columns' ? nodesOf(part) : part));
 
   it.each([1, 7, 100, 4096, text.length])(
     'decodes the text pushed in pieces of %i characters exactly as a one-shot decode',
@@ -150,8 +143,8 @@ describe('SnapshotDecoder', () => {
       const decoder = new SnapshotDecoder();
       const parts: SnapshotPart[] = [];
       for (let at = 0; at < text.length; at += pieceChars)
-        parts.push(...asParts(decoder.push(text.slice(at, at + pieceChars))));
-      parts.push(...asParts(decoder.end()));
+        parts.push(...decoder.push(text.slice(at, at + pieceChars)));
+      parts.push(...decoder.end());
       expect(joined(parts)).toEqual(oneShot(text));
       expect(joined(parts).nodes).toEqual(nodes);
       expect(parts.filter((part) => part.kind === 'nodes')).toHaveLength(Math.ceil(300 / 64));
@@ -160,7 +153,7 @@ describe('SnapshotDecoder', () => {
 
   it('decodes a last line that has no newline', () => {
     const decoder = new SnapshotDecoder();
-    const parts = asParts([...decoder.push(text.slice(0, -1)), ...decoder.end()]);
+    const parts = [...decoder.push(text.slice(0, -1)), ...decoder.end()];
     expect(joined(parts).nodes).toEqual(nodes);
   });
 
@@ -176,38 +169,9 @@ describe('SnapshotDecoder', () => {
   it('names the line that is not JSON', () => {
     const decoder = new SnapshotDecoder();
     const lines = text.split('\n');
-    expect(() => decoder.push(`${lines[0]}\n{"count": 3, "id": [\n`)).toThrow(
-      /^The snapshot's line 2 is not JSON/,
+    expect(() => decoder.push(`${lines[0]}\n${lines[1]}\n{"count": 3, "id": [\n`)).toThrow(
+      /^The snapshot's line 3 is not JSON/,
     );
-  });
-
-  it('reports a stream cut in the middle of the texts of a chunk', () => {
-    const decoder = new SnapshotDecoder();
-    decoder.push(text.slice(0, text.indexOf('\n', text.indexOf('"latin1Chars"')) + 10));
-    expect(() => decoder.end()).toThrow(
-      new SnapshotDecodeError('SNAPSHOT_CUT', 'The snapshot ended after 0 nodes'),
-    );
-  });
-
-  it('names the chunk whose texts are not as long as it says', () => {
-    const decoder = new SnapshotDecoder();
-    const shorter = encodeNodeChunk(nodes.slice(0, 4)).replace(
-      /"wideChars":(\d+)/,
-      (_, n: string) => `"wideChars":${Number(n) - 1}`,
-    );
-    expect(() => decoder.push(`${text.split('\n')[0]}\n${shorter}`)).toThrow(
-      /^The snapshot's line 2 is not followed by its \d+ characters of text and a newline$/,
-    );
-  });
-
-  it('reads a chunk with a lone surrogate, which goes as a plain line of columns', () => {
-    const lone = [{ ...nodes[0]!, text: 'broken \ud800 half', search: 'broken \ud800 half' }, nodes[1]!];
-    const chunk = encodeNodeChunk(lone);
-    expect(chunk).not.toContain('latin1Chars');
-    expect(chunk.split('\n')).toHaveLength(2);
-    const decoder = new SnapshotDecoder();
-    const parts = asParts(decoder.push(`${text.split('\n')[0]}\n${chunk}`));
-    expect(joined(parts).nodes).toEqual(lone);
   });
 
   it('names the line whose columns do not hold its nodes', () => {
@@ -357,9 +321,7 @@ describe('readSnapshotThrough a snapshot service', () => {
   it('stops the download of a load aborted mid-open, and the next load on the same worker reads in full', async () => {
     const nodes = manyNodes(200);
     const text = snapshotText(nodes, 50);
-    const headEnd = text.indexOf('\n') + 1;
-    const firstChunkEnd = headEnd + encodeNodeChunk(nodes.slice(0, 50)).length;
-    expect(text.slice(headEnd, firstChunkEnd)).toBe(encodeNodeChunk(nodes.slice(0, 50)));
+    const firstChunkEnd = text.indexOf('\n', text.indexOf('\n') + 1) + 1;
     const signals: AbortSignal[] = [];
     let firstCancelled = false;
     const port = serviceWith((url, init) => {

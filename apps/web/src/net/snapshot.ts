@@ -7,7 +7,7 @@
 import { apiPath, ROUTE_PATHS } from '@canopy/protocol/values';
 import { ApiError } from './errors';
 import { unpackNodes } from './packedNodes';
-import { nodesOf, type DecodedPart, type SnapshotFailure, type SnapshotPart } from './snapshotDecoder';
+import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 import { SnapshotStreamError, streamSnapshot, type FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, ToSnapshotWorker } from './snapshotWorkerProtocol';
 
@@ -200,8 +200,7 @@ export function readSnapshotHere(
 ): AsyncGenerator<SnapshotPart> {
   return pulled(signal, (push, finish) => {
     const controller = new AbortController();
-    const emit = (part: DecodedPart) => push(part.kind === 'columns' ? nodesOf(part) : part);
-    streamSnapshot(url, controller.signal, emit, fetchImpl).then(
+    streamSnapshot(url, controller.signal, push, fetchImpl).then(
       () => finish({ ok: true }),
       (error: unknown) => {
         if (controller.signal.aborted) return;

@@ -2,8 +2,9 @@
 // test can drive it over a MessageChannel: each load streams its snapshot and posts every part,
 // then `done` or `failed`; an abort stops the download and posts nothing more for that load.
 
-import { packColumns, packedSearchMasks, packedTransfers } from './packedNodes';
-import type { DecodedPart, SnapshotFailure } from './snapshotDecoder';
+import { searchMaskColumns } from '@canopy/session-core';
+import { packedTransfers, packNodes } from './packedNodes';
+import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 import { SnapshotStreamError, streamSnapshot, type FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, SnapshotPort, ToSnapshotWorker } from './snapshotWorkerProtocol';
 
@@ -32,15 +33,15 @@ export function serveSnapshots(
     const post = (reply: FromSnapshotWorker, transfer: Transferable[] = []) => {
       if (!controller.signal.aborted) port.postMessage(reply, transfer);
     };
-    const emit = (part: DecodedPart) => {
-      if (part.kind !== 'columns') return post({ type: 'part', loadId, part });
+    const emit = (part: SnapshotPart) => {
+      if (part.kind !== 'nodes') return post({ type: 'part', loadId, part });
       // The page takes each message in a task of its own: smaller parts keep each of those short.
-      const { columns, spans } = part;
-      for (let at = 0; at < columns.count; at += NODES_PER_MESSAGE) {
-        const packed = packColumns(columns, spans, at, Math.min(columns.count, at + NODES_PER_MESSAGE));
+      for (let at = 0; at < part.nodes.length; at += NODES_PER_MESSAGE) {
+        const nodes = part.nodes.slice(at, at + NODES_PER_MESSAGE);
         // Made here, the first search keystroke finds every entry's mask as soon as the snapshot
         // is in, without the page's idle time (at 200k entries, 200+ ms of it) having to make them.
-        const masks = packedSearchMasks(packed);
+        const masks = searchMaskColumns(nodes);
+        const packed = packNodes(nodes);
         post({ type: 'nodes', loadId, nodes: packed, masks }, [
           masks.low.buffer,
           masks.high.buffer,

@@ -6,8 +6,8 @@ import { errorOf } from './errors';
 import {
   SnapshotDecodeError,
   SnapshotDecoder,
-  type DecodedPart,
   type SnapshotFailure,
+  type SnapshotPart,
 } from './snapshotDecoder';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -31,7 +31,7 @@ function failed(status: number, code: string, message: string): SnapshotStreamEr
 export async function streamSnapshot(
   url: string,
   signal: AbortSignal,
-  emit: (part: DecodedPart) => void,
+  emit: (part: SnapshotPart) => void,
   fetchImpl: FetchLike = fetch,
 ): Promise<void> {
   let response: Response;

@@ -33,13 +33,7 @@ export {
 export type { FilterMode } from './filter';
 export { tokenizeQuery, matchesQuery } from './search';
 export { computeRows, findNearestVisible, prepareRows, prepareRowsAhead } from './flatten';
-export {
-  addSearchMasks,
-  prepareSearchMasks,
-  searchMaskColumns,
-  searchMaskColumnsOf,
-  type MaskedText,
-} from './search-masks';
+export { addSearchMasks, prepareSearchMasks, searchMaskColumns } from './search-masks';
 export type { SearchMaskColumns } from './search-masks';
 export type { FlatRow, Gutter, ComputeRowsOptions, RowsResult, RowsPreparation } from './flatten';
 export {

@@ -72,7 +72,7 @@ function addText(masks: SearchMaskColumns, index: number, text: string): void {
 }
 
 /** What matchesQuery reads of an entry: its search text and its label, lower-cased. */
-function maskEntry(masks: SearchMaskColumns, index: number, entry: MaskedText): void {
+function maskEntry(masks: SearchMaskColumns, index: number, entry: ViewEntry): void {
   masks.low[index] = 0;
   masks.high[index] = 0;
   addText(masks, index, entry.search);
@@ -84,22 +84,8 @@ function maskEntry(masks: SearchMaskColumns, index: number, entry: MaskedText): 
  * to a tree. The web app's snapshot worker makes them off the page's thread.
  */
 export function searchMaskColumns(entries: readonly ViewEntry[]): SearchMaskColumns {
-  return searchMaskColumnsOf(entries.length, (index) => entries[index]!);
-}
-
-/** What a search mask is made from: the entry's search text and label. */
-export type MaskedText = Pick<ViewEntry, 'search' | 'label'>;
-
-/**
- * The masks of `count` entries, each read through `entryAt` just before it is masked (the snapshot
- * worker hands one reused object with the entry's texts read from its packed strings).
- */
-export function searchMaskColumnsOf(
-  count: number,
-  entryAt: (index: number) => MaskedText,
-): SearchMaskColumns {
-  const columns = { low: new Int32Array(count), high: new Int32Array(count) };
-  for (let i = 0; i < count; i++) maskEntry(columns, i, entryAt(i));
+  const columns = { low: new Int32Array(entries.length), high: new Int32Array(entries.length) };
+  for (let i = 0; i < entries.length; i++) maskEntry(columns, i, entries[i]!);
   return columns;
 }
 
