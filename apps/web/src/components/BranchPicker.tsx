@@ -24,12 +24,14 @@ export function BranchPicker() {
   const messages = useMemo(() => {
     void treeVersion;
     if (!tree) return [];
-    return tree
-      .allEntries()
-      .filter(
-        (e) => e.type === 'message' && e.role === 'user' && e.text.replace(/^user:\s*/, '').trim() !== '',
-      )
-      .map((e) => ({ id: e.id, text: e.text.replace(/^user:\s*/, '') }));
+    // One read of each user message's row text (a node reads it from its part's strings).
+    const found: { id: string; text: string }[] = [];
+    for (const e of tree.allEntries()) {
+      if (e.type !== 'message' || e.role !== 'user') continue;
+      const text = e.text.replace(/^user:\s*/, '');
+      if (text.trim() !== '') found.push({ id: e.id, text });
+    }
+    return found;
   }, [tree, treeVersion]);
   const [index, setIndex] = useState(Math.max(0, messages.length - 1));
   const listRef = useRef<HTMLDivElement>(null);
