@@ -481,6 +481,14 @@ export class SessionManager {
     return this.index.getChildren(parentId).map(shapeOf);
   }
 
+  /**
+   * Builds part of the index's children-by-parent map ahead of the first children query (see
+   * TreeIndex.prepareChildren): at most `entries` entries per call; answers whether it is built.
+   */
+  prepareChildIndex(entries: number): boolean {
+    return this.index.prepareChildren(entries);
+  }
+
   getLabel(id: string): string | undefined {
     return this.index.getLabel(id);
   }

@@ -351,6 +351,40 @@ describe('TreeIndex.getChildren and getBranch', () => {
     expect(index.getChildren('root').map((value) => value.id)).toEqual(['late', 'early', 'newest']);
   });
 
+  it('answers the same children when its index was prepared a part at a time, entries added meanwhile', () => {
+    const entries = [
+      entry('root', null),
+      entry('a', 'root'),
+      entry('b', 'root'),
+      entry('c', 'a'),
+      entry('orphan', 'missing'),
+      entry('self', 'self'),
+      entry('root2', null),
+      entry('d', 'b'),
+    ];
+    const whole = build(...entries);
+    const ids = (index: TreeIndex, parentId: string | null) => index.getChildren(parentId).map((e) => e.id);
+    const parents = [null, 'root', 'a', 'b', 'missing', 'self', 'nothing'];
+    for (const step of [1, 2, 3, 100]) {
+      const prepared = build(...entries.slice(0, 5));
+      const done: boolean[] = [];
+      done.push(prepared.prepareChildren(step));
+      // Entries added while the index is half made are taken when the build reaches them.
+      for (const later of entries.slice(5)) prepared.add(later, 0);
+      while (!done.at(-1)) done.push(prepared.prepareChildren(step));
+      expect(done.filter((value) => value)).toEqual([true]);
+      for (const parentId of parents) expect(ids(prepared, parentId)).toEqual(ids(whole, parentId));
+      // Once made it is kept up to date.
+      prepared.add(entry('e', 'root'), 0);
+      expect(ids(prepared, 'root')).toEqual(['a', 'b', 'e']);
+    }
+    // A query before the build is done finishes it.
+    const half = build(...entries);
+    expect(half.prepareChildren(3)).toBe(false);
+    expect(ids(half, 'root')).toEqual(['a', 'b']);
+    expect(half.prepareChildren(1)).toBe(true);
+  });
+
   it('returns the path root first, and nothing for an unknown or null start', () => {
     const index = build(entry('a', null), entry('b', 'a'), entry('c', 'b'), entry('x', 'a'));
     expect(index.getBranch('c').map((value) => value.id)).toEqual(['a', 'b', 'c']);

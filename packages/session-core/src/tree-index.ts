@@ -31,9 +31,15 @@ export class TreeIndex {
   private readonly positions = new Map<string, number>();
   /** Entries by id, through `positions`. */
   private readonly entriesById: EntryLookup = { get: (id) => this.get(id) };
-  /** Built on first use, then kept up to date: a bulk load does not pay for it. */
+  /**
+   * Built on first use (or ahead of it, a part at a time: `prepareChildren`), then kept up to date:
+   * a bulk load does not pay for it.
+   */
   private childrenByParent: Map<string, SessionEntry[]> | undefined;
   private rootEntries: SessionEntry[] = [];
+  /** The children index while `prepareChildren` builds it: the first `done` entries of the list. */
+  private childrenSoFar:
+    { byParent: Map<string, SessionEntry[]>; roots: SessionEntry[]; done: number } | undefined;
   /** Parent ids named by an entry before any entry had that id. */
   private readonly awaitedParents = new Set<string>();
   private readonly labelsByTarget = new Map<string, string>();
@@ -104,7 +110,7 @@ export class TreeIndex {
     if (typeof parentId === 'string' && parentId !== id && !this.positions.has(parentId)) {
       this.awaitedParents.add(parentId);
     }
-    if (this.childrenByParent) this.addChild(this.childrenByParent, retained);
+    if (this.childrenByParent) addChild(this.childrenByParent, this.rootEntries, retained);
 
     if (entry.type === 'label') this.applyLabel(entry);
     this.extendStructuralCache(position, awaited);
@@ -131,25 +137,26 @@ export class TreeIndex {
     else cache.push(issue);
   }
 
-  private addChild(childrenByParent: Map<string, SessionEntry[]>, entry: SessionEntry): void {
-    const parentId: unknown = entry.parentId;
-    if (parentId === null) {
-      this.rootEntries.push(entry);
-    } else if (typeof parentId === 'string') {
-      const siblings = childrenByParent.get(parentId);
-      if (siblings) siblings.push(entry);
-      else childrenByParent.set(parentId, [entry]);
-    }
+  /**
+   * Builds the children index ahead of its first use, up to `entries` more entries per call (a
+   * large session's first children query otherwise builds it whole: 0.4 s at 500,000 entries).
+   * Answers whether it is complete. Entries added meanwhile are taken as the build reaches them.
+   */
+  prepareChildren(entries: number): boolean {
+    if (this.childrenByParent) return true;
+    const soFar = (this.childrenSoFar ??= { byParent: new Map(), roots: [], done: 0 });
+    const end = Math.min(this.list.length, soFar.done + entries);
+    for (; soFar.done < end; soFar.done++) addChild(soFar.byParent, soFar.roots, this.list[soFar.done]!);
+    if (soFar.done < this.list.length) return false;
+    this.childrenByParent = soFar.byParent;
+    this.rootEntries = soFar.roots;
+    this.childrenSoFar = undefined;
+    return true;
   }
 
   private childrenIndex(): Map<string, SessionEntry[]> {
-    if (!this.childrenByParent) {
-      const childrenByParent = new Map<string, SessionEntry[]>();
-      this.rootEntries = [];
-      for (const entry of this.list) this.addChild(childrenByParent, entry);
-      this.childrenByParent = childrenByParent;
-    }
-    return this.childrenByParent;
+    if (!this.childrenByParent) this.prepareChildren(Number.POSITIVE_INFINITY);
+    return this.childrenByParent as Map<string, SessionEntry[]>;
   }
 
   has(id: string): boolean {
@@ -476,4 +483,20 @@ function isSorted(group: Int32Array, times: readonly number[]): boolean {
     if (order > 0) return false;
   }
   return true;
+}
+
+/** Files `entry` under its parent in `childrenByParent`, or among `roots` for a null parent. */
+function addChild(
+  childrenByParent: Map<string, SessionEntry[]>,
+  roots: SessionEntry[],
+  entry: SessionEntry,
+): void {
+  const parentId: unknown = entry.parentId;
+  if (parentId === null) {
+    roots.push(entry);
+  } else if (typeof parentId === 'string') {
+    const siblings = childrenByParent.get(parentId);
+    if (siblings) siblings.push(entry);
+    else childrenByParent.set(parentId, [entry]);
+  }
 }
