@@ -812,7 +812,7 @@ export class SessionManager {
   createBranchedSession(leafId: string): string | undefined {
     const parentSession = this.storageProvider ? this.storage?.path : undefined;
     const file = this.branchedFile(leafId, parentSession);
-    return this.switchTo(file.header, file.count, file.entryAt, file.leafId);
+    return this.switchTo(file);
   }
 
   /** The file createBranchedSession(leafId) writes, its header naming `parentSession`. */
@@ -876,7 +876,7 @@ export class SessionManager {
    */
   newSession(options: NewSessionOptions = {}): string | undefined {
     const file = this.emptyFile(options);
-    return this.switchTo(file.header, file.count, file.entryAt, file.leafId);
+    return this.switchTo(file);
   }
 
   /** The file newSession writes: its header alone. */
@@ -897,7 +897,7 @@ export class SessionManager {
    */
   forkSession(): string | undefined {
     const file = this.forkedFile();
-    return this.switchTo(file.header, file.count, file.entryAt, file.leafId);
+    return this.switchTo(file);
   }
 
   /** The file forkSession writes: every entry, its header naming this session's file. */
@@ -1131,17 +1131,12 @@ export class SessionManager {
   }
 
   /**
-   * Replaces the whole state with `header` + `count` entries (`entryAt(k)` gives the k-th in full),
-   * written to a new file when there is a provider. The lines are serialised one at a time as the
+   * Replaces the whole state with `file` (its header, then `count` entries, `entryAt(k)` the k-th in
+   * full), written to a new file when there is a provider. The lines are serialised one at a time as the
    * storage writes them (`rewriteLines`), so copying a large session never builds one string of it; the
    * new index is built alongside and takes over only once the write has succeeded.
    */
-  private switchTo(
-    header: SessionHeader,
-    count: number,
-    entryAt: (position: number) => SessionEntry,
-    leafId: string | null,
-  ): string | undefined {
+  private switchTo({ header, count, entryAt, leafId }: NewFile): string | undefined {
     const storage = this.storageProvider?.create(header);
     const store = new EntryStore(this.store.retention, storageReader(storage), this.entryCacheSize);
     const index = new TreeIndex();
