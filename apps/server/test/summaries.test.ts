@@ -6,7 +6,7 @@ import { assistantMessage } from '@canopy/fixtures';
 import { SessionManager } from '@canopy/session-core';
 import { createOfflineSummarizer } from '@canopy/summarizer';
 import * as reference from '@mariozechner/pi-coding-agent';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AppOptions } from '../src/app';
 import type { Summarizer, SummarizeOptions } from '../src/summarizer';
 import { AUTH, getSnapshot, sessionIdOf, setup, waitFor, type TestEnv } from './helpers';
@@ -449,6 +449,40 @@ describe('summaries', () => {
       notice:
         'The selection has 10,003 entries; the summary covers the newest 10,000 (the oldest 3 are left out).',
     });
+  });
+
+  it('a summary of a jump back over 12,002 entries reads back only the newest 10,000; a previewed text reads none', async () => {
+    const sm = SessionManager.inMemory('/home/dev/project');
+    const all: string[] = [];
+    for (let i = 0; i < 12_003; i++)
+      all.push(sm.appendMessage({ role: 'user', content: `m${i}`, timestamp: 0 }));
+    const calls: Array<{ ids: string[]; options: SummarizeOptions }> = [];
+    const id = await boot({ summarizers: [echoSummarizer('echo', calls)] }, sm.toJsonl());
+    const readBack = vi.spyOn(SessionManager.prototype, 'getEntry');
+    try {
+      // Back to the first message: the 12,002 entries after it are abandoned.
+      const preview = (
+        await post(`/api/sessions/${id}/summary/preview`, { source: { kind: 'navigate', targetId: all[0] } })
+      ).json() as Json;
+      expect(preview).toMatchObject({ entryCount: 10_000, selectedCount: 12_002 });
+      expect(calls[0]!.ids).toEqual(all.slice(2_003));
+      // Before, the whole abandoned path was read back first (12,002 reads): at 1 GB, the file.
+      expect(readBack.mock.calls.length).toBeLessThan(10_010);
+
+      readBack.mockClear();
+      const navigated = await post(`/api/sessions/${id}/navigate`, {
+        targetId: all[0],
+        summary: { text: 'the previewed text' },
+      });
+      expect(navigated.json()).toMatchObject({
+        cancelled: false,
+        summaryEntry: { summary: 'the previewed text' },
+      });
+      expect(readBack.mock.calls.length).toBeLessThan(10);
+      expect(calls).toHaveLength(1);
+    } finally {
+      readBack.mockRestore();
+    }
   });
 
   it('summarize-selection aborted through the REST route writes nothing', async () => {

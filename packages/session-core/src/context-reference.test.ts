@@ -35,7 +35,12 @@ function treeOf(entries: readonly SessionEntry[]): NavigationTree & {
     }
     return path.reverse();
   };
-  return { getEntry: (id) => byId.get(id), getBranch, getBranchShapes: getBranch };
+  return {
+    getEntry: (id) => byId.get(id),
+    getShape: (id) => byId.get(id),
+    getBranch,
+    getBranchShapes: getBranch,
+  };
 }
 
 function pathOf(entries: readonly SessionEntry[], leafId: string): SessionEntry[] {

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   collectEntriesForBranchSummary,
+  collectIdsForBranchSummary,
   getUserMessagesForForking,
   planNavigation,
   type NavigationTree,
 } from './navigation';
 import type { SessionEntry } from './types';
-import { entryFactory } from '../test/messages';
+import { SessionManager } from './session-manager';
+import { utf8Encode } from './parse';
+import { entryFactory, userMsg } from '../test/messages';
+import { bytesReader } from '../test/retention';
 
 const entry = entryFactory();
 
@@ -31,6 +35,7 @@ function treeOf(entries: SessionEntry[]): NavigationTree {
   const byId = new Map(entries.map((e) => [e.id, e] as const));
   return {
     getEntry: (id) => byId.get(id),
+    getShape: (id) => byId.get(id),
     getBranchShapes: (id) => {
       const path: SessionEntry[] = [];
       const seen = new Set<string>();
@@ -108,6 +113,27 @@ describe('collectEntriesForBranchSummary', () => {
     expect(result.commonAncestorId).toBe('e0');
     expect(result.entries).toHaveLength(199_999);
     expect(result.entries[0]?.id).toBe('e1');
+  });
+});
+
+describe('collectIdsForBranchSummary', () => {
+  it('finds the abandoned path from the index alone: a session keeping only its index reads nothing back', () => {
+    const writer = SessionManager.inMemory('/w');
+    const written: string[] = [];
+    for (let i = 0; i < 300; i++) written.push(writer.appendMessage(userMsg(`question ${i}`)));
+    const bytes = utf8Encode(writer.toJsonl());
+    const reader = bytesReader(bytes);
+    const sm = SessionManager.fromJsonl(bytes, { retain: 'index', readRange: reader });
+    expect(collectIdsForBranchSummary(sm, written[299]!, written[9]!)).toEqual({
+      ids: written.slice(10),
+      commonAncestorId: written[9],
+    });
+    // Before, the whole path was read back to find these ids: a 1 GB session's whole file at worst.
+    expect(reader.reads).toBe(0);
+    // The entries are those ids read back, one read each.
+    const { entries } = collectEntriesForBranchSummary(sm, written[299]!, written[9]!);
+    expect(ids(entries)).toEqual(written.slice(10));
+    expect(reader.reads).toBe(290);
   });
 });
 

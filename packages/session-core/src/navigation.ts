@@ -11,7 +11,16 @@ export interface NavigationTree {
    * session keeping only its index answers it without reading the paths back from its file.
    */
   getBranchShapes(id?: string | null): readonly Pick<SessionEntry, 'id'>[];
+  /** An entry's id and parent from the index alone, without reading it back from the file. */
+  getShape(id: string): Pick<SessionEntry, 'id' | 'parentId'> | undefined;
   getEntry(id: string): SessionEntry | undefined;
+}
+
+export interface BranchSummaryIds {
+  /** The abandoned entries' ids, chronological: below the common ancestor, down to the old leaf. */
+  ids: string[];
+  /** Deepest entry on both the old path and the target path; null when they share none. */
+  commonAncestorId: string | null;
 }
 
 export interface BranchSummaryCollection {
@@ -22,17 +31,19 @@ export interface BranchSummaryCollection {
 }
 
 /**
- * The entries a navigation from `oldLeafId` to `targetId` abandons: every entry on the old path
- * strictly below the deepest common ancestor, down to and including the old leaf, oldest first.
- * All entry types are included and compactions do not stop the walk. Moving to an ancestor
- * leaves the target itself out; moving to a descendant abandons nothing.
+ * The ids of the entries a navigation from `oldLeafId` to `targetId` abandons: every entry on the
+ * old path strictly below the deepest common ancestor, down to and including the old leaf, oldest
+ * first. All entry types are included and compactions do not stop the walk. Moving to an ancestor
+ * leaves the target itself out; moving to a descendant abandons nothing. Only ids and parents are
+ * read: a caller reads back the entries it uses (a summary keeps the newest ten thousand of a path
+ * that may be the whole of a 1 GB session).
  */
-export function collectEntriesForBranchSummary(
+export function collectIdsForBranchSummary(
   tree: NavigationTree,
   oldLeafId: string | null,
   targetId: string,
-): BranchSummaryCollection {
-  if (!oldLeafId) return { entries: [], commonAncestorId: null };
+): BranchSummaryIds {
+  if (!oldLeafId) return { ids: [], commonAncestorId: null };
 
   const oldPath = new Set<string>();
   for (const entry of tree.getBranchShapes(oldLeafId)) oldPath.add(entry.id);
@@ -46,19 +57,41 @@ export function collectEntriesForBranchSummary(
     }
   }
 
-  const entries: SessionEntry[] = [];
+  const ids: string[] = [];
   const seen = new Set<string>();
   let current: string | null = oldLeafId;
   // `seen` guards a parent cycle that getBranchShapes cut short and the ancestor is not on.
   while (current && current !== commonAncestorId && !seen.has(current)) {
     seen.add(current);
-    const entry = tree.getEntry(current);
-    if (!entry) break;
-    entries.push(entry);
-    current = entry.parentId;
+    const shape = tree.getShape(current);
+    if (!shape) break;
+    ids.push(current);
+    current = shape.parentId;
   }
-  entries.reverse();
-  return { entries, commonAncestorId };
+  ids.reverse();
+  return { ids, commonAncestorId };
+}
+
+/**
+ * The entries of {@link collectIdsForBranchSummary}, read back whole (pi's
+ * `collectEntriesForBranchSummary`): what an extension's `session_before_tree` is given.
+ */
+export function collectEntriesForBranchSummary(
+  tree: NavigationTree,
+  oldLeafId: string | null,
+  targetId: string,
+): BranchSummaryCollection {
+  const { ids, commonAncestorId } = collectIdsForBranchSummary(tree, oldLeafId, targetId);
+  return { entries: entriesOf(tree, ids), commonAncestorId };
+}
+
+/** The entries with these ids, in the same order, read back whole. */
+export function entriesOf(tree: Pick<NavigationTree, 'getEntry'>, ids: readonly string[]): SessionEntry[] {
+  return ids.map((id) => {
+    const entry = tree.getEntry(id);
+    if (!entry) throw new Error(`internal: entry ${id} is indexed but could not be read back`);
+    return entry;
+  });
 }
 
 export interface NavigationPlan {

@@ -507,6 +507,12 @@ export class SessionManager {
     return this.index.getBranch(fromId ?? this.leafId).map(shapeOf);
   }
 
+  /** An entry's type, id, parent and time from the index alone (no read back from the file). */
+  getShape(id: string): EntryShape | undefined {
+    const retained = this.index.get(id);
+    return retained && shapeOf(retained);
+  }
+
   /** The forest of all entries. With `retain: 'index'` this reads every entry back: O(file). */
   getTree(): SessionTreeNode[] {
     const roots = this.index.getTree();

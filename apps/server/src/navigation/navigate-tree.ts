@@ -1,5 +1,10 @@
 import type { NavigateResult, ProvidedSummary } from '@canopy/protocol';
-import { collectEntriesForBranchSummary, planNavigation, type SessionEntry } from '@canopy/session-core';
+import {
+  collectIdsForBranchSummary,
+  entriesOf,
+  planNavigation,
+  type SessionEntry,
+} from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
 import type { SessionStore } from '../store/session-store';
@@ -60,16 +65,17 @@ export class Navigator {
     // 2. Validate and compute the abandoned path.
     const target = sm.getEntry(targetId);
     if (!target) throw new AppError('ENTRY_NOT_FOUND', `Entry ${targetId} not found.`);
-    // Only a summary (the user's or an extension's) reads the abandoned path: it is every entry on
-    // both paths from the root read back from the file, tens of milliseconds on a long session,
-    // which a plain jump does not pay.
+    // Only a summary (the user's or an extension's) walks the abandoned path: both paths from the
+    // root, by their ids in the index, which a plain jump does not pay for. Its entries are read back
+    // from the file only where they are used: whole for an extension (as pi gives them), the newest
+    // MAX_SUMMARY_ENTRIES for the summariser, none for a previewed text.
     const hasTreeHandlers = extensions.hasHandlers('session_before_tree');
-    const { entries: abandoned, commonAncestorId } =
+    const { ids: abandonedIds, commonAncestorId } =
       wantsSummary || hasTreeHandlers
-        ? collectEntriesForBranchSummary(sm, oldLeafId, targetId)
-        : { entries: [], commonAncestorId: null };
-    const entries = narrowToSelection(abandoned, options.onlyIds);
-    const needsSummarizer = wantsSummary && options.summary === undefined && entries.length > 0;
+        ? collectIdsForBranchSummary(sm, oldLeafId, targetId)
+        : { ids: [], commonAncestorId: null };
+    const summarizedIds = narrowToSelection(abandonedIds, options.onlyIds);
+    const needsSummarizer = wantsSummary && options.summary === undefined && summarizedIds.length > 0;
     const resolveSummarizer = () =>
       this.deps.summarizers.resolve(options.summarizerId, this.deps.preferredSummarizerId());
     // A named summariser is checked before anything runs, so an unknown one changes nothing.
@@ -96,7 +102,7 @@ export class Navigator {
             targetId,
             oldLeafId,
             commonAncestorId,
-            entriesToSummarize: entries,
+            entriesToSummarize: entriesOf(sm, summarizedIds),
             userWantsSummary: wantsSummary,
             customInstructions,
             replaceInstructions,
@@ -121,7 +127,7 @@ export class Navigator {
         summary = { text: options.summary.text, details: options.summary.details, fromExtension: false };
       } else if (needsSummarizer) {
         const summarizer = resolveSummarizer();
-        const input = summaryInput(entries, 'The abandoned path');
+        const input = summaryInput(sm, summarizedIds, 'The abandoned path');
         const generated = await runner.generate(
           summarizer,
           input.entries,

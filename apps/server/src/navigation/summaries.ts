@@ -4,7 +4,7 @@ import type {
   SummaryPreview,
   SummaryPreviewRequest,
 } from '@canopy/protocol';
-import { collectEntriesForBranchSummary, type SessionEntry } from '@canopy/session-core';
+import { collectIdsForBranchSummary, type SessionEntry } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry, SummaryResult } from '../summarizer';
@@ -12,7 +12,6 @@ import {
   narrowToSelection,
   newestOf,
   orderSelection,
-  selectionInput,
   summaryInput,
   type SummaryInput,
 } from './summary-input';
@@ -51,12 +50,12 @@ export class SummaryService {
         throw new AppError('ENTRY_NOT_FOUND', `Entry ${source.targetId} not found.`);
       const leafId = sm.getLeafId();
       const abandoned =
-        source.targetId === leafId ? [] : collectEntriesForBranchSummary(sm, leafId, source.targetId).entries;
-      input = summaryInput(narrowToSelection(abandoned, source.onlyIds), 'The abandoned path');
+        source.targetId === leafId ? [] : collectIdsForBranchSummary(sm, leafId, source.targetId).ids;
+      input = summaryInput(sm, narrowToSelection(abandoned, source.onlyIds), 'The abandoned path');
       context = { sessionId, targetId: source.targetId, kind: 'navigate' };
     } else {
       const ordered = orderSelection(sm, source.entryIds);
-      input = selectionInput(sm, ordered.ids, 'The selection');
+      input = summaryInput(sm, ordered.ids, 'The selection');
       context = { sessionId, targetId: ordered.newestId, kind: 'selection' };
     }
 
@@ -102,7 +101,7 @@ export class SummaryService {
         request.summarizerId,
         this.deps.preferredSummarizerId(),
       );
-      const input = selectionInput(session.sm, ordered.ids, 'The selection');
+      const input = summaryInput(session.sm, ordered.ids, 'The selection');
       const generated = await this.generate(
         sessionId,
         summarizer.id,

@@ -3,7 +3,7 @@ import { SessionManager, utf8Encode } from '@canopy/session-core';
 import { describe, expect, it } from 'vitest';
 import { assistantMsg, userMsg } from '../../../../packages/session-core/test/messages';
 import { bytesReader } from '../../../../packages/session-core/test/retention';
-import { orderSelection, selectionInput } from './summary-input';
+import { orderSelection, summaryInput } from './summary-input';
 
 /**
  * A trunk of `turns` question/answer pairs with a side branch off the first answer; the file as
@@ -34,7 +34,7 @@ describe('orderSelection', () => {
     // The trunk's second question is older than the side branch: its branch comes first.
     expect(ordered.ids).toEqual([trunk[0], trunk[2], trunk[4], side[0], side[1]]);
     expect(ordered.newestId).toBe(side[1]);
-    const input = selectionInput(sm, ordered.ids, 'The selection');
+    const input = summaryInput(sm, ordered.ids, 'The selection');
     expect(input.entries[3]).toMatchObject({ type: 'message', message: { content: 'side question' } });
     expect(input).toMatchObject({ selectedCount: 5 });
     expect(input.notice).toBeUndefined();
@@ -57,12 +57,12 @@ describe('orderSelection', () => {
   });
 });
 
-describe('selectionInput', () => {
+describe('summaryInput', () => {
   it('reads back only the newest entries a summary covers, and says how many were left out', () => {
     const turns = MAX_SUMMARY_ENTRIES / 2 + 500;
     const { sm, reader, trunk } = branchedSession(turns);
     const ordered = orderSelection(sm, trunk);
-    const input = selectionInput(sm, ordered.ids, 'The selection');
+    const input = summaryInput(sm, ordered.ids, 'The selection');
     expect(input.entries.map((entry) => entry.id)).toEqual(trunk.slice(trunk.length - MAX_SUMMARY_ENTRIES));
     expect(reader.reads).toBe(MAX_SUMMARY_ENTRIES);
     expect(input.selectedCount).toBe(trunk.length);

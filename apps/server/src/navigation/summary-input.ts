@@ -1,5 +1,10 @@
 import { MAX_SUMMARY_ENTRIES } from '@canopy/protocol';
-import { prepareBranchEntries, type SessionEntry, type SessionManager } from '@canopy/session-core';
+import {
+  entriesOf,
+  prepareBranchEntries,
+  type SessionEntry,
+  type SessionManager,
+} from '@canopy/session-core';
 import { AppError } from '../errors';
 
 /** What a summary is built from: the entries in reading order, and what was left out. */
@@ -13,23 +18,14 @@ export interface SummaryInput {
 }
 
 /**
- * Keeps the newest MAX_SUMMARY_ENTRIES of `entries` (reading order): a summary of ten thousand
- * entries is already far past any model's window, and the summarisers keep the newest context.
+ * What a summary of these entries (ids in reading order: a selection, or an abandoned path) is built
+ * from: the newest MAX_SUMMARY_ENTRIES of them, read back from the file, and nothing else. A summary
+ * of ten thousand entries is already far past any model's window, and the summarisers keep the
+ * newest context; a selection of 100,000 entries, or the abandoned path of a jump to the start of a
+ * 1 GB session, reads 10,000.
  */
-export function summaryInput(entries: readonly SessionEntry[], what: string): SummaryInput {
-  return inputOf(newestOf(entries), entries.length, what);
-}
-
-/**
- * The same for a selection in reading order (orderSelection's ids), reading back from the file only
- * the entries it keeps: a selection of 100,000 entries reads 10,000.
- */
-export function selectionInput(sm: SessionManager, ids: readonly string[], what: string): SummaryInput {
-  return inputOf(
-    newestOf(ids).map((id) => sm.getEntry(id) as SessionEntry),
-    ids.length,
-    what,
-  );
+export function summaryInput(sm: SessionManager, ids: readonly string[], what: string): SummaryInput {
+  return inputOf(entriesOf(sm, newestOf(ids)), ids.length, what);
 }
 
 /** The newest MAX_SUMMARY_ENTRIES of a list in reading order: what a summary covers. */
@@ -51,17 +47,17 @@ function inputOf(kept: SessionEntry[], selectedCount: number, what: string): Sum
 }
 
 /**
- * The abandoned path narrowed to the user's selection (when one is given), still in chronological
- * order. Ids of the selection that are not on the path are ignored: the selection may span
- * branches that this navigation does not abandon.
+ * The abandoned path's ids narrowed to the user's selection (when one is given), still in
+ * chronological order. Ids of the selection that are not on the path are ignored: the selection may
+ * span branches that this navigation does not abandon.
  */
 export function narrowToSelection(
-  abandoned: readonly SessionEntry[],
+  abandonedIds: readonly string[],
   onlyIds: readonly string[] | undefined,
-): SessionEntry[] {
-  if (onlyIds === undefined) return [...abandoned];
+): string[] {
+  if (onlyIds === undefined) return [...abandonedIds];
   const wanted = new Set(onlyIds);
-  return abandoned.filter((entry) => wanted.has(entry.id));
+  return abandonedIds.filter((id) => wanted.has(id));
 }
 
 export interface OrderedSelection {

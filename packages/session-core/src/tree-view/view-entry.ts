@@ -583,13 +583,13 @@ export interface ToViewEntriesOptions extends RowTextOptions {
   toolCalls?: ToolCallIndex;
 }
 
-/** View entries for a batch of entries, in the same order. */
 /** The entry's type, or `untyped` for an entry kept in the tree without a string type. */
 function typeName(entry: SessionEntry): string {
   const type: unknown = entry.type;
   return typeof type === 'string' ? type : 'untyped';
 }
 
+/** View entries for a batch of entries, in the same order. */
 export function toViewEntries(
   entries: readonly SessionEntry[],
   labels: ReadonlyMap<string, string> | ((id: string) => string | undefined),
