@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { busesInRect, layoutGraph, nodesInRect, type GraphSource } from './graphLayout';
+import {
+  busesInRect,
+  graphLayoutSteps,
+  indexGraphSource,
+  layoutGraph,
+  nodesInRect,
+  type GraphSource,
+} from './graphLayout';
+import { TIDY_SLICE } from './tidyTree';
 
 function sourceFrom(edges: [string, string | null][], pinned: string[] = []): GraphSource {
   const children = new Map<string, string[]>();
@@ -107,6 +115,27 @@ describe('layoutGraph', () => {
     const fanLayout = layoutGraph(sourceFrom(fan));
     expect(fanLayout.nodes).toHaveLength(200_001);
     expect(fanLayout.byDepth[1]).toHaveLength(200_000);
+  });
+
+  it('lays out in slices to the end: every pass over the nodes offers to yield once per slice', () => {
+    const n = 200_000;
+    const fan: [string, string | null][] = [['root', null]];
+    for (let i = 0; i < n; i++) fan.push([`c${i}`, 'root']);
+    const steps = graphLayoutSteps(indexGraphSource(sourceFrom(fan)));
+    let yields = 0;
+    let next = steps.next();
+    for (; next.done !== true; next = steps.next()) yields++;
+    // The tree walk, the tidy tree's three passes, the depths, the two of the depth index and the
+    // buses' own: seven passes of n / TIDY_SLICE slices each. Before, the last four ran unsliced,
+    // one task of ~50 ms at 500,000 entries that a live append or a keystroke waited behind.
+    expect(yields).toBeGreaterThanOrEqual(7 * Math.floor(n / TIDY_SLICE));
+    const { layout } = next.value;
+    expect(layout.byDepth[1]).toHaveLength(n);
+    // One bar under the root, from its leftmost child to its rightmost.
+    const half = layout.nodeWidth / 2;
+    expect(layout.busesByDepth[0]).toEqual([
+      { parent: 0, minX: layout.bounds.minX + half, maxX: layout.bounds.maxX - half },
+    ]);
   });
 
   it('returns an empty layout for an empty tree', () => {
