@@ -73,6 +73,15 @@ function branchedSession() {
   return { jsonl: sm.toJsonl(), ids: { start, ok, tryA, didA, moreA, tryB, didB } };
 }
 
+/** `count` user messages one under the other: the file, and the ids in order. */
+function linearSession(count: number) {
+  const sm = SessionManager.inMemory('/home/dev/project');
+  const all: string[] = [];
+  for (let i = 0; i < count; i++)
+    all.push(sm.appendMessage({ role: 'user', content: `m${i}`, timestamp: 0 }));
+  return { jsonl: sm.toJsonl(), all };
+}
+
 describe('summaries', () => {
   let env: TestEnv;
   afterEach(async () => env.close());
@@ -433,12 +442,9 @@ describe('summaries', () => {
   });
 
   it('a selection of more than 10,000 entries is summarised from its newest 10,000, and the preview says so', async () => {
-    const sm = SessionManager.inMemory('/home/dev/project');
-    const all: string[] = [];
-    for (let i = 0; i < 10_003; i++)
-      all.push(sm.appendMessage({ role: 'user', content: `m${i}`, timestamp: 0 }));
+    const { jsonl, all } = linearSession(10_003);
     const calls: Array<{ ids: string[]; options: SummarizeOptions }> = [];
-    const id = await boot({ summarizers: [echoSummarizer('echo', calls)] }, sm.toJsonl());
+    const id = await boot({ summarizers: [echoSummarizer('echo', calls)] }, jsonl);
     const preview = (
       await post(`/api/sessions/${id}/summary/preview`, { source: { kind: 'selection', entryIds: all } })
     ).json() as Json;
@@ -452,12 +458,9 @@ describe('summaries', () => {
   });
 
   it('a summary of a jump back over 12,002 entries reads back only the newest 10,000; a previewed text reads none', async () => {
-    const sm = SessionManager.inMemory('/home/dev/project');
-    const all: string[] = [];
-    for (let i = 0; i < 12_003; i++)
-      all.push(sm.appendMessage({ role: 'user', content: `m${i}`, timestamp: 0 }));
+    const { jsonl, all } = linearSession(12_003);
     const calls: Array<{ ids: string[]; options: SummarizeOptions }> = [];
-    const id = await boot({ summarizers: [echoSummarizer('echo', calls)] }, sm.toJsonl());
+    const id = await boot({ summarizers: [echoSummarizer('echo', calls)] }, jsonl);
     const readBack = vi.spyOn(SessionManager.prototype, 'getEntry');
     try {
       // Back to the first message: the 12,002 entries after it are abandoned.
