@@ -420,6 +420,8 @@ function* layoutSteps(source: IndexedGraphSource, settings: Settings): Generator
   const parent = Int32Array.from(parentOf);
   const sourceIndex = Int32Array.from(firstOf);
   const bounds: Rect = { minX: 0, minY: 0, maxX: 0, maxY: 0 };
+  // Each node's depth (its y is depth × dy): the depth index and the buses are grouped by it.
+  const depth = new Int32Array(count);
   yield;
 
   if (count > 0) {
@@ -428,7 +430,6 @@ function* layoutSteps(source: IndexedGraphSource, settings: Settings): Generator
     bounds.maxX = -Infinity;
     bounds.minY = Infinity;
     bounds.maxY = -Infinity;
-    const depth = new Int32Array(count);
     for (let i = 0; i < count; i++) {
       // Parents are numbered before their children, so a parent's depth is known first.
       const p = parent[i]!;
@@ -447,9 +448,9 @@ function* layoutSteps(source: IndexedGraphSource, settings: Settings): Generator
     yield;
   }
 
-  const byDepth = yield* depthIndexSteps(y, dy);
+  const byDepth = yield* depthIndexSteps(depth);
   yield;
-  const busesByDepth = yield* busSteps(parent, x, y, dy, byDepth.length);
+  const busesByDepth = yield* busSteps(parent, x, depth, byDepth.length);
   const layout: GraphLayout = {
     nodes,
     x,
@@ -467,10 +468,6 @@ function* layoutSteps(source: IndexedGraphSource, settings: Settings): Generator
   return { layout, nodeOfEntry };
 }
 
-function depthOf(yValue: number, dy: number): number {
-  return Math.round(yValue / dy);
-}
-
 /** Whether the node at `i` closes a slice of TIDY_SLICE nodes: the step function yields there. */
 function endsSlice(i: number): boolean {
   return (i & (TIDY_SLICE - 1)) === TIDY_SLICE - 1;
@@ -480,13 +477,11 @@ function endsSlice(i: number): boolean {
  * The nodes of each depth, in index order, a slice at a time. Counted first, then written into one
  * array per depth: at 500,000 entries, buckets grown by `push` and copied took one ~10 ms piece.
  */
-function* depthIndexSteps(y: Float64Array, dy: number): Generator<void, Int32Array[]> {
-  const count = y.length;
-  const depthOfNode = new Int32Array(count);
+function* depthIndexSteps(depth: Int32Array): Generator<void, Int32Array[]> {
+  const count = depth.length;
   const sizes: number[] = [];
   for (let i = 0; i < count; i++) {
-    const d = depthOf(y[i]!, dy);
-    depthOfNode[i] = d;
+    const d = depth[i]!;
     while (sizes.length <= d) sizes.push(0);
     sizes[d]!++;
     if (endsSlice(i)) yield;
@@ -494,7 +489,7 @@ function* depthIndexSteps(y: Float64Array, dy: number): Generator<void, Int32Arr
   const result = sizes.map((size) => new Int32Array(size));
   const written = new Int32Array(sizes.length);
   for (let i = 0; i < count; i++) {
-    const d = depthOfNode[i]!;
+    const d = depth[i]!;
     result[d]![written[d]!++] = i;
     if (endsSlice(i)) yield;
   }
@@ -509,8 +504,7 @@ function* depthIndexSteps(y: Float64Array, dy: number): Generator<void, Int32Arr
 function* busSteps(
   parent: Int32Array,
   x: Float64Array,
-  y: Float64Array,
-  dy: number,
+  depth: Int32Array,
   depths: number,
 ): Generator<void, Bus[][]> {
   const busOfParent = new Int32Array(parent.length).fill(-1);
@@ -533,7 +527,7 @@ function* busSteps(
   const result: Bus[][] = Array.from({ length: depths }, () => []);
   for (let b = 0; b < buses.length; b++) {
     const bus = buses[b]!;
-    result[depthOf(y[bus.parent]!, dy)]?.push(bus);
+    result[depth[bus.parent]!]?.push(bus);
     if (endsSlice(b)) yield;
   }
   let sorted = 0;
