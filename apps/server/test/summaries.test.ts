@@ -488,6 +488,39 @@ describe('summaries', () => {
     }
   });
 
+  it('with an extension watching, the abandoned path is read back once: the summariser takes the newest of what the extension was given', async () => {
+    const { jsonl, all } = linearSession(12_003);
+    const calls: Array<{ ids: string[]; options: SummarizeOptions }> = [];
+    const given: number[] = [];
+    const id = await boot(
+      {
+        summarizers: [echoSummarizer('echo', calls)],
+        extensions: [
+          {
+            name: 'watcher',
+            extension: (api) =>
+              api.on('session_before_tree', (event) => {
+                given.push(event.preparation.entriesToSummarize.length);
+                return undefined;
+              }),
+          },
+        ],
+      },
+      jsonl,
+    );
+    const readBack = vi.spyOn(SessionManager.prototype, 'getEntry');
+    try {
+      const navigated = await post(`/api/sessions/${id}/navigate`, { targetId: all[0], summarize: true });
+      expect(navigated.json()).toMatchObject({ cancelled: false, summaryEntry: { type: 'branch_summary' } });
+      expect(given).toEqual([12_002]);
+      expect(calls[0]!.ids).toEqual(all.slice(2_003));
+      // 12,002 for the extension; reading the summariser's 10,000 again made it 22,000 and more.
+      expect(readBack.mock.calls.length).toBeLessThan(12_010);
+    } finally {
+      readBack.mockRestore();
+    }
+  });
+
   it('summarize-selection aborted through the REST route writes nothing', async () => {
     const { jsonl, ids } = branchedSession();
     const held = heldSummarizer();

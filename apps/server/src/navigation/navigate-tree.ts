@@ -9,7 +9,7 @@ import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
 import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry } from '../summarizer';
-import { narrowToSelection, summaryInput } from './summary-input';
+import { narrowToSelection, summaryInput, summaryInputOfEntries } from './summary-input';
 import type { SummaryRunner } from './summary-runner';
 
 export interface NavigateOptions {
@@ -92,9 +92,12 @@ export class Navigator {
       let replaceInstructions = options.replaceInstructions;
       let label = options.label;
       let extensionSummary: { summary: string; details?: unknown } | undefined;
+      // What the extensions were given, read back whole once: the summariser takes its newest part.
+      let extensionEntries: SessionEntry[] | undefined;
 
       // 3. Extensions may cancel or supply the summary.
       if (hasTreeHandlers) {
+        extensionEntries = entriesOf(sm, summarizedIds);
         const result = await extensions.beforeTree({
           sessionId,
           signal: slot.signal,
@@ -102,7 +105,7 @@ export class Navigator {
             targetId,
             oldLeafId,
             commonAncestorId,
-            entriesToSummarize: entriesOf(sm, summarizedIds),
+            entriesToSummarize: extensionEntries,
             userWantsSummary: wantsSummary,
             customInstructions,
             replaceInstructions,
@@ -127,7 +130,10 @@ export class Navigator {
         summary = { text: options.summary.text, details: options.summary.details, fromExtension: false };
       } else if (needsSummarizer) {
         const summarizer = resolveSummarizer();
-        const input = summaryInput(sm, summarizedIds, 'The abandoned path');
+        const input =
+          extensionEntries !== undefined
+            ? summaryInputOfEntries(extensionEntries, 'The abandoned path')
+            : summaryInput(sm, summarizedIds, 'The abandoned path');
         const generated = await runner.generate(
           summarizer,
           input.entries,

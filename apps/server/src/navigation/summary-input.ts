@@ -28,6 +28,11 @@ export function summaryInput(sm: SessionManager, ids: readonly string[], what: s
   return inputOf(entriesOf(sm, newestOf(ids)), ids.length, what);
 }
 
+/** The same for entries already read back whole (an extension was given them): none is read again. */
+export function summaryInputOfEntries(entries: readonly SessionEntry[], what: string): SummaryInput {
+  return inputOf(newestOf(entries), entries.length, what);
+}
+
 /** The newest MAX_SUMMARY_ENTRIES of a list in reading order: what a summary covers. */
 export function newestOf<T>(items: readonly T[]): T[] {
   return items.length > MAX_SUMMARY_ENTRIES ? items.slice(items.length - MAX_SUMMARY_ENTRIES) : [...items];
