@@ -81,27 +81,27 @@ export async function listedSessionId(canopy: RunningCanopy): Promise<string> {
   }
 }
 
-/**
- * The init script of every timed page (`page.addInitScript`), run as each document starts: it
- * collects the page's long tasks (read with takeLongTaskList), and `__benchShown(selector)` answers
- * the time of the first animation frame in which `selector` matches (checked once per frame: the
- * frame that paints it), for `shown` and `loaded` below.
- */
+/** Collects the page's long tasks from its start (`page.addInitScript`); read with takeLongTaskList. */
 export const BENCH_PAGE_SCRIPT = `
   window.__longTasks = [];
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
   }).observe({ type: 'longtask', buffered: true });
-  window.__benchShown = (selector, timeout) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(selector + ' not seen within ' + timeout + ' ms')), timeout);
-    const check = () => {
-      if (document.querySelector(selector) === null) return requestAnimationFrame(check);
-      clearTimeout(timer);
-      resolve(performance.now());
-    };
-    check();
-  });
 `;
+
+/**
+ * In the page: the time of the first animation frame in which `selector` matches (checked once per
+ * frame: the frame that paints it). Plain JavaScript, evaluated as it is.
+ */
+const SHOWN_IN_PAGE = `(selector, timeout) => new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error(selector + ' not seen within ' + timeout + ' ms')), timeout);
+  const check = () => {
+    if (document.querySelector(selector) === null) return requestAnimationFrame(check);
+    clearTimeout(timer);
+    resolve(performance.now());
+  };
+  check();
+})`;
 
 const bareSessions = new WeakMap<Page, Promise<CDPSession>>();
 
@@ -129,7 +129,7 @@ async function evaluateBare<T>(page: Page, expression: string): Promise<T> {
  * next poll, up to half a second late) nor `waitForFunction` (see evaluateBare).
  */
 export async function shown(page: Page, selector: string, timeout = WAIT_MS): Promise<number> {
-  return evaluateBare<number>(page, `window.__benchShown(${JSON.stringify(selector)}, ${timeout})`);
+  return evaluateBare<number>(page, `(${SHOWN_IN_PAGE})(${JSON.stringify(selector)}, ${timeout})`);
 }
 
 /** The durations (ms) of the long tasks since the last take, and forgets them. */
