@@ -13,7 +13,7 @@
 // A layout from scratch is also a resumable step function (`startGraphLayout`): at 500,000 entries
 // it is far over one frame, so the graph runs it in slices between which the page stays responsive.
 
-import { TIDY_SLICE, tidyTreeSteps } from './tidyTree';
+import { endsSlice, TIDY_SLICE, tidyTreeSteps } from './tidyTree';
 
 /** The tree to lay out: visible roots and children, in display order. */
 export interface GraphSource {
@@ -466,11 +466,6 @@ function* layoutSteps(source: IndexedGraphSource, settings: Settings): Generator
     busesByDepth,
   };
   return { layout, nodeOfEntry };
-}
-
-/** Whether the node at `i` closes a slice of TIDY_SLICE nodes: the step function yields there. */
-function endsSlice(i: number): boolean {
-  return (i & (TIDY_SLICE - 1)) === TIDY_SLICE - 1;
 }
 
 /**

@@ -11,6 +11,11 @@
 /** How many nodes a slice handles before the walk offers to yield. */
 export const TIDY_SLICE = 4096;
 
+/** Whether the node at `i` closes a slice of TIDY_SLICE nodes: a step function yields there. */
+export function endsSlice(i: number): boolean {
+  return (i & (TIDY_SLICE - 1)) === TIDY_SLICE - 1;
+}
+
 /**
  * Lays out the forest and writes each node's x (already scaled by `dx`) into `x`. A generator: it
  * yields every `TIDY_SLICE` nodes or so; drain it to run it at once.
@@ -159,6 +164,6 @@ export function* tidyTreeSteps(
     const p = up[v]!;
     x[v] = (z[v]! + m[p]!) * dx;
     m[v] = m[v]! + m[p]!;
-    if ((v & (TIDY_SLICE - 1)) === TIDY_SLICE - 1) yield;
+    if (endsSlice(v)) yield;
   }
 }
