@@ -27,7 +27,7 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  // Every size of the issue, the 1 GB session included: one table for all of them, in one run.
+  // Every size, the 1 GB session included: one table for all of them from one run.
   let names = ['2.7k', '50k', '200k', '500k'];
   let runs = 3;
   const options = {
