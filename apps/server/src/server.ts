@@ -18,6 +18,7 @@ import {
   loadSummarizers,
   parseCli,
   resolveStateDir,
+  sessionRootsReport,
   USAGE,
   type ConfigFile,
 } from './config';
@@ -155,7 +156,9 @@ async function main(): Promise<void> {
   const shownHost =
     host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   process.stdout.write(`Canopy is running at http://${shownHost}:${actualPort}/?token=${token}\n`);
-  process.stdout.write(`Sessions from: ${roots.join(', ')}\n`);
+  const report = sessionRootsReport(roots, pathExistsSync);
+  process.stdout.write(`${report.line}\n`);
+  for (const warning of report.warnings) process.stderr.write(`${warning}\n`);
 }
 
 void main();
