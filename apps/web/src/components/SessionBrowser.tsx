@@ -2,7 +2,7 @@
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { countOf, formatBytes, formatRelativeTime } from '../lib/format';
-import { sessionRows, sessionTitle } from '../lib/sessionList';
+import { emptyListText, sessionRows, sessionTitle } from '../lib/sessionList';
 import { useApp, useAppStore } from '../store/context';
 
 export function SessionBrowser() {
@@ -10,6 +10,7 @@ export function SessionBrowser() {
   const sessions = useApp((s) => s.sessions);
   const loaded = useApp((s) => s.sessionsLoaded);
   const listing = useApp((s) => s.listing);
+  const roots = useApp((s) => s.info?.roots);
   const query = useApp((s) => s.sessionQuery);
   const openId = useApp((s) => s.session?.id ?? null);
   const pinned = useApp((s) => s.sidebarPinned);
@@ -97,7 +98,9 @@ export function SessionBrowser() {
           </li>
         )}
         {loaded && !listing && rows.length === 0 && (
-          <li className="help">{query ? 'No session matches.' : 'No sessions under the roots.'}</li>
+          <li className="help" data-testid="session.empty">
+            {query ? 'No session matches.' : emptyListText(roots)}
+          </li>
         )}
         {rows.map(({ session, depth }) => (
           <li key={session.id} style={{ paddingLeft: depth * 14 }}>

@@ -1,6 +1,13 @@
 import type { SessionListItem } from '@canopy/protocol';
 import { describe, expect, it } from 'vitest';
-import { childSessionsOf, lineageOf, matchesSessionQuery, sessionRows, sessionTitle } from './sessionList';
+import {
+  childSessionsOf,
+  emptyListText,
+  lineageOf,
+  matchesSessionQuery,
+  sessionRows,
+  sessionTitle,
+} from './sessionList';
 
 function item(id: string, mtime: number, extra: Partial<SessionListItem> = {}): SessionListItem {
   return {
@@ -76,5 +83,21 @@ describe('session list', () => {
       ['b', 1],
     ]);
     expect(childSessionsOf([parent, subagent, branch], 'p').map((s) => s.id)).toEqual(['b']);
+  });
+});
+
+describe('the empty session list', () => {
+  it('names the folders it read, by their short names', () => {
+    expect(emptyListText([{ name: '~/.pi/agent/sessions' }, { name: '/srv/sessions' }])).toBe(
+      'No sessions in ~/.pi/agent/sessions, /srv/sessions.',
+    );
+  });
+
+  it('says when none of the given paths exists (nothing was read)', () => {
+    expect(emptyListText([])).toBe('No session folder to read: none of the paths Canopy was given exists.');
+  });
+
+  it('stays general until the server has said which folders it reads', () => {
+    expect(emptyListText(undefined)).toBe('No sessions under the roots.');
   });
 });

@@ -82,3 +82,14 @@ export function lineageOf(sessions: readonly SessionListItem[], id: string): Ses
 export function childSessionsOf(sessions: readonly SessionListItem[], id: string): SessionListItem[] {
   return sessions.filter((s) => s.parentId === id && s.id !== id && s.kind === undefined);
 }
+
+/**
+ * What the session browser says when it lists nothing and no search is typed: the folders it read
+ * (their short names), so a user who started Canopy on the wrong folder sees which one it was.
+ * `roots` is undefined until the server's info has arrived.
+ */
+export function emptyListText(roots: readonly { name: string }[] | undefined): string {
+  if (roots === undefined) return 'No sessions under the roots.';
+  if (roots.length === 0) return 'No session folder to read: none of the paths Canopy was given exists.';
+  return `No sessions in ${roots.map((root) => root.name).join(', ')}.`;
+}
