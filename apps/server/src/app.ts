@@ -71,6 +71,8 @@ export const BODY_LIMIT_BYTES = 2 * 1024 * 1024;
 export interface AppOptions {
   /** Session folders or files; missing ones are skipped. */
   roots: string[];
+  /** Told of each of `roots` left out (missing, unreadable); by default the log's warning. */
+  rootWarning?: (message: string) => void;
   /** Canopy's state folder (leaves, settings, config). */
   stateDir: string;
   /** The access token every API call and WebSocket upgrade must present. */
@@ -169,7 +171,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const publish = (event: ServerEvent) => hub.publish(event);
 
   const store: SessionStore = new SessionStore({
-    roots: await resolveRoots(options.roots, home, (message) => app.log.warn(message)),
+    roots: await resolveRoots(
+      options.roots,
+      home,
+      options.rootWarning ?? ((message) => app.log.warn(message)),
+    ),
     state,
     home,
     publish,

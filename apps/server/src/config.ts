@@ -173,22 +173,6 @@ export function checkConfigFile(value: unknown): ConfigFile {
   return config;
 }
 
-/**
- * What start-up says about the session folders: the line naming them, and a warning for each given
- * path that is not there. Such a path is left out of the roots (there is nothing to read or watch),
- * and a mistyped folder would otherwise only show as an empty session list.
- */
-export function sessionRootsReport(
-  roots: readonly string[],
-  exists: (path: string) => boolean,
-): { line: string; warnings: string[] } {
-  const found = roots.filter((root) => exists(root));
-  const warnings = roots
-    .filter((root) => !exists(root))
-    .map((root) => `canopy: ${root} does not exist; no sessions are read from it`);
-  return { line: `Sessions from: ${found.length > 0 ? found.join(', ') : 'nowhere'}`, warnings };
-}
-
 /** Expands a leading `~` and makes the path absolute (relative to `base`). */
 export function expandPath(input: string, base: string, home = os.homedir()): string {
   if (input === '~') return home;

@@ -18,7 +18,6 @@ import {
   loadSummarizers,
   parseCli,
   resolveStateDir,
-  sessionRootsReport,
   USAGE,
   type ConfigFile,
 } from './config';
@@ -110,6 +109,7 @@ async function main(): Promise<void> {
   const token = readOrCreateSecretSync(path.join(stateDir, 'token'), createToken, isWellFormedToken);
   const app = await buildApp({
     roots,
+    rootWarning: (message) => process.stderr.write(`canopy: ${message}\n`),
     stateDir,
     token,
     host,
@@ -156,9 +156,9 @@ async function main(): Promise<void> {
   const shownHost =
     host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   process.stdout.write(`Canopy is running at http://${shownHost}:${actualPort}/?token=${token}\n`);
-  const report = sessionRootsReport(roots, pathExistsSync);
-  process.stdout.write(`${report.line}\n`);
-  for (const warning of report.warnings) process.stderr.write(`${warning}\n`);
+  // The folders actually read: a given path that does not exist was left out, and said so above.
+  const listed = app.canopy.store.index.roots.map((root) => root.path);
+  process.stdout.write(`Sessions from: ${listed.length > 0 ? listed.join(', ') : 'nowhere'}\n`);
 }
 
 void main();

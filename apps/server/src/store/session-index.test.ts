@@ -5,7 +5,7 @@ import { isAbridged, SessionLineParser } from '@canopy/session-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countEntries, emptyRowFacts } from './list-row';
 import { smallSessionsFolder } from '../../test/own-sessions';
-import { SessionIndex } from './session-index';
+import { resolveRoots, SessionIndex } from './session-index';
 
 const folders: string[] = [];
 afterEach(() => {
@@ -247,5 +247,29 @@ describe('SessionIndex: the first scan of a large folder', () => {
     index.stop();
     await scanning;
     expect(index.all().length).toBeLessThan(40);
+  });
+});
+
+describe('resolveRoots', () => {
+  it('leaves out a given path that does not exist and says so; the others are read', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-roots-'));
+    folders.push(folder);
+    const missing = path.join(folder, 'mistyped');
+    const warnings: string[] = [];
+    const roots = await resolveRoots([missing, folder], os.homedir(), (message) => warnings.push(message));
+    expect(roots.map((root) => root.path)).toEqual([fs.realpathSync(folder)]);
+    // Before, the missing path was dropped without a word (and start-up named it as a source).
+    expect(warnings).toEqual([`${missing} does not exist; no sessions are read from it`]);
+  });
+
+  it('warns of nothing when every path exists, and keeps one root per real folder', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-roots-'));
+    folders.push(folder);
+    const warnings: string[] = [];
+    const roots = await resolveRoots([folder, `${folder}/.`], os.homedir(), (message) =>
+      warnings.push(message),
+    );
+    expect(roots).toHaveLength(1);
+    expect(warnings).toEqual([]);
   });
 });

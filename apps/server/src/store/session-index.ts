@@ -570,7 +570,12 @@ export async function resolveRoots(
       warn(`skipping ${p}: ${(error as Error).message}`);
       continue;
     }
-    if (!real || roots.some((root) => root.path === real)) continue;
+    if (!real) {
+      // Left out: nothing to read or watch. Said, or a mistyped folder only shows as an empty list.
+      warn(`${p} does not exist; no sessions are read from it`);
+      continue;
+    }
+    if (roots.some((root) => root.path === real)) continue;
     const name =
       real === home
         ? '~'
