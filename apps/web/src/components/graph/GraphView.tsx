@@ -7,9 +7,10 @@ import { tokenizeQuery } from '@canopy/session-core';
 import { useCallback, useMemo, useState } from 'react';
 import { nodesInRect } from '../../layout/graphLayout';
 import { visibleRect } from '../../layout/viewport';
+import type { AppStore } from '../../store/appStore';
 import { useApp, useAppStore, useDerived } from '../../store/context';
 import { leafIdOf, selectedIdOf } from '../../store/selectors';
-import { useValueAfterPaint } from './afterPaint';
+import { useStoreValueAfterPaint } from './afterPaint';
 import { GraphCanvas } from './GraphCanvas';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
@@ -22,6 +23,8 @@ import { useGraphPointer } from './useGraphPointer';
 import { useGraphRectSelect } from './useGraphRectSelect';
 import { MIN_DOM_SCALE, useGraphViewport } from './useGraphViewport';
 import { useViewFollow } from './useViewFollow';
+
+const selectorOf = (state: AppStore) => state.selector;
 
 /** Above this many nodes on screen the cards stay on the canvas (DOM would be too slow). */
 const MAX_DOM_NODES = 700;
@@ -40,7 +43,7 @@ export function GraphView() {
   // selection or search takes some too: the graph takes a new selector state only after the
   // outline's update has been painted (afterPaint.ts), so a click, a filter change, a keystroke or
   // a live append shows in the outline first, and the graph follows a frame later.
-  const selector = useValueAfterPaint(useApp((s) => s.selector));
+  const selector = useStoreValueAfterPaint(store, selectorOf);
   // Everything the graph shows of the tree (layout, leaf, selection, search) comes from that one
   // selector state, so a render never mixes the rows of one tree version with the tree of another.
   const tree = selector?.tree ?? null;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AfterPaint, type PaintClock } from './afterPaint';
+import { createStore } from 'zustand/vanilla';
+import { AfterPaint, followAfterPaint, type PaintClock } from './afterPaint';
 
 /** Frames and tasks that run only when the test says so, in the browser's order. */
 function fakeClock() {
@@ -72,5 +73,54 @@ describe('AfterPaint', () => {
     fake.frame();
     fake.tasks();
     expect(delivered).toEqual(['fresh']);
+  });
+});
+
+describe('followAfterPaint', () => {
+  const pick = (state: { picked: string; other: number }) => state.picked;
+
+  it('delivers a change of the selected value after the next frame, and nothing for other changes', () => {
+    const fake = fakeClock();
+    const store = createStore(() => ({ picked: 'a', other: 0 }));
+    const delivered: string[] = [];
+    const stop = followAfterPaint(store, pick, 'a', fake.clock, (value) => delivered.push(value));
+    store.setState({ other: 1 });
+    expect(fake.idle()).toBe(true);
+    store.setState({ picked: 'b' });
+    fake.tasks();
+    expect(delivered).toEqual([]);
+    fake.frame();
+    fake.tasks();
+    expect(delivered).toEqual(['b']);
+    stop();
+  });
+
+  it('delivers a change made before it subscribed (between the render and its effect)', () => {
+    const fake = fakeClock();
+    const store = createStore(() => ({ picked: 'new', other: 0 }));
+    const delivered: string[] = [];
+    followAfterPaint(store, pick, 'shown', fake.clock, (value) => delivered.push(value));
+    fake.frame();
+    fake.tasks();
+    expect(delivered).toEqual(['new']);
+  });
+
+  it('delivers the last of several changes within a frame, and nothing once stopped', () => {
+    const fake = fakeClock();
+    const store = createStore(() => ({ picked: 'a', other: 0 }));
+    const delivered: string[] = [];
+    const stop = followAfterPaint(store, pick, 'a', fake.clock, (value) => delivered.push(value));
+    store.setState({ picked: 'b' });
+    store.setState({ picked: 'c' });
+    fake.frame();
+    fake.tasks();
+    expect(delivered).toEqual(['c']);
+    store.setState({ picked: 'd' });
+    stop();
+    fake.frame();
+    fake.tasks();
+    store.setState({ picked: 'e' });
+    expect(fake.idle()).toBe(true);
+    expect(delivered).toEqual(['c']);
   });
 });

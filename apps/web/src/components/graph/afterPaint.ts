@@ -6,6 +6,7 @@
 // in between, so the outline shows first and the graph follows.
 
 import { startTransition, useEffect, useState } from 'react';
+import type { StoreApi } from 'zustand/vanilla';
 
 /** The browser's frame and task queues (injected in tests). */
 export interface PaintClock {
@@ -65,17 +66,53 @@ export class AfterPaint<T> {
   }
 }
 
-/** `value` as of the last painted frame: a new value arrives after the frame that showed the rest. */
-export function useValueAfterPaint<T>(value: T, clock: PaintClock = browserPaintClock): T {
-  const [shown, setShown] = useState(value);
-  const [scheduler] = useState(
-    () => new AfterPaint<T>(clock, (next) => startTransition(() => setShown(() => next))),
+/**
+ * Follows what `select` answers of `store`'s state, from `shown` (the value delivered last): each
+ * change is offered to an AfterPaint, which delivers it after the next painted frame. Answers the
+ * unsubscribe. The store is read outside React, so the change itself renders nothing.
+ */
+export function followAfterPaint<S, T>(
+  store: StoreApi<S>,
+  select: (state: S) => T,
+  shown: T,
+  clock: PaintClock,
+  deliver: (value: T) => void,
+): () => void {
+  const afterPaint = new AfterPaint<T>(clock, deliver);
+  let last = shown;
+  const check = (state: S) => {
+    const value = select(state);
+    if (Object.is(value, last)) return;
+    last = value;
+    afterPaint.offer(value);
+  };
+  // The state may have changed between the render that showed `shown` and this subscription.
+  check(store.getState());
+  const unsubscribe = store.subscribe(check);
+  return () => {
+    unsubscribe();
+    afterPaint.cancel();
+  };
+}
+
+/**
+ * `select(store's state)` as of the last painted frame: a new value arrives after the frame that
+ * showed the rest. The component is not subscribed to the store: reading the state with `useApp`
+ * and holding it back would render it in the task of every change only to hand on the old value,
+ * and for the graph that render (its layout lookups, viewport and follow hooks) was 4-5 ms of a
+ * click or a filter change before their frame. `select` must be a stable function.
+ */
+export function useStoreValueAfterPaint<S, T>(
+  store: StoreApi<S>,
+  select: (state: S) => T,
+  clock: PaintClock = browserPaintClock,
+): T {
+  const [shown, setShown] = useState(() => select(store.getState()));
+  useEffect(
+    () =>
+      followAfterPaint(store, select, shown, clock, (next) => startTransition(() => setShown(() => next))),
+    [store, select, shown, clock],
   );
-  useEffect(() => {
-    if (Object.is(value, shown)) scheduler.cancel();
-    else scheduler.offer(value);
-  }, [value, shown, scheduler]);
-  useEffect(() => () => scheduler.cancel(), [scheduler]);
   return shown;
 }
 
