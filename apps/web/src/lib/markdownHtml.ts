@@ -4,8 +4,17 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 
-export function markdownToSafeHtml(text: string): string {
-  const raw = marked.parse(text, { async: false, gfm: true, breaks: false });
+/** Markdown to HTML, not yet safe to show. */
+export function markdownToHtml(text: string): string {
+  return marked.parse(text, { async: false, gfm: true, breaks: false });
+}
+
+/** HTML made safe to put in the page. */
+export function safeHtml(raw: string): string {
   // Session content is untrusted (it came from a model or a tool): sanitise before it reaches the DOM.
   return DOMPurify.sanitize(raw, { USE_PROFILES: { html: true } });
+}
+
+export function markdownToSafeHtml(text: string): string {
+  return safeHtml(markdownToHtml(text));
 }
