@@ -117,6 +117,9 @@ function bench(args) {
 
 function test(args) {
   install();
+  // Chromium first: the unit run has browser tests of its own (bench/browser.test.ts), not only the
+  // end-to-end step, and on a fresh machine they found no browser when it was installed later.
+  const hasChromium = ensureChromium();
   const resultsDir = join(root, '.state', 'test-results');
   rmSync(resultsDir, { recursive: true, force: true });
   mkdirSync(resultsDir, { recursive: true });
@@ -148,7 +151,7 @@ function test(args) {
   const hasE2e = existsSync(e2eTests) && readdirSync(e2eTests).some((name) => name.endsWith('.spec.ts'));
   if (hasE2e) {
     step('build', () => pnpm(['-r', '--filter', './apps/*', 'run', 'build']));
-    if (!ensureChromium()) {
+    if (!hasChromium) {
       failures.push('chromium install');
     } else {
       step('end-to-end tests (playwright, chromium)', () =>
