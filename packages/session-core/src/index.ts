@@ -1,5 +1,7 @@
 // Public API of @canopy/session-core. Pure TypeScript: no file system, no DOM.
 export * from './types';
+export * from './entry-types';
+export * from './detail-sections';
 export * from './text';
 export * from './ids';
 export * from './parse';

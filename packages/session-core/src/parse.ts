@@ -7,7 +7,8 @@
 
 import { ABRIDGED, abridgedEntryIsExact, abridgeLine } from './line-scan';
 import { getSessionVersion } from './migrate';
-import { CURRENT_SESSION_VERSION, KNOWN_ENTRY_TYPES } from './types';
+import { KNOWN_ENTRY_TYPES } from './entry-types';
+import { CURRENT_SESSION_VERSION } from './types';
 import type { IssueKind, ParseIssue, SessionEntry, SessionHeader } from './types';
 
 /** The fixed-width title slot line that newer oh-my-pi files put before the header (docs/format.md#lines). */

@@ -16,7 +16,8 @@ import { SessionLineParser, utf8Length } from './parse';
 import type { ParseBatch, TitleSlot } from './parse';
 import type { SessionStorage, SessionStorageProvider } from './storage';
 import { TreeIndex } from './tree-index';
-import { CURRENT_SESSION_VERSION, OMP_ENTRY_TYPES } from './types';
+import { isOmpEntry } from './entry-types';
+import { CURRENT_SESSION_VERSION } from './types';
 import type {
   BranchSummaryEntry,
   CompactionEntry,
@@ -141,23 +142,6 @@ function buildHeader(id: string, cwd: string, now: number, parentSession?: strin
   // An absent parent is an absent key, as JSON.stringify writes the reference's undefined.
   if (parentSession !== undefined) header.parentSession = parentSession;
   return header;
-}
-
-/** Whether an entry shows that the file was written by oh-my-pi. */
-function isOmpEntry(entry: SessionEntry): boolean {
-  switch (entry.type) {
-    case 'model_change':
-      return entry.model !== undefined;
-    case 'compaction':
-    case 'branch_summary':
-      return entry.fromExtension !== undefined;
-    case 'message': {
-      const role = (entry.message as { role?: unknown } | undefined)?.role;
-      return role === 'pythonExecution';
-    }
-    default:
-      return OMP_ENTRY_TYPES.has(entry.type);
-  }
 }
 
 /**

@@ -471,33 +471,6 @@ export type KnownSessionEntry =
   | CredentialPinEntry
   | SessionInitEntry;
 
-/** Entry types only oh-my-pi writes: one of them in a file makes it an oh-my-pi session. */
-export const OMP_ENTRY_TYPES: ReadonlySet<string> = new Set([
-  'ttsr_injection',
-  'mode_change',
-  'title_change',
-  'model_usage',
-  'service_tier_change',
-  'reset_boundary',
-  'credential_pin',
-  'session_init',
-]);
-
-export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
-  'message',
-  'thinking_level_change',
-  'model_change',
-  'compaction',
-  'branch_summary',
-  'custom',
-  'custom_message',
-  'label',
-  'session_info',
-  'context_edit',
-  'usage',
-  ...OMP_ENTRY_TYPES,
-]);
-
 /** Any non-header line with an id. Unknown entry types keep all their fields. */
 export type SessionEntry = KnownSessionEntry | EntryBase;
 

@@ -13,3 +13,5 @@ export {
   estimateTokens,
   prepareBranchEntries,
 } from '../../../node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/index.js';
+export { TreeSelectorComponent } from '../../../node_modules/@earendil-works/pi-coding-agent/dist/modes/interactive/components/tree-selector.js';
+export { initTheme } from '../../../node_modules/@earendil-works/pi-coding-agent/dist/modes/interactive/theme/theme.js';

@@ -1,5 +1,6 @@
 // The five filter modes of the tree selector (docs/tree-and-context.md#filters).
 
+import { BOOKKEEPING_ENTRY_TYPES, NEVER_SHOWN_ENTRY_TYPES, roleSpecOf } from '../entry-types';
 import { ViewFlags, type ViewEntry } from './view-entry';
 
 /** The filter modes in Ctrl+O cycle order (the settings schema of @canopy/protocol derives from it). */
@@ -39,27 +40,12 @@ export function filterTag(mode: FilterMode): string {
 }
 
 /**
- * Bookkeeping entry types hidden in the default and no-tools modes: pi's four, session_info (hidden
- * by the reference package 0.73.1, which users run; older pi showed it as a blank row, and since
- * `/name` moves the leaf onto it, the current position would read as an empty line), and the ones
- * oh-my-pi adds.
+ * Bookkeeping entry types hidden in the default and no-tools modes, as the entry-type table declares
+ * them (../entry-types.ts): pi's settings entries, `session_info` (hidden by the reference package,
+ * which users run; since `/name` moves the leaf onto it, the current position would otherwise read as
+ * an empty line), pi 1.x's `context_edit`, and oh-my-pi's own bookkeeping types.
  */
-export const SETTINGS_ENTRY_TYPES: ReadonlySet<string> = new Set([
-  'label',
-  'session_info',
-  'custom',
-  'model_change',
-  'thinking_level_change',
-  'archive',
-  'model_usage',
-  'service_tier_change',
-  'title_change',
-  'credential_pin',
-  'session_init',
-  'ttsr_injection',
-  'mode_change',
-  'reset_boundary',
-]);
+export const SETTINGS_ENTRY_TYPES: ReadonlySet<string> = BOOKKEEPING_ENTRY_TYPES;
 
 // What the modes look at in an entry, as the bits of its filter class: a mode passes an entry or
 // not by its class alone, so the visibility cache (visibility.ts) reads each entry once for all
@@ -69,17 +55,20 @@ const CLASS_SETTINGS = 2;
 const CLASS_USER = 4;
 const CLASS_TOOL_RESULT = 8;
 const CLASS_LABELED = 16;
+const CLASS_NEVER_SHOWN = 32;
 /** Classes are below this. */
-export const FILTER_CLASS_COUNT = 32;
+export const FILTER_CLASS_COUNT = 64;
 
 /** The facts of an entry that the filter modes decide by (see passesFilter). */
 export function filterClass(entry: ViewEntry): number {
   let bits = 0;
   if ((entry.flags & ViewFlags.ToolOnlyAssistant) !== 0) bits |= CLASS_TOOL_ONLY;
-  if (SETTINGS_ENTRY_TYPES.has(entry.type)) bits |= CLASS_SETTINGS;
-  if (entry.type === 'message') {
-    if (entry.role === 'user') bits |= CLASS_USER;
-    else if (entry.role === 'toolResult') bits |= CLASS_TOOL_RESULT;
+  if (BOOKKEEPING_ENTRY_TYPES.has(entry.type)) bits |= CLASS_SETTINGS;
+  else if (NEVER_SHOWN_ENTRY_TYPES.has(entry.type)) bits |= CLASS_NEVER_SHOWN;
+  else if (entry.type === 'message') {
+    const singled = roleSpecOf(entry.role)?.filterRole;
+    if (singled === 'user') bits |= CLASS_USER;
+    else if (singled === 'toolResult') bits |= CLASS_TOOL_RESULT;
   }
   if (entry.label !== undefined && entry.label !== '') bits |= CLASS_LABELED;
   return bits;
@@ -88,9 +77,11 @@ export function filterClass(entry: ViewEntry): number {
 /**
  * Whether an entry of this filter class passes the tool-only-assistant rule and the filter mode.
  * A tool-only assistant message is hidden in every mode unless it is the current leaf, so the
- * active position always has a row.
+ * active position has a row; an entry pi never shows (a `usage`) is hidden in every mode, leaf or not.
  */
 export function classPasses(bits: number, mode: FilterMode, isLeaf: boolean): boolean {
+  // pi 1.x hides its usage entries before anything else, so even as the leaf.
+  if ((bits & CLASS_NEVER_SHOWN) !== 0) return false;
   if ((bits & CLASS_TOOL_ONLY) !== 0 && !isLeaf) return false;
   switch (mode) {
     case 'user-only':
