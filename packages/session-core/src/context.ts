@@ -3,6 +3,7 @@
 // One file because both functions apply the same per-dialect message rules; a dialect rule is changed
 // in one place.
 
+import { entrySpecOf, type ContextRule, type KnownRole } from './entry-types';
 import { estimateTokens, isRecord } from './text';
 import type {
   AgentMessage,
@@ -101,17 +102,25 @@ export function compactionSummaryMessageFromEntry(entry: SessionEntry): Compacti
  * `branchSummary` message. Every other entry type contributes nothing.
  */
 export function contextMessageOf(entry: SessionEntry): AgentMessage | undefined {
-  switch (entry.type) {
+  const rule: ContextRule = entrySpecOf(entry.type)?.context ?? 'none';
+  switch (rule) {
     case 'message':
       return isRecord(entry.message) ? (entry.message as AgentMessage) : undefined;
-    case 'custom_message':
+    case 'custom-message':
       return customMessageFromEntry(entry);
-    case 'branch_summary':
+    case 'branch-summary':
       return typeof entry.summary === 'string' && entry.summary
         ? branchSummaryMessageFromEntry(entry)
         : undefined;
-    default:
+    // The compaction's summary is emitted by the compaction rule itself (emitCompacted).
+    case 'compaction':
+    case 'edit':
+    case 'setting':
+    case 'reset':
+    case 'none':
       return undefined;
+    default:
+      return unhandled(rule);
   }
 }
 
@@ -125,7 +134,8 @@ const CONTENT_ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant', 'toolR
  * stored system message (if any) and its summary. Every other entry type contributes nothing.
  */
 export function contextMessagesOf(entry: SessionEntry): AgentMessage[] {
-  switch (entry.type) {
+  const rule: ContextRule = entrySpecOf(entry.type)?.context ?? 'none';
+  switch (rule) {
     case 'message': {
       const message = entry.message;
       if (!isRecord(message)) return [];
@@ -135,18 +145,23 @@ export function contextMessagesOf(entry: SessionEntry): AgentMessage[] {
       }
       return [message as AgentMessage];
     }
-    case 'custom_message': {
+    case 'custom-message': {
       const custom = customMessageFromEntry(entry);
       return [custom.content == null ? { ...custom, content: [] } : custom];
     }
-    case 'branch_summary':
+    case 'branch-summary':
       return typeof entry.summary === 'string' && entry.summary ? [branchSummaryMessageFromEntry(entry)] : [];
     case 'compaction': {
       const summary = compactionSummaryMessageFromEntry(entry);
       return entry.systemMessage ? [entry.systemMessage as AgentMessage, summary] : [summary];
     }
-    default:
+    case 'edit':
+    case 'setting':
+    case 'reset':
+    case 'none':
       return [];
+    default:
+      return unhandled(rule) ?? [];
   }
 }
 
@@ -640,10 +655,15 @@ function messageToLlmList(message: AgentMessage, options?: ConvertOptions): LlmM
   return converted ? [converted] : [];
 }
 
+/** The roles a context holds: every stored one of the entry-type table, and the two made from entries. */
+type ContextRole = KnownRole | 'branchSummary' | 'compactionSummary';
+
 function singleMessageToLlm(message: AgentMessage): LlmMessage | undefined {
   if (!isRecord(message)) return undefined;
   const timestamp = message.timestamp as number;
-  switch (message.role) {
+  // Every role of the table is handled below (the compiler checks it); others reach the default.
+  const role = message.role as ContextRole;
+  switch (role) {
     case 'user':
     case 'assistant':
     case 'toolResult':
@@ -651,6 +671,9 @@ function singleMessageToLlm(message: AgentMessage): LlmMessage | undefined {
     case 'developer':
     case 'pythonExecution':
       // Only oh-my-pi sends these two; pi drops roles it does not know.
+      return undefined;
+    case 'system':
+      // Only pi 1.x sends it (messageToLlmList); oh-my-pi has no stored system messages.
       return undefined;
     case 'bashExecution': {
       const bash = message as BashExecutionMessage;
@@ -686,8 +709,14 @@ function singleMessageToLlm(message: AgentMessage): LlmMessage | undefined {
     }
     default:
       // Roles this version does not know are not sent.
-      return undefined;
+      return unhandled(role);
   }
+}
+
+/** The default of a switch that handles every known case: `value` is `never` unless one is missing. */
+function unhandled(value: never): undefined {
+  void value;
+  return undefined;
 }
 
 /** The context messages in wire form, order kept, messages that never reach the model dropped. */

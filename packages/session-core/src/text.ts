@@ -2,6 +2,7 @@
 // Session files are user data written by other programs, so every function here accepts
 // malformed shapes (non-array content, null blocks, non-string text) and never throws.
 
+import type { KnownRole } from './entry-types';
 import type { AgentMessage, Dialect, SessionEntry } from './types';
 
 export interface ContentTextOptions {
@@ -121,7 +122,9 @@ export function estimateTokens(message: AgentMessage, dialect?: Dialect): number
   if (!isRecord(message)) return 0;
   const m = message as Record<string, unknown>;
   let chars = 0;
-  switch (m.role) {
+  // Every role of the entry-type table is a case (the compiler checks it); others count 0.
+  const role = m.role as KnownRole | 'branchSummary' | 'compactionSummary';
+  switch (role) {
     // pi 1.x counts a system message's text, its sections and its added tools' declarations.
     case 'system': {
       if (dialect === 'omp') return 0;
@@ -169,8 +172,14 @@ export function estimateTokens(message: AgentMessage, dialect?: Dialect): number
     case 'compactionSummary':
       chars = stringLength(m.summary);
       break;
-    default:
+    // Neither agent's summariser counts a file mention.
+    case 'fileMention':
       return 0;
+    default: {
+      const unknownRole: never = role;
+      void unknownRole;
+      return 0;
+    }
   }
   return Math.ceil(chars / 4);
 }
