@@ -91,12 +91,14 @@ describe('demo sessions', () => {
       'thinking_level_change',
     ]);
 
-    // The branch summary sits under the diagnosis and carries the files of the abandoned attempt.
+    // The branch summary sits under the diagnosis, names the leaf it left (as pi 1.6 writes it: the
+    // "wip" label entry that ended the regex attempt) and carries the files of the abandoned attempt.
     const summaries = entries.filter((entry) => entry.type === 'branch_summary');
+    const wipLabel = entries.find((entry) => entry.type === 'label' && entry.label === 'wip');
     expect(summaries).toHaveLength(1);
     expect(summaries[0]).toMatchObject({
       parentId: diagnosis.id,
-      fromId: diagnosis.id,
+      fromId: wipLabel?.id,
       details: {
         readFiles: ['package.json', 'src/index.ts', 'test/parse.test.ts'],
         modifiedFiles: ['src/parse.ts'],

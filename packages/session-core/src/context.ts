@@ -4,7 +4,7 @@
 // in one place.
 
 import { entrySpecOf, type ContextRule, type KnownRole } from './entry-types';
-import { estimateTokens, isRecord } from './text';
+import { contentText, estimateTokens, isRecord } from './text';
 import type {
   AgentMessage,
   AssistantMessage,
@@ -21,6 +21,7 @@ import type {
   SessionEntry,
   SystemMessage,
   TextContent,
+  ToolDeclaration,
   ToolResultMessage,
   UserContentBlock,
   UserMessage,
@@ -189,6 +190,44 @@ export function projectContextEntry(entry: SessionEntry, edit?: SessionEntry): A
       BLOCK_ONLY_ROLES.has(message.role) && typeof content === 'string' ? [textBlock(content)] : content;
     return { ...message, content: replaced } as AgentMessage;
   });
+}
+
+/**
+ * pi 1.x's replay of every system message among `messages` into one (pi-ai's `getCurrentSystemMessage`):
+ * the texts joined by blank lines, the sections patched by name (`null` removes one), the tools added
+ * and removed by name, the first one's timestamp. Undefined when there is no system message and no tool.
+ */
+export function currentSystemMessage(messages: readonly AgentMessage[]): SystemMessage | undefined {
+  const content: string[] = [];
+  const sections = new Map<string, string>();
+  const tools = new Map<string, ToolDeclaration>();
+  let timestamp: unknown;
+  for (const message of messages) {
+    if (!isRecord(message) || message.role !== 'system') continue;
+    const system = message as SystemMessage;
+    timestamp ??= system.timestamp;
+    const text = contentText(system.content, { separator: '\n' });
+    if (text.length > 0) content.push(text);
+    if (isRecord(system.sections)) {
+      for (const [name, value] of Object.entries(system.sections)) {
+        if (value === null) sections.delete(name);
+        else sections.set(name, value);
+      }
+    }
+    for (const tool of Array.isArray(system.toolsRemoved) ? system.toolsRemoved : [])
+      if (isRecord(tool)) tools.delete(tool.name as string);
+    for (const tool of Array.isArray(system.toolsAdded) ? system.toolsAdded : [])
+      if (isRecord(tool)) tools.set(tool.name as string, tool);
+  }
+  if (timestamp === undefined && tools.size === 0) return undefined;
+  // Keys in pi's order.
+  return {
+    role: 'system',
+    content: content.join('\n\n'),
+    ...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),
+    ...(tools.size > 0 ? { toolsAdded: [...tools.values()] } : {}),
+    timestamp: (timestamp ?? 0) as number,
+  };
 }
 
 /** Whether an entry is a `message` holding a system message (pi 1.x). */

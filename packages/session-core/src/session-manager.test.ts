@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFixtureCopy, removeFixtureCopies } from '../test/fixtures';
 import { MemoryStorage, MemoryStorageProvider } from './storage';
-import { SessionManager, SessionWriteError } from './session-manager';
+import { SessionManager, SessionWriteError, type InMemoryOptions } from './session-manager';
 import type {
   AssistantMessage,
   SessionEntry,
@@ -11,7 +11,7 @@ import type {
   StoredMessage,
   UserMessage,
 } from './types';
-import { assistantMsg, userMsg } from '../test/messages';
+import { assistantMsg, testUsage, userMsg } from '../test/messages';
 
 const HEADER_V3 =
   '{"type":"session","version":3,"id":"sess-1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}';
@@ -285,17 +285,21 @@ describe('tree traversal (docs/reference-tests.md#tree-traversal)', () => {
     expect(session.getEntry(id3)?.parentId).toBe(id1);
   });
 
-  it('branchWithSummary inserts a branch summary under the branch point and makes it the leaf', () => {
+  it('branchWithSummary inserts a branch summary under the branch point, names the leaf it left (pi 1.6) and makes it the leaf', () => {
     const session = SessionManager.inMemory();
     const id1 = session.appendMessage(userMsg('1'));
-    session.appendMessage(assistantMsg('2'));
+    const id2 = session.appendMessage(assistantMsg('2'));
     const summaryId = session.branchWithSummary(id1, 'Summary of abandoned work');
     expect(session.getLeafId()).toBe(summaryId);
     expect(session.getEntry(summaryId)).toMatchObject({
       type: 'branch_summary',
       parentId: id1,
-      fromId: id1,
+      fromId: id2,
       summary: 'Summary of abandoned work',
+    });
+    expect(session.branchSummaryOrigin(session.getEntry(summaryId)!)).toEqual({
+      meaning: 'left-leaf',
+      id: id2,
     });
     expect(() => session.branchWithSummary('nonexistent', 'x')).toThrow('Entry nonexistent not found');
   });
@@ -634,9 +638,10 @@ describe('acceptance checks (docs/reference-tests.md#extra-checks)', () => {
     expect(roots[0]?.children.map((node) => node.entry.id)).toEqual(['earlier', 'later']);
   });
 
-  it('branchWithSummary(null, "s") appends a root with fromId "root" and parentId null', () => {
+  it('branchWithSummary(null, "s") appends a root with parentId null, and fromId "root" when the leaf was null', () => {
     const session = SessionManager.inMemory();
-    session.appendMessage(userMsg('1'));
+    const first = session.appendMessage(userMsg('1'));
+    session.resetLeaf();
     const summaryId = session.branchWithSummary(null, 's');
     expect(session.getEntry(summaryId)).toMatchObject({
       type: 'branch_summary',
@@ -646,6 +651,11 @@ describe('acceptance checks (docs/reference-tests.md#extra-checks)', () => {
     });
     expect(session.getLeafId()).toBe(summaryId);
     expect(session.getTree().map((node) => node.entry.id)).toContain(summaryId);
+    session.branch(first);
+    expect(session.getEntry(session.branchWithSummary(null, 't'))).toMatchObject({
+      parentId: null,
+      fromId: first,
+    });
   });
 
   it('appendLabelChange moves the leaf onto the label entry', () => {
@@ -869,6 +879,185 @@ describe('migration on load (docs/reference-tests.md#migration, restated)', () =
   });
 });
 
+describe('writes as pi 1.6 writes them, or as pi 0.73 did (docs/format.md#writing)', () => {
+  it('gives branch summaries pi 1.6’s fromId (the leaf left) unless told to write as 0.73, and oh-my-pi’s always', () => {
+    const make = (options: InMemoryOptions) => {
+      const session = SessionManager.inMemory('', options);
+      const first = session.appendMessage(userMsg('1'));
+      const left = session.appendMessage(assistantMsg('2'));
+      return { session, first, left };
+    };
+    const today = make({});
+    expect(today.session.getEntry(today.session.branchWithSummary(today.first, 's'))).toMatchObject({
+      fromId: today.left,
+    });
+    const old = make({ writeAs: 'pi-0.73' });
+    expect(old.session.getEntry(old.session.branchWithSummary(old.first, 's'))).toMatchObject({
+      fromId: old.first,
+    });
+    const omp = make({ dialect: 'omp' });
+    expect(omp.session.getEntry(omp.session.branchWithSummary(omp.first, 's'))).toMatchObject({
+      fromId: omp.first,
+    });
+  });
+
+  it('writes a branch summary’s and a compaction’s usage, a retain-none compaction naming itself, and keys in pi’s order', () => {
+    const session = SessionManager.inMemory();
+    const msg = session.appendMessage(userMsg('1'));
+    const usage = testUsage(5, 6);
+    const compaction = session.appendCompaction('s', undefined, 10, { readFiles: [] }, true, usage);
+    const summary = session.branchWithSummary(msg, 'b', { readFiles: [] }, false, usage);
+    expect(session.getEntry(compaction)).toMatchObject({ firstKeptEntryId: compaction, usage });
+    expect(Object.keys(JSON.parse(JSON.stringify(session.getEntry(compaction))))).toEqual([
+      'type',
+      'id',
+      'parentId',
+      'timestamp',
+      'summary',
+      'firstKeptEntryId',
+      'tokensBefore',
+      'details',
+      'usage',
+      'fromHook',
+    ]);
+    expect(Object.keys(JSON.parse(JSON.stringify(session.getEntry(summary))))).toEqual([
+      'type',
+      'id',
+      'parentId',
+      'timestamp',
+      'fromId',
+      'summary',
+      'details',
+      'usage',
+      'fromHook',
+    ]);
+  });
+
+  it('stores the replayed system messages at a compaction, stamped with its time', () => {
+    let now = Date.parse('2026-11-20T10:00:00.000Z');
+    const session = SessionManager.inMemory('', { now: () => (now += 1000) });
+    session.appendMessage({ role: 'system', content: 'base', sections: { a: 'A', b: 'B' }, timestamp: 7 });
+    const user = session.appendMessage(userMsg('1'));
+    session.appendMessage({
+      role: 'system',
+      content: '',
+      sections: { a: null, c: 'C' },
+      toolsAdded: [{ name: 'read', description: 'r', parameters: {} }],
+      timestamp: 8,
+    });
+    const id = session.appendCompaction('sum', user, 100);
+    const entry = session.getEntry(id) as Record<string, unknown>;
+    expect(entry.systemMessage).toEqual({
+      role: 'system',
+      content: 'base',
+      sections: { b: 'B', c: 'C' },
+      toolsAdded: [{ name: 'read', description: 'r', parameters: {} }],
+      timestamp: Date.parse(entry.timestamp as string),
+    });
+    // Without system messages there is none.
+    const plain = SessionManager.inMemory();
+    const first = plain.appendMessage(userMsg('1'));
+    expect(plain.getEntry(plain.appendCompaction('s', first, 1))).not.toHaveProperty('systemMessage');
+  });
+
+  it('appends context edits as pi 1.6 does and refuses what it refuses', () => {
+    const session = SessionManager.inMemory();
+    const user = session.appendMessage(userMsg('question'));
+    const reply = session.appendMessage(assistantMsg('answer'));
+    const setting = session.appendThinkingLevelChange('high');
+    const edit = session.appendContextEdit(reply, { content: 'short answer' });
+    expect(session.getEntry(edit)).toMatchObject({
+      type: 'context_edit',
+      parentId: setting,
+      targetId: reply,
+      replacement: { content: [{ type: 'text', text: 'short answer' }] },
+    });
+    const omit = session.appendContextEdit(user, null);
+    expect(session.getEntry(omit)).toMatchObject({ targetId: user, replacement: null });
+    expect(session.buildSessionContext().messages).toEqual([
+      {
+        ...assistantMsg('answer'),
+        timestamp: (session.getEntry(reply) as { message: { timestamp: number } }).message.timestamp,
+        content: [{ type: 'text', text: 'short answer' }],
+      },
+    ]);
+    expect(() => session.appendContextEdit('nope', null)).toThrow('Entry nope not found');
+    expect(() => session.appendContextEdit(setting, null)).toThrow(
+      `Entry ${setting} does not contribute editable model content`,
+    );
+    expect(() => session.appendContextEdit(user, { text: 'x' } as never)).toThrow(
+      'Context edit replacement must be null or contain string/array content',
+    );
+    session.branch(user);
+    session.appendMessage(userMsg('other branch'));
+    expect(() => session.appendContextEdit(reply, null)).toThrow(
+      `Entry ${reply} is not on the active branch`,
+    );
+    expect(session.piOne).toBe(true);
+  });
+
+  it('appends usage entries that stay out of the context, with a note only when given', () => {
+    const session = SessionManager.inMemory();
+    session.appendMessage(userMsg('1'));
+    const usage = testUsage(100, 0);
+    const entry = session.appendUsage('cache_warm', 'anthropic', 'claude-sonnet-4-5', usage);
+    expect(entry).toEqual({
+      type: 'usage',
+      id: entry.id,
+      parentId: expect.any(String),
+      timestamp: expect.any(String),
+      kind: 'cache_warm',
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      usage,
+    });
+    expect(session.getLeafId()).toBe(entry.id);
+    expect(session.appendUsage('cache_warm', 'a', 'm', usage, 'extension override').note).toBe(
+      'extension override',
+    );
+    expect(session.appendUsage('cache_warm', 'a', 'm', usage, '')).not.toHaveProperty('note');
+    expect(session.buildSessionContext().messages).toHaveLength(1);
+  });
+
+  it('makes a session name one line, as pi 1.6 does (pi 0.73 only trimmed it)', () => {
+    const today = SessionManager.inMemory();
+    expect(today.getEntry(today.appendSessionInfo(' a\r\nb\n\nc '))).toMatchObject({ name: 'a b c' });
+    const old = SessionManager.inMemory('', { writeAs: 'pi-0.73' });
+    expect(old.getEntry(old.appendSessionInfo(' a\nb '))).toMatchObject({ name: 'a\nb' });
+  });
+
+  it('re-chains a branched path around dropped labels and re-points a compaction that kept from a label, as pi 1.6', () => {
+    const session = SessionManager.inMemory();
+    const u1 = session.appendMessage(userMsg('1'));
+    const label = session.appendLabelChange(u1, 'start');
+    const a1 = session.appendMessage(assistantMsg('2'));
+    const compaction = session.appendCompaction('sum', label, 10);
+    const u2 = session.appendMessage(userMsg('3'));
+    session.createBranchedSession(u2);
+    const entries = session.getEntries();
+    expect(entries.map((e) => [e.id, e.parentId])).toEqual([
+      [u1, null],
+      [a1, u1],
+      [compaction, a1],
+      [u2, compaction],
+      [expect.any(String), u2],
+    ]);
+    expect(session.getEntry(compaction)).toMatchObject({ firstKeptEntryId: a1 });
+    expect(session.getLabel(u1)).toBe('start');
+    expect(session.issues).toEqual([]);
+  });
+
+  it('under pi 0.73 rules leaves a compaction that kept from a label as it is', () => {
+    const session = SessionManager.inMemory('', { writeAs: 'pi-0.73' });
+    const u1 = session.appendMessage(userMsg('1'));
+    const label = session.appendLabelChange(u1, 'start');
+    session.appendMessage(assistantMsg('2'));
+    const compaction = session.appendCompaction('sum', label, 10);
+    session.createBranchedSession(compaction);
+    expect(session.getEntry(compaction)).toMatchObject({ firstKeptEntryId: label });
+  });
+});
+
 describe('appended entries', () => {
   it('writes keys in the reference order for every entry type', () => {
     const session = SessionManager.inMemory();
@@ -883,6 +1072,8 @@ describe('appended entries', () => {
     session.branchWithSummary(msg, 'summary', { readFiles: [] }, false);
     session.appendTtsrInjection(['rule']);
     session.appendModeChange('plan', { planFile: 'p.md' });
+    session.appendContextEdit(msg, null);
+    session.appendUsage('cache_warm', 'p', 'm', testUsage(), 'n');
     const keys = session
       .getEntries()
       .map((entry) => Object.keys(JSON.parse(JSON.stringify(entry))).join(','));
@@ -898,6 +1089,8 @@ describe('appended entries', () => {
       'type,id,parentId,timestamp,fromId,summary,details,fromHook',
       'type,id,parentId,timestamp,injectedRules',
       'type,id,parentId,timestamp,mode,data',
+      'type,id,parentId,timestamp,targetId,replacement',
+      'type,id,parentId,timestamp,kind,provider,model,usage,note',
     ]);
   });
 

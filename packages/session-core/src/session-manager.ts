@@ -5,7 +5,6 @@
 // the write-before-change ordering. What it delegates lives beside it: parsing (parse.ts), the index
 // (tree-index.ts), what is kept of each entry and reading it back (entry-store.ts), context (context.ts).
 
-import { buildSessionContext } from './context';
 import { EntryStore } from './entry-store';
 import type { EntryRetention, RangeReader } from './entry-store';
 import { generateEntryId, generateSessionId } from './ids';
@@ -16,11 +15,15 @@ import { SessionLineParser, utf8Length } from './parse';
 import type { ParseBatch, TitleSlot } from './parse';
 import type { SessionStorage, SessionStorageProvider } from './storage';
 import { TreeIndex } from './tree-index';
-import { isOmpEntry } from './entry-types';
+import { branchSummaryOrigin, isOmpEntry, isPiOneEntry } from './entry-types';
+import type { BranchSummaryOrigin } from './detail-sections';
+import { buildSessionContext, currentSystemMessage } from './context';
+import { isRecord } from './text';
 import { CURRENT_SESSION_VERSION } from './types';
 import type {
   BranchSummaryEntry,
   CompactionEntry,
+  ContextEditEntry,
   CustomEntry,
   CustomMessageEntry,
   Dialect,
@@ -39,6 +42,8 @@ import type {
   StoredMessage,
   ThinkingLevelChangeEntry,
   TtsrInjectionEntry,
+  Usage,
+  UsageEntry,
   UserContentBlock,
 } from './types';
 
@@ -85,7 +90,17 @@ export interface SessionManagerOptions {
    * other use must read the entry with `getEntry`. Never keep an abridged entry.
    */
   onEntries?: (entries: readonly SessionEntry[], firstIndex: number) => void;
+  /**
+   * Which pi a pi session's writes follow (docs/format.md#writing): 'pi-1.6' (default, today's pi) or
+   * 'pi-0.73', for tests that drive session-core in lockstep with that version (a branch_summary's
+   * `fromId`, `/name`'s line breaks, and createBranchedSession's repair of entries that followed a
+   * dropped label). oh-my-pi sessions always follow oh-my-pi.
+   */
+  writeAs?: PiWriter;
 }
+
+/** The pi versions whose writes a pi session can follow (see SessionManagerOptions.writeAs). */
+export type PiWriter = 'pi-1.6' | 'pi-0.73';
 
 export interface InMemoryOptions extends SessionManagerOptions {
   /** Shape of new model_change entries and of the extension flag; default 'pi'. */
@@ -221,6 +236,9 @@ export class SessionManager {
   private store: EntryStore;
   private readonly entryCacheSize: number | undefined;
   private readonly onEntries: ((entries: readonly SessionEntry[], firstIndex: number) => void) | undefined;
+  private readonly writeAs: PiWriter;
+  /** An entry, or a field of one, that only pi 1.x writes has been read or written. */
+  private piOneEvidence = false;
 
   private constructor(
     options: {
@@ -240,6 +258,7 @@ export class SessionManager {
     this.entryCacheSize = options.entryCacheSize;
     this.store = new EntryStore(options.retain ?? 'all', reader, options.entryCacheSize);
     this.onEntries = options.onEntries;
+    this.writeAs = options.writeAs ?? 'pi-1.6';
     this.header = options.header;
     this.headerOnDisk = options.headerOnDisk;
     this.storage = options.storage;
@@ -389,6 +408,20 @@ export class SessionManager {
 
   get dialect(): Dialect {
     return this.currentDialect;
+  }
+
+  /**
+   * Whether the file shows pi 1.x's hand: an entry type, role or field only pi 1.x writes
+   * (entry-types.ts `isPiOneEntry`). It decides what a branch_summary's `fromId` means
+   * (`branchSummaryOrigin`, docs/format.md#branch-summary-fromid).
+   */
+  get piOne(): boolean {
+    return this.piOneEvidence;
+  }
+
+  /** What a branch_summary's `fromId` names in this file. */
+  branchSummaryOrigin(entry: SessionEntry): BranchSummaryOrigin {
+    return branchSummaryOrigin(entry, { dialect: this.currentDialect, piOne: this.piOneEvidence });
   }
 
   /** Fixes the dialect (the shape of new model_change entries and of the extension flag). */
@@ -606,30 +639,46 @@ export class SessionManager {
 
   /**
    * Moves the leaf to `branchFromId` (null: before the first entry) and appends a branch_summary there,
-   * which becomes the leaf. Its `fromId` is the branch-from id, or "root".
+   * which becomes the leaf. Its `fromId` (docs/format.md#branch-summary-fromid) is, as pi 1.6 writes it,
+   * the leaf that was left (or "root"); as pi 0.73 and oh-my-pi write it, the branch-from id (or "root").
+   * `usage` is what generating the summary used (pi 1.x).
    */
   branchWithSummary(
     branchFromId: string | null,
     summary: string,
     details?: unknown,
     fromExtension?: boolean,
+    usage?: Usage,
   ): string {
     if (branchFromId !== null && !this.index.has(branchFromId)) {
       throw new Error(`Entry ${branchFromId} not found`);
     }
-    return this.appendEntry(branchFromId, (id, parentId, timestamp) => {
-      const entry: BranchSummaryEntry = {
-        type: 'branch_summary',
-        id,
-        parentId,
-        timestamp,
-        fromId: branchFromId ?? 'root',
-        summary,
-      };
-      if (details !== undefined) entry.details = details;
-      if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
-      return entry;
-    });
+    const fromId =
+      this.currentDialect === 'pi' && this.writeAs === 'pi-1.6'
+        ? (this.leafId ?? 'root')
+        : (branchFromId ?? 'root');
+    return this.appendEntry(branchFromId, (id, parentId, timestamp) =>
+      this.branchSummaryEntry({ id, parentId, timestamp, fromId, summary, details, fromExtension, usage }),
+    );
+  }
+
+  /** A branch_summary with its keys in pi's order; absent options are absent keys. */
+  private branchSummaryEntry(fields: {
+    id: string;
+    parentId: string | null;
+    timestamp: string;
+    fromId: string;
+    summary: string;
+    details: unknown;
+    fromExtension: boolean | undefined;
+    usage: Usage | undefined;
+  }): BranchSummaryEntry {
+    const { id, parentId, timestamp, fromId, summary, details, fromExtension, usage } = fields;
+    const entry: BranchSummaryEntry = { type: 'branch_summary', id, parentId, timestamp, fromId, summary };
+    if (details !== undefined) entry.details = details;
+    if (usage !== undefined) entry.usage = usage;
+    if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
+    return entry;
   }
 
   // ------------------------------------------------------------------ appends
@@ -639,13 +688,16 @@ export class SessionManager {
    * a summary of entries elsewhere in the tree (a selection) carried into the branch being
    * continued, where `branchWithSummary` would move the leaf to the summarised position.
    */
-  appendBranchSummary(fromId: string, summary: string, details?: unknown, fromExtension?: boolean): string {
-    return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
-      const entry: BranchSummaryEntry = { type: 'branch_summary', id, parentId, timestamp, fromId, summary };
-      if (details !== undefined) entry.details = details;
-      if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
-      return entry;
-    });
+  appendBranchSummary(
+    fromId: string,
+    summary: string,
+    details?: unknown,
+    fromExtension?: boolean,
+    usage?: Usage,
+  ): string {
+    return this.appendEntry(this.leafId, (id, parentId, timestamp) =>
+      this.branchSummaryEntry({ id, parentId, timestamp, fromId, summary, details, fromExtension, usage }),
+    );
   }
 
   appendMessage(message: StoredMessage): string {
@@ -697,13 +749,21 @@ export class SessionManager {
     }));
   }
 
+  /**
+   * Appends a compaction. As pi 1.6 writes it: without `firstKeptEntryId` it keeps nothing (it names
+   * itself); `usage` is what generating the summary used; and when the context at the leaf holds system
+   * messages, their replayed whole is stored as `systemMessage` (it leads the compacted context).
+   */
   appendCompaction(
     summary: string,
-    firstKeptEntryId: string,
+    firstKeptEntryId: string | undefined,
     tokensBefore: number,
     details?: unknown,
     fromExtension?: boolean,
+    usage?: Usage,
   ): string {
+    const system =
+      this.currentDialect === 'pi' ? currentSystemMessage(this.buildSessionContext().messages) : undefined;
     return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
       const entry: CompactionEntry = {
         type: 'compaction',
@@ -711,13 +771,70 @@ export class SessionManager {
         parentId,
         timestamp,
         summary,
-        firstKeptEntryId,
+        firstKeptEntryId: firstKeptEntryId ?? id,
         tokensBefore,
       };
       if (details !== undefined) entry.details = details;
+      if (usage !== undefined) entry.usage = usage;
       if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
+      if (system) entry.systemMessage = { ...system, timestamp: Date.parse(timestamp) };
       return entry;
     });
+  }
+
+  /**
+   * [pi 1.x] An edit of what the model is sent for `targetId` from here on, on this branch
+   * (docs/tree-and-context.md#context-edits): `null` leaves it out, `{content}` replaces its content.
+   * As pi 1.6: the target must be a user, assistant or tool-result message or a custom_message on the
+   * active path, and a string replacement of an assistant reply or tool result becomes one text block.
+   */
+  appendContextEdit(targetId: string, replacement: ContextEditEntry['replacement']): string {
+    if (
+      replacement !== null &&
+      (!isRecord(replacement) ||
+        !('content' in replacement) ||
+        (typeof replacement.content !== 'string' && !Array.isArray(replacement.content)))
+    ) {
+      throw new Error('Context edit replacement must be null or contain string/array content');
+    }
+    const target = this.getShape(targetId);
+    if (!target) throw new Error(`Entry ${targetId} not found`);
+    if (!this.index.getBranch(this.leafId).some((entry) => entry.id === targetId)) {
+      throw new Error(`Entry ${targetId} is not on the active branch`);
+    }
+    const full = this.getEntry(targetId) as SessionEntry;
+    const role = full.type === 'message' && isRecord(full.message) ? full.message.role : undefined;
+    const editable =
+      full.type === 'custom_message' || role === 'user' || role === 'assistant' || role === 'toolResult';
+    if (!editable) throw new Error(`Entry ${targetId} does not contribute editable model content`);
+    const normalized =
+      replacement !== null &&
+      (role === 'assistant' || role === 'toolResult') &&
+      typeof replacement.content === 'string'
+        ? { content: [{ type: 'text' as const, text: replacement.content }] }
+        : replacement;
+    return this.appendEntry(this.leafId, (id, parentId, timestamp): ContextEditEntry => ({
+      type: 'context_edit',
+      id,
+      parentId,
+      timestamp,
+      targetId,
+      replacement: normalized,
+    }));
+  }
+
+  /**
+   * [pi 1.x] Model work outside the conversation (e.g. `kind` "cache_warm"): never in the context,
+   * counted in the totals. Returns the entry, as pi does.
+   */
+  appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): UsageEntry {
+    const id = this.appendEntry(this.leafId, (id, parentId, timestamp): UsageEntry => {
+      const entry: UsageEntry = { type: 'usage', id, parentId, timestamp, kind, provider, model, usage };
+      // pi writes a note only when it is not empty.
+      if (note) entry.note = note;
+      return entry;
+    });
+    return this.getEntry(id) as UsageEntry;
   }
 
   /** Extension state; never enters the model's context. */
@@ -744,14 +861,15 @@ export class SessionManager {
     });
   }
 
-  /** Sets the session's display name (trimmed). */
+  /** Sets the session's display name: trimmed, and as pi 1.6 writes it, line breaks made spaces. */
   appendSessionInfo(name: string): string {
+    const sanitized = this.writeAs === 'pi-1.6' ? name.replace(/[\r\n]+/g, ' ') : name;
     return this.appendEntry(this.leafId, (id, parentId, timestamp): SessionInfoEntry => ({
       type: 'session_info',
       id,
       parentId,
       timestamp,
-      name: name.trim(),
+      name: sanitized.trim(),
     }));
   }
 
@@ -810,24 +928,35 @@ export class SessionManager {
     // What the index keeps (stubs with retain 'index'): full entries are read one at a time as written.
     const path = this.index.getBranch(leafId);
     if (path.length === 0) throw new Error(`Entry ${leafId} not found`);
-    // Label entries are dropped from the path. The reference copies the rest verbatim, so an entry
-    // that followed a dropped label keeps the label's id as its parent and becomes an orphan root of
-    // the new file, whose context then loses everything before it. Like oh-my-pi's newest version,
-    // such an entry hangs from its nearest kept ancestor instead (a copy; the source is untouched).
+    // Label entries are dropped from the path (fresh ones are made below), and the kept entries are
+    // chained again around them (docs/tree-and-context.md#branched-session). pi 1.6 chains every kept
+    // entry to the one before it (the first becomes a root) and re-points a compaction whose first kept
+    // entry was a dropped label to the entry that followed it. pi 0.73 copied the rest verbatim, so an
+    // entry that followed a label became an orphan root; Canopy's repair for pi 0.73 and oh-my-pi hangs
+    // such an entry from its nearest kept ancestor, as oh-my-pi's newest version does.
+    const rechain = this.currentDialect === 'pi' && this.writeAs === 'pi-1.6';
     const kept: SessionEntry[] = [];
-    /** New parents by position in `kept`. */
+    /** New parents by position in `kept` (a copy is written; the source is untouched). */
     const reparented = new Map<number, string | null>();
+    /** A dropped label → the kept entry that followed it, and that entry's position. */
+    const replacementOfLabel = new Map<string, { id: string; position: number }>();
+    const pendingLabels: string[] = [];
     let previousKeptId: string | null = null;
-    let afterDroppedLabel = false;
     for (const entry of path) {
       if (entry.type === 'label') {
-        afterDroppedLabel = true;
+        pendingLabels.push(entry.id);
         continue;
       }
-      if (afterDroppedLabel && entry.parentId !== previousKeptId) reparented.set(kept.length, previousKeptId);
+      const position = kept.length;
+      if (rechain) {
+        for (const label of pendingLabels) replacementOfLabel.set(label, { id: entry.id, position });
+        if (entry.parentId !== previousKeptId) reparented.set(position, previousKeptId);
+      } else if (pendingLabels.length > 0 && entry.parentId !== previousKeptId) {
+        reparented.set(position, previousKeptId);
+      }
+      pendingLabels.length = 0;
       kept.push(entry);
       previousKeptId = entry.id;
-      afterDroppedLabel = false;
     }
     const taken = new Set(kept.map((entry) => entry.id));
     const labelEntries: LabelEntry[] = [];
@@ -850,9 +979,16 @@ export class SessionManager {
     }
     const entryAt = (position: number): SessionEntry => {
       if (position >= kept.length) return labelEntries[position - kept.length] as LabelEntry;
-      const entry = this.store.full(kept[position] as SessionEntry, false);
+      let entry = this.store.full(kept[position] as SessionEntry, false);
       const parentId = reparented.get(position);
-      return parentId === undefined ? entry : { ...entry, parentId };
+      if (parentId !== undefined) entry = { ...entry, parentId };
+      if (rechain && entry.type === 'compaction' && entry.firstKeptEntryId !== entry.id) {
+        // Only labels already followed by a kept entry when pi reaches the compaction count.
+        const replacement = replacementOfLabel.get(entry.firstKeptEntryId as string);
+        if (replacement && replacement.position <= position)
+          entry = { ...entry, firstKeptEntryId: replacement.id };
+      }
+      return entry;
     };
     const count = kept.length + labelEntries.length;
     const leaf = labelEntries[labelEntries.length - 1]?.id ?? kept[kept.length - 1]?.id ?? null;
@@ -1023,6 +1159,7 @@ export class SessionManager {
     if (entry.type === 'session_info') this.sessionName = sessionInfoName(entry);
     else if (entry.type === 'title_change') this.latestTitleChange = titleChangeTitle(entry);
     this.noteDialectEvidence(isOmpEntry(entry));
+    if (!this.piOneEvidence && isPiOneEntry(entry)) this.piOneEvidence = true;
   }
 
   private noteDialectEvidence(isOmp: boolean): void {
@@ -1130,7 +1267,10 @@ export class SessionManager {
     const storage = this.storageProvider?.create(header);
     const store = new EntryStore(this.store.retention, storageReader(storage), this.entryCacheSize);
     const index = new TreeIndex();
-    const noted: { name?: string; title?: string; omp: boolean } = { omp: false };
+    const noted: { name?: string; title?: string; omp: boolean; piOne: boolean } = {
+      omp: false,
+      piOne: false,
+    };
     const headerText = serialize(header);
     let bytes = utf8Length(headerText) + 1;
     let lines = 1;
@@ -1146,6 +1286,7 @@ export class SessionManager {
         if (entry.type === 'session_info') noted.name = sessionInfoName(entry);
         else if (entry.type === 'title_change') noted.title = titleChangeTitle(entry);
         noted.omp ||= isOmpEntry(entry);
+        noted.piOne ||= isPiOneEntry(entry);
         yield text;
       }
     }
@@ -1167,6 +1308,7 @@ export class SessionManager {
     this.parseIssues = [];
     this.sessionName = noted.name;
     this.latestTitleChange = noted.title;
+    this.piOneEvidence = noted.piOne;
     this.noteDialectEvidence(noted.omp);
     this.parser.restartCounted(lines, bytes, header);
     this.leafId = leafId;

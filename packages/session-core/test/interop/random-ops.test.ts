@@ -85,13 +85,15 @@ function runCore(
   const clock = fakeClock(start);
   const provider = new MemoryStorageProvider('interop');
   const first = new MemoryStorage('', 'interop/first.jsonl');
+  // Writing as the reference version does (docs/format.md#writing: pi 1.6 changed some writes).
   const core = options.persist
     ? SessionManager.inMemory(DEMO_CWD, {
         storage: first,
         storageProvider: provider,
         retain: options.retention ?? 'all',
+        writeAs: 'pi-0.73',
       })
-    : SessionManager.inMemory(DEMO_CWD);
+    : SessionManager.inMemory(DEMO_CWD, { writeAs: 'pi-0.73' });
   const outcomes = applySteps(asApi(core), steps, clock);
   if (options.withFlushStep) applyStep(asApi(core), flushStep, clock);
   restoreClock();

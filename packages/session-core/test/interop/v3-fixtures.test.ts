@@ -97,7 +97,7 @@ describe.each(RETENTIONS)('v3 fixtures written by the reference (retain %s)', (r
         fc.assert(
           fc.property(stepsArb(25), fc.nat(), (steps, clockSeed) => {
             const clock = fakeClock(clockStart(clockSeed));
-            const core = loadIn(retention, text);
+            const core = loadIn(retention, text, { writeAs: 'pi-0.73' });
             applySteps(asApi(core), steps, clock);
             restoreClock();
             const path = join(tempDir, `continued-${++fileCounter}.jsonl`);
