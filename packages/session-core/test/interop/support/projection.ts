@@ -93,7 +93,8 @@ export function projectEntry(entry: EntryLike, mapId: IdMapper): string {
   const plain: Record<string, unknown> = { ...entry };
   plain.id = mapId(entry.id);
   plain.parentId = mapOptionalId(plain.parentId, mapId);
-  if (plain.type === 'label') plain.targetId = mapOptionalId(plain.targetId, mapId);
+  if (plain.type === 'label' || plain.type === 'context_edit')
+    plain.targetId = mapOptionalId(plain.targetId, mapId);
   if (plain.type === 'compaction') plain.firstKeptEntryId = mapOptionalId(plain.firstKeptEntryId, mapId);
   if (plain.type === 'branch_summary' && plain.fromId !== 'root') {
     plain.fromId = mapOptionalId(plain.fromId, mapId);
