@@ -1,6 +1,6 @@
 // buildSessionContext and navigation planning through SessionManager: the reference suite's
 // context cases (docs/reference-tests.md: tree traversal, labels, save entry), the oh-my-pi settings, and, for every fixture, the context the
-// reference package builds from the same file.
+// pi that wrote it builds from the same file (0.73.1, or 1.6.0 for its own files, at every entry).
 import { SessionManager as ReferenceSessionManager } from '@mariozechner/pi-coding-agent';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,9 @@ import { convertToLlm } from './context';
 import { collectEntriesForBranchSummary, planNavigation } from './navigation';
 import { SessionManager } from './session-manager';
 import type { AssistantMessage, SessionEntry, UserMessage } from './types';
-import { FIXTURE_NAMES, fixtureFacts, fixturesDir } from '../test/fixtures';
+import { FIXTURE_NAMES, fixtureFacts, fixturesDir, PI16_WRITTEN } from '../test/fixtures';
+import * as pi16 from '../test/pi16';
+import { SessionManager as Pi16SessionManager } from '../test/pi16';
 import { assistantMsg, userMsg } from '../test/messages';
 
 describe('buildSessionContext through SessionManager', () => {
@@ -115,10 +117,11 @@ describe('context figures of the fixtures, as the reference reports them', () =>
     rmSync(tempDir, { recursive: true, force: true });
   });
 
-  // Not the damaged file (the reference reads it worse, on purpose) nor the oh-my-pi one (pi cannot
-  // read a title slot line before the header).
+  // Not the damaged file (the reference reads it worse, on purpose), the oh-my-pi one (pi cannot read
+  // a title slot line before the header), nor those pi 1.6 wrote (compared with pi 1.6 below).
   const readable = FIXTURE_NAMES.filter(
-    (name) => name !== 'malformed.jsonl' && name !== 'oh-my-pi-title-slot.jsonl',
+    (name) =>
+      name !== 'malformed.jsonl' && name !== 'oh-my-pi-title-slot.jsonl' && !PI16_WRITTEN.includes(name),
   );
   for (const file of readable) {
     it(`${file}: the reference's context messages, thinking level and model`, () => {
@@ -139,6 +142,27 @@ describe('context figures of the fixtures, as the reference reports them', () =>
         expected.model ? { default: `${expected.model.provider}/${expected.model.modelId}` } : {},
       );
       if (file !== 'empty.jsonl') expect(context.messages.length).toBeGreaterThan(0);
+    });
+  }
+
+  for (const file of PI16_WRITTEN) {
+    it(`${file}: pi 1.6.0's context, deep-equal, with the leaf at every entry`, () => {
+      const copy = join(tempDir, `pi16-${file}`);
+      copyFileSync(join(fixturesDir(), file), copy);
+      const session = SessionManager.fromJsonl(readFileSync(copy, 'utf8'));
+      const pi = Pi16SessionManager.open(copy, tempDir);
+      for (const entry of session.getEntries()) {
+        session.branch(entry.id);
+        pi.branch(entry.id);
+        const mine = session.buildSessionContext();
+        const theirs = pi.buildSessionContext();
+        expect(mine.messages, entry.id).toEqual(theirs.messages);
+        expect(mine.thinkingLevel).toBe(theirs.thinkingLevel);
+        expect(mine.model).toEqual(theirs.model);
+        expect(convertToLlm(mine.messages)).toEqual(
+          pi16.convertToLlm(theirs.messages as Parameters<typeof pi16.convertToLlm>[0]),
+        );
+      }
     });
   }
 

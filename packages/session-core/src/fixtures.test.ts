@@ -1,8 +1,8 @@
-// Every fixture loads as the reference package (0.73.1) loads the same file, side by side, and with
-// the facts the generator knows from building it (entry counts, leaves, labels, compaction lines, the
-// issue of every damaged line). Fixtures are read from temporary copies.
+// Every fixture loads as the pi that wrote it loads the same file (0.73.1, or 1.6.0 for the files it
+// wrote), side by side, and with the facts the generator knows from building it (entry counts, leaves,
+// labels, compaction lines, the issue of every damaged line). Fixtures are read from temporary copies.
 import { SessionManager as ReferenceSessionManager } from '@mariozechner/pi-coding-agent';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,11 +12,14 @@ import {
   fixtureIds,
   fixturesDir,
   readFixtureCopy,
+  PI16_TEXTS,
+  PI16_WRITTEN,
   REFERENCE_WRITTEN,
   removeFixtureCopies,
   type FixtureName,
 } from '../test/fixtures';
 import { entryOnLine, loadCopy, walk } from '../test/loaded';
+import { SessionManager as Pi16SessionManager } from '../test/pi16';
 import { SessionManager } from './session-manager';
 import type { StoredMessage } from './types';
 
@@ -62,9 +65,14 @@ function figuresOf(session: Reportable): Figures {
   };
 }
 
-/** The files pi itself can read: not the damaged one (read worse on purpose) nor the oh-my-pi one. */
+/**
+ * The files pi 0.73.1 can read as they were written: not the damaged one (read worse on purpose), the
+ * oh-my-pi one, nor those pi 1.6 wrote (0.73.1 does not know their context edits and system messages;
+ * they are compared with pi 1.6 below).
+ */
 const PI_READABLE = FIXTURE_NAMES.filter(
-  (name) => name !== 'malformed.jsonl' && name !== 'oh-my-pi-title-slot.jsonl',
+  (name) =>
+    name !== 'malformed.jsonl' && name !== 'oh-my-pi-title-slot.jsonl' && !PI16_WRITTEN.includes(name),
 );
 
 describe('the fixtures', () => {
@@ -117,8 +125,66 @@ describe('the fixtures', () => {
     expect(branched.getEntries().map((entry) => entry.id)).toEqual([id.startTask, id.plan]);
   });
 
-  it('writes the files the reference wrote back byte for byte', async () => {
-    for (const name of REFERENCE_WRITTEN) {
+  for (const name of PI16_WRITTEN) {
+    it(`${name} loads with the figures pi 1.6.0 reports for the same file, without an issue`, async () => {
+      const { session } = await load(name);
+      const copy = join(tempDir, name);
+      copyFileSync(join(fixturesDir(), name), copy);
+      const pi = Pi16SessionManager.open(copy, tempDir);
+      const expected = figuresOf(pi as unknown as Reportable);
+      expect(figuresOf(session)).toEqual(expected);
+      expect(session.getLeafId()).toBe(pi.getLeafId());
+      expect(session.issues).toEqual([]);
+      expect(session.piOne).toBe(true);
+      const facts = fixtureFacts(name as FixtureName);
+      expect(expected.entries).toBe(facts.entries);
+      expect(session.getLeafId()).toBe(facts.leaf);
+      // pi 1.6 read it without appending anything (the file ends with a newline).
+      expect(readFileSync(copy, 'utf8')).toBe(readFileSync(join(fixturesDir(), name), 'utf8'));
+    });
+  }
+
+  it('pi073-continued-by-pi16 holds a branch summary of each era, and Canopy reads both fromIds right', async () => {
+    const { session } = await load('pi073-continued-by-pi16.jsonl');
+    const id = fixtureIds('pi073-continued-by-pi16.jsonl');
+    const facts = fixtureFacts('pi073-continued-by-pi16.jsonl');
+    const old = session.getEntry(id.oldSummary)!;
+    const current = session.getEntry(id.newSummary)!;
+    expect(old).toMatchObject({ parentId: id.answer, fromId: facts.oldSummaryFrom });
+    expect(current).toMatchObject({ parentId: id.fixed, fromId: facts.newSummaryFrom });
+    // The old summary's fromId is its own position: both meanings name the same entry.
+    expect(session.branchSummaryOrigin(old).id).toBe(id.answer);
+    expect(session.branchSummaryOrigin(current)).toEqual({ meaning: 'left-leaf', id: id.ciAnswer });
+    // Without pi 1.x evidence, a file of 0.73.1's reads its summaries as branch points.
+    const older = (await load('all-entry-types.jsonl')).session;
+    const summary = older.getEntry(fixtureIds('all-entry-types.jsonl').branchSummary)!;
+    expect(older.piOne).toBe(false);
+    expect(older.branchSummaryOrigin(summary)).toEqual({ meaning: 'branch-point', id: summary.parentId });
+  });
+
+  it('pi16-session holds what pi 1.x writes: system messages, context edits of each kind, usage, a retain-none compaction', async () => {
+    const { session } = await load('pi16-session.jsonl');
+    const id = fixtureIds('pi16-session.jsonl');
+    expect(session.getEntry(id.cacheWarm)).toMatchObject({ type: 'usage', kind: 'cache_warm' });
+    expect(session.getEntry(id.omitAnswer)).toMatchObject({ targetId: id.done, replacement: null });
+    expect(session.getEntry(id.replaceUser)).toMatchObject({
+      targetId: id.firstUser,
+      replacement: { content: PI16_TEXTS.editedUser },
+    });
+    expect(session.getEntry(id.replaceResult)).toMatchObject({
+      replacement: { content: [{ type: 'text', text: PI16_TEXTS.editedResult }] },
+    });
+    expect(session.getEntry(id.retainNone)).toMatchObject({ firstKeptEntryId: id.retainNone });
+    expect(session.getEntry(id.compaction)).toHaveProperty('systemMessage.sections.env');
+    expect(session.getEntry(id.branchSummary)).toMatchObject({
+      fromId: fixtureFacts('pi16-session.jsonl').summaryLeftLeaf,
+      usage: { cacheRead: 2_000 },
+    });
+    expect(session.getSessionName()).toBe(PI16_TEXTS.sessionName);
+  });
+
+  it('writes the files pi wrote back byte for byte', async () => {
+    for (const name of [...REFERENCE_WRITTEN, ...PI16_WRITTEN]) {
       const { session, bytes } = await load(name);
       expect(session.toJsonl()).toBe(new TextDecoder().decode(bytes));
       expect(session.needsRewrite).toBe(false);

@@ -750,13 +750,13 @@ export class SessionManager {
   }
 
   /**
-   * Appends a compaction. As pi 1.6 writes it: without `firstKeptEntryId` it keeps nothing (it names
-   * itself); `usage` is what generating the summary used; and when the context at the leaf holds system
+   * Appends a compaction. As pi 1.6 writes it: without `firstKeptEntryId` (null) it keeps nothing (it
+   * names itself); `usage` is what generating the summary used; and when the context at the leaf holds system
    * messages, their replayed whole is stored as `systemMessage` (it leads the compacted context).
    */
   appendCompaction(
     summary: string,
-    firstKeptEntryId: string | undefined,
+    firstKeptEntryId: string | null | undefined,
     tokensBefore: number,
     details?: unknown,
     fromExtension?: boolean,

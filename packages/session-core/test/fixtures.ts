@@ -13,6 +13,8 @@ export {
   fixtureIds,
   FIXTURE_NAMES,
   LEGACY,
+  PI16_TEXTS,
+  PI16_WRITTEN,
   REFERENCE_WRITTEN,
   type FixtureName,
 } from '../../fixtures/src/index';

@@ -68,13 +68,15 @@ function shapeOfTree(tree: ViewTree): Shape[] {
 
 describe('tree views over the fixtures', () => {
   for (const name of fixtureNames()) {
-    it(`${name}: the view tree has getTree()'s roots, children order and labels, and 'all' shows every entry but hidden tool-only assistants`, async () => {
+    it(`${name}: the view tree has getTree()'s roots, children order and labels, and 'all' shows every entry but hidden tool-only assistants and usage entries`, async () => {
       const { sm, tree } = await load(name);
       expect(shapeOfTree(tree)).toEqual(shapeOfNodes(sm.getTree()));
       const leafId = sm.getLeafId();
       const hiddenToolOnly = tree
         .allEntries()
-        .filter((e) => (e.flags & ViewFlags.ToolOnlyAssistant) !== 0 && e.id !== leafId);
+        .filter(
+          (e) => ((e.flags & ViewFlags.ToolOnlyAssistant) !== 0 && e.id !== leafId) || e.type === 'usage',
+        );
       for (const mode of FILTER_MODES) {
         const rows = computeRows(tree, { leafId, mode }).rows;
         expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);

@@ -6,6 +6,10 @@
 // give the same rendered lines and the same selected entry. As in reference.test.ts, the list is
 // driven through its fields, and Canopy's always-unfolded connectors are compared as `─`.
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEntry } from '../types';
 import { FILTER_MODES, type FilterMode } from './filter';
@@ -18,6 +22,7 @@ import {
 } from './selection';
 import { toViewEntries } from './view-entry';
 import { ViewTree } from './view-tree';
+import { fixturesDir, PI16_WRITTEN } from '../../test/fixtures';
 import { assistantMsg } from '../../test/messages';
 import * as pi16 from '../../test/pi16';
 
@@ -195,6 +200,29 @@ function buildSession(ops: Operation[]): RefManager {
     Date.now = realNow;
   }
 }
+
+describe('same rows and selection as pi 1.6.0’s tree on the files it wrote', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'canopy-tree-view-pi16-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  for (const name of PI16_WRITTEN) {
+    it(`${name}: every filter mode at the file's leaf and at every entry, and searches`, async () => {
+      const copy = join(dir, name);
+      await writeFile(copy, readFileSync(join(fixturesDir(), name), 'utf8'));
+      const sm = pi16.SessionManager.open(copy, dir);
+      const leafId = sm.getLeafId();
+      for (const mode of FILTER_MODES) compareView(sm, leafId, mode, '');
+      for (const entry of sm.getEntries()) compareView(sm, entry.id, 'default', '');
+      for (const query of ['context', 'replace', 'system', 'usage', 'branch summary'])
+        compareView(sm, leafId, 'all', query);
+    });
+  }
+});
 
 describe('same rows and selection as pi 1.6.0’s tree on sessions it wrote', () => {
   it('renders every filter mode and search the same, at the session leaf and at any entry as leaf', () => {

@@ -23,7 +23,7 @@ export interface Pi16SessionApi extends TreeSessionApi {
   appendUsage(kind: string, provider: string, model: string, usage: unknown, note?: string): unknown;
   appendCompaction(
     summary: string,
-    firstKeptEntryId: string | undefined,
+    firstKeptEntryId: string | null | undefined,
     tokensBefore: number,
     details?: unknown,
     fromHook?: boolean,
@@ -373,8 +373,8 @@ export function applyStep16(
     case 'compaction16': {
       clock.now += step.dtMs;
       clock.set(clock.now);
-      let keep: string | undefined;
-      if (op.keep === 'none') keep = undefined;
+      let keep: string | null | undefined;
+      if (op.keep === 'none') keep = null;
       else if ('missing' in op.keep) keep = op.keep.missing;
       else {
         keep = resolvePick(session, op.keep);
