@@ -164,10 +164,11 @@ describe('navigateTree', () => {
     };
     const added = linesAfter(before, fs.readFileSync(env.file(SEED), 'utf8'));
     expect(added).toHaveLength(1);
+    // pi 1.6's fromId: the leaf that was left (docs/format.md#branch-summary-fromid).
     expect(added[0]).toMatchObject({
       type: 'branch_summary',
       parentId: SEED_IDS.plan,
-      fromId: SEED_IDS.plan,
+      fromId: SEED_IDS.milestoneLabel,
       summary: 'Explored A',
       fromHook: true,
     });

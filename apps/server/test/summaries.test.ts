@@ -131,10 +131,11 @@ describe('summaries', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]!.ids).toEqual([ids.tryB, ids.didB]);
     expect(calls[0]!.options.customInstructions).toBe('focus on B');
+    // pi 1.6's fromId: the leaf that was left (docs/format.md#branch-summary-fromid).
     expect(body.summaryEntry).toMatchObject({
       type: 'branch_summary',
       parentId: ids.moreA,
-      fromId: ids.moreA,
+      fromId: ids.didB,
       summary: `echo: ${ids.tryB},${ids.didB}`,
       details: { readFiles: ['src/read.ts'], modifiedFiles: ['src/edit.ts'] },
       fromHook: false,
@@ -162,7 +163,7 @@ describe('summaries', () => {
       'assistant',
       'branchSummary',
     ]);
-    expect(context[5]).toMatchObject({ summary: `echo: ${ids.tryB},${ids.didB}`, fromId: ids.moreA });
+    expect(context[5]).toMatchObject({ summary: `echo: ${ids.tryB},${ids.didB}`, fromId: ids.didB });
   });
 
   it('the chosen summariser runs; an unknown one is UNKNOWN_SUMMARIZER and nothing is written', async () => {
@@ -314,7 +315,7 @@ describe('summaries', () => {
     expect(applied).toMatchObject({ editorText: 'try A', newLeafId: applied.summaryEntry.id });
     expect(applied.summaryEntry).toMatchObject({
       parentId: ids.ok,
-      fromId: ids.ok,
+      fromId: ids.didB,
       summary: 'Tried B; it worked.',
       details: preview.details,
     });

@@ -12,7 +12,7 @@ export {
 } from './common';
 export { UsageNumbers, NodeColumns } from './node-columns';
 export type { TreeNode } from './node-columns';
-export { FilterMode, Dialect, ParseIssue, LocatedToolCall } from './vocabulary';
+export { FilterMode, Dialect, ParseIssue, LocatedToolCall, BranchSummaryOrigin } from './vocabulary';
 export type { SameType, Assert } from './vocabulary';
 export { DoubleEscapeAction, Settings, SettingsPatch } from './settings';
 export {

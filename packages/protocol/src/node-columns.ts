@@ -3,9 +3,10 @@
 // schema code (see values.ts).
 
 import { Type, type Static } from '@sinclair/typebox';
-import type { ViewEntry } from '@canopy/session-core';
+import type { UsageNumbers as CoreUsageNumbers, ViewEntry } from '@canopy/session-core';
+import type { Assert, SameType } from './vocabulary';
 
-/** Token and cost numbers of an entry that used a model, for per-branch totals. */
+/** Token and cost numbers of an entry that used a model, for per-branch totals (session-core's). */
 export const UsageNumbers = Type.Object({
   input: Type.Number(),
   output: Type.Number(),
@@ -14,7 +15,8 @@ export const UsageNumbers = Type.Object({
   totalTokens: Type.Number(),
   cost: Type.Number(),
 });
-export type UsageNumbers = Static<typeof UsageNumbers>;
+export type UsageNumbers = CoreUsageNumbers;
+export type _UsageNumbersAgree = Assert<SameType<Static<typeof UsageNumbers>, UsageNumbers>>;
 
 /** One node of the tree as both sides hold it: session-core's row facts plus usage, if any. */
 export interface TreeNode extends ViewEntry {

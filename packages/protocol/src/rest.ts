@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EntryId, JsonObject, Nullable, SessionId } from './common';
 import { NodeColumns } from './node-columns';
-import { Dialect, LocatedToolCall, ParseIssue } from './vocabulary';
+import { BranchSummaryOrigin, Dialect, LocatedToolCall, ParseIssue } from './vocabulary';
 import { navigateSummaryFields, SummarizerInfo } from './summary';
 
 // ---------------------------------------------------------------- shared pieces
@@ -201,6 +201,8 @@ export const EntryDetail = Type.Object({
   label: Type.Optional(Type.String()),
   /** For a toolResult: the tool call it answers, when found. */
   toolCall: Type.Optional(LocatedToolCall),
+  /** For a branch_summary: what its `fromId` names in this file (the leaf left, or the branch point). */
+  summaryOrigin: Type.Optional(BranchSummaryOrigin),
   /** For an assistant message: its usage object verbatim. */
   usage: Type.Optional(JsonObject),
   /** Ids of the children, oldest first. */

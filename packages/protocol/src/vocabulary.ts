@@ -4,6 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DIALECTS, FILTER_MODES, ISSUE_KINDS } from '@canopy/session-core';
 import type {
+  BranchSummaryOrigin as CoreBranchSummaryOrigin,
   Dialect as CoreDialect,
   FilterMode as CoreFilterMode,
   LocatedToolCall as CoreLocatedToolCall,
@@ -44,3 +45,13 @@ export const LocatedToolCall = Type.Object({
 });
 export type LocatedToolCall = CoreLocatedToolCall;
 export type _LocatedToolCallAgrees = Assert<SameType<Static<typeof LocatedToolCall>, LocatedToolCall>>;
+
+/** What a branch_summary's `fromId` names in its file: the leaf that was left, or the branch point. */
+export const BranchSummaryOrigin = Type.Object({
+  meaning: Type.Union([Type.Literal('left-leaf'), Type.Literal('branch-point')]),
+  id: Type.Union([Type.String(), Type.Null()]),
+});
+export type BranchSummaryOrigin = CoreBranchSummaryOrigin;
+export type _BranchSummaryOriginAgrees = Assert<
+  SameType<Static<typeof BranchSummaryOrigin>, BranchSummaryOrigin>
+>;

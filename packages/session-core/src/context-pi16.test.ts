@@ -4,7 +4,7 @@
 // wire messages and token estimates pi 1.6's own functions give, at every leaf.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildSessionContext, convertToLlm, projectContextEntry } from './context';
+import { buildSessionContext, convertToLlm, llmText, projectContextEntry } from './context';
 import { estimateTokens } from './text';
 import type { SessionEntry } from './types';
 import * as pi16 from '../test/pi16';
@@ -329,5 +329,32 @@ describe('system messages and compactions (pi 1.x)', () => {
     ]);
     expect(buildSessionContext(entries, 'c').messages[0]).toEqual({ ...system, timestamp: 3 });
     expect(convertToLlm(buildSessionContext(entries, 'c').messages)[0]?.role).toBe('system');
+  });
+});
+
+describe('llmText: a wire message as the context view lists it', () => {
+  it('lists text, thinking, tool calls and images, and a system message as its prompt and tool changes', () => {
+    expect(
+      llmText({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Reading.' },
+          { type: 'thinking', thinking: 'first the file' },
+          { type: 'toolCall', id: 'c', name: 'read', arguments: { path: 'a.ts' } },
+        ],
+      } as never),
+    ).toBe('Reading.\n[thinking] first the file\n[tool call] read({"path":"a.ts"})');
+    expect(
+      llmText({
+        role: 'system',
+        content: 'Base.',
+        sections: { cwd: '<cwd>/p</cwd>', skills: null },
+        toolsAdded: [{ name: 'read' }],
+        toolsRemoved: [{ name: 'write' }],
+        timestamp: 0,
+      }),
+    ).toBe(
+      'Base.\n\n<cwd>/p</cwd>\n\n[sections removed] skills\n\n[tools added] read\n\n[tools removed] write',
+    );
   });
 });

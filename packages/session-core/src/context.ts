@@ -771,3 +771,47 @@ export function estimateContextTokens(messages: readonly AgentMessage[], dialect
   for (const message of messages) total += estimateTokens(message, dialect);
   return total;
 }
+
+/**
+ * One wire message as plain text, as the "what the model sees" view lists it: the text blocks, then a
+ * line per thinking block, tool call and image; a pi 1.x system message as its prompt (its text and its
+ * sections, as pi renders it) and its tool changes.
+ */
+export function llmText(message: LlmMessage): string {
+  const m = message as Record<string, unknown>;
+  if (m.role === 'system') return systemMessageText(m);
+  if (typeof m.content === 'string') return m.content;
+  if (!Array.isArray(m.content)) return '';
+  const parts: string[] = [];
+  for (const block of m.content as unknown[]) {
+    if (!isRecord(block)) continue;
+    if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    else if (block.type === 'thinking' && typeof block.thinking === 'string')
+      parts.push(`[thinking] ${block.thinking}`);
+    else if (block.type === 'toolCall')
+      parts.push(`[tool call] ${String(block.name)}(${JSON.stringify(block.arguments ?? {})})`);
+    else if (block.type === 'image') parts.push('[image]');
+  }
+  return parts.join('\n');
+}
+
+/** A system message's prompt (text, then the sections it sets; pi-ai's `getSystemMessageText`) and tools. */
+function systemMessageText(message: Record<string, unknown>): string {
+  const parts = [contentText(message.content, { separator: '\n' })];
+  const removed: string[] = [];
+  if (isRecord(message.sections)) {
+    for (const [name, text] of Object.entries(message.sections)) {
+      if (typeof text === 'string') parts.push(text);
+      else removed.push(name);
+    }
+  }
+  const prompt = parts.filter((part) => part.length > 0);
+  const names = (value: unknown) =>
+    (Array.isArray(value) ? (value as unknown[]) : []).filter(isRecord).map((tool) => String(tool.name));
+  const added = names(message.toolsAdded);
+  const gone = names(message.toolsRemoved);
+  if (removed.length > 0) prompt.push(`[sections removed] ${removed.join(', ')}`);
+  if (added.length > 0) prompt.push(`[tools added] ${added.join(', ')}`);
+  if (gone.length > 0) prompt.push(`[tools removed] ${gone.join(', ')}`);
+  return prompt.join('\n\n');
+}

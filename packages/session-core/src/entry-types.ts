@@ -956,6 +956,42 @@ export function rawUsageOf(entry: SessionEntry): unknown {
   return entrySpecOf(entry.type)?.usage?.(entry as UnknownRecord);
 }
 
+/** The token and cost numbers an entry adds to the totals (the tree's per-node usage). */
+export interface UsageNumbers {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  /** `cost.total`. */
+  cost: number;
+}
+
+/** A usage number as counted: a finite number, else 0. */
+function usageNumber(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/**
+ * The numbers of {@link rawUsageOf}: each that is not a finite number counts 0; an entry with no usage
+ * object (or a usage that is not an object) has none. Every source counts, as pi 1.x's session totals
+ * and cost count them: assistant replies, `usage` entries, tool results' own usage, compactions' and
+ * branch summaries' usage, and oh-my-pi's side calls and subagent runs.
+ */
+export function usageNumbersOf(entry: SessionEntry): UsageNumbers | undefined {
+  const raw = rawUsageOf(entry);
+  if (!isRecord(raw) || Array.isArray(raw)) return undefined;
+  const cost = isRecord(raw.cost) ? raw.cost : undefined;
+  return {
+    input: usageNumber(raw.input),
+    output: usageNumber(raw.output),
+    cacheRead: usageNumber(raw.cacheRead),
+    cacheWrite: usageNumber(raw.cacheWrite),
+    totalTokens: usageNumber(raw.totalTokens),
+    cost: usageNumber(cost?.total),
+  };
+}
+
 /** The sections of an entry's detail (detail-sections.ts); an unknown type says so. */
 export function detailSections(entry: SessionEntry, extras: DetailExtras = {}): DetailSection[] {
   const spec = entrySpecOf(entry.type);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionLineParser, parseSessionText, utf8Length } from './parse';
+import { SessionLineParser, parseSessionText, parseTitleSlot, utf8Length } from './parse';
 import type { ParseBatch } from './parse';
 
 const encoder = new TextEncoder();
@@ -341,5 +341,19 @@ describe('utf8Length', () => {
       'ab😀中é\ud800'.repeat(20000),
     ];
     for (const sample of samples) expect(utf8Length(sample)).toBe(encoder.encode(sample).length);
+  });
+});
+
+describe('parseTitleSlot', () => {
+  it('reads an oh-my-pi title line, and nothing else', () => {
+    expect(parseTitleSlot('{"type":"title","v":1,"title":"Fix it","pad":"   "}\n')).toEqual({
+      type: 'title',
+      v: 1,
+      title: 'Fix it',
+      pad: '   ',
+    });
+    expect(parseTitleSlot('{"type":"session","id":"s"}')).toBeUndefined();
+    expect(parseTitleSlot('{"type":"title","title":"cut')).toBeUndefined();
+    expect(parseTitleSlot('[{"type":"title"}]')).toBeUndefined();
   });
 });

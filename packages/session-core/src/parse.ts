@@ -23,6 +23,22 @@ export interface ParsedHeader {
   header: SessionHeader;
 }
 
+/**
+ * [OMP] The title slot a line holds (a whole line of JSON, newline or not, whose `type` is "title"), or
+ * undefined for anything else: oh-my-pi rewrites the line in place on a rename, so a reader that finds
+ * it mid-rewrite or replaced keeps the title it had.
+ */
+export function parseTitleSlot(line: string): TitleSlot | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  return (value as { type?: unknown }).type === 'title' ? (value as TitleSlot) : undefined;
+}
+
 export interface ParsedTitleSlot {
   line: number;
   slot: TitleSlot;

@@ -1,4 +1,4 @@
-import type { TitleSlot } from '@canopy/session-core';
+import { parseTitleSlot, type TitleSlot } from '@canopy/session-core';
 import {
   hashOfPieces,
   piecesOfSync,
@@ -204,14 +204,7 @@ export class FileTail {
 /** The title slot a rewritten first line holds, if it is one (a whole line, still a title line). */
 function titleSlotOf(line: Buffer): TitleSlot | undefined {
   if (line[line.length - 1] !== 0x0a) return undefined;
-  let slot: unknown;
-  try {
-    slot = JSON.parse(line.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!slot || typeof slot !== 'object' || (slot as { type?: unknown }).type !== 'title') return undefined;
-  return slot as TitleSlot;
+  return parseTitleSlot(line.toString('utf8'));
 }
 
 /** The last `count` bytes of `before` followed by `after`, copied (the inputs may be reused). */

@@ -5,7 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ListingProgress, SessionListItem } from '@canopy/protocol';
-import { getSessionVersion, ompSessionName, SessionLineParser, type TitleSlot } from '@canopy/session-core';
+import {
+  getSessionVersion,
+  ompSessionName,
+  parseTitleSlot,
+  SessionLineParser,
+  type TitleSlot,
+} from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { isArchive, readOnlyReason, readSessionBytes, subagentParentCandidates } from './omp-files';
@@ -420,14 +426,9 @@ export class SessionIndex {
   private async rereadTitleSlot(session: IndexedSession): Promise<void> {
     const length = session.titleSlotBytes as number;
     const line = readRangeConfinedSync(session.file, 0, length).toString('utf8');
-    try {
-      const value = JSON.parse(line) as unknown;
-      if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'title') {
-        session.titleSlot = value as TitleSlot;
-      }
-    } catch {
-      // Mid-rewrite or no longer a title line: keep the last good title.
-    }
+    // Mid-rewrite or no longer a title line: keep the last good title.
+    const slot = parseTitleSlot(line);
+    if (slot) session.titleSlot = slot;
   }
 
   private absorb(session: IndexedSession, batch: ReturnType<SessionLineParser['push']>, chunk: Buffer): void {

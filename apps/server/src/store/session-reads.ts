@@ -3,8 +3,8 @@ import {
   buildSessionContext,
   convertToLlm,
   estimateContextTokens,
-  type SessionEntry,
-  type SessionManager,
+  findToolCall,
+  llmText,
 } from '@canopy/session-core';
 import { AppError, toClientError } from '../errors';
 import { blobDirOf, readArtifact, readBlob, type ArtifactContent, type BlobContent } from './omp-files';
@@ -96,10 +96,12 @@ export class SessionReads {
         detail.usage = message.usage as Record<string, unknown>;
       }
       if (message.role === 'toolResult' && typeof message.toolCallId === 'string') {
-        const call = findToolCall(sm, entry, message.toolCallId);
+        const call = findToolCall((id) => sm.getEntry(id), entry, message.toolCallId);
         if (call) detail.toolCall = call;
       }
     }
+    // What its fromId means depends on who wrote the file (docs/format.md#branch-summary-fromid).
+    if (entry.type === 'branch_summary') detail.summaryOrigin = sm.branchSummaryOrigin(entry);
     return detail;
   }
 
@@ -142,43 +144,4 @@ export class SessionReads {
     const indexed = await this.store.resolve(id);
     return readArtifact(indexed.file, artifactId);
   }
-}
-
-function findToolCall(sm: SessionManager, entry: SessionEntry, toolCallId: string): EntryDetail['toolCall'] {
-  // The call is normally in the nearest assistant ancestor; walk up a bounded distance.
-  let current = entry.parentId ? sm.getEntry(entry.parentId) : undefined;
-  for (let steps = 0; current && steps < 1000; steps++) {
-    if (current.type === 'message') {
-      const message = current.message as { role?: unknown; content?: unknown };
-      if (message.role === 'assistant' && Array.isArray(message.content)) {
-        for (const block of message.content as Array<Record<string, unknown>>) {
-          if (block?.type === 'toolCall' && block.id === toolCallId) {
-            return {
-              id: toolCallId,
-              name: String(block.name ?? ''),
-              arguments: block.arguments,
-              entryId: current.id,
-            };
-          }
-        }
-      }
-    }
-    current = current.parentId ? sm.getEntry(current.parentId) : undefined;
-  }
-  return undefined;
-}
-
-function llmText(message: { role: string; content?: unknown }): string {
-  if (typeof message.content === 'string') return message.content;
-  if (!Array.isArray(message.content)) return '';
-  const parts: string[] = [];
-  for (const block of message.content as Array<Record<string, unknown>>) {
-    if (block?.type === 'text' && typeof block.text === 'string') parts.push(block.text);
-    else if (block?.type === 'thinking' && typeof block.thinking === 'string')
-      parts.push(`[thinking] ${block.thinking}`);
-    else if (block?.type === 'toolCall')
-      parts.push(`[tool call] ${String(block.name)}(${JSON.stringify(block.arguments ?? {})})`);
-    else if (block?.type === 'image') parts.push('[image]');
-  }
-  return parts.join('\n');
 }

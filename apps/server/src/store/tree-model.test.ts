@@ -9,7 +9,6 @@ import {
   RowToolCalls,
   TreeModel,
   treeNodesOf,
-  usageOf,
 } from './tree-model';
 
 const HOME = '/home/dev';
@@ -299,63 +298,5 @@ describe('TreeModel', () => {
       { name: 'ls', arguments: undefined, row: '[ls: ~/src]' },
       { name: 'custom_tool', arguments: undefined, row: '[custom_tool: {"anything":"kept whole","more":1}]' },
     ]);
-  });
-});
-
-describe('usageOf', () => {
-  const entry = (fields: Record<string, unknown>) =>
-    ({
-      id: 'u1',
-      parentId: null,
-      timestamp: '2025-01-01T00:00:00.000Z',
-      ...fields,
-    }) as unknown as SessionEntry;
-  const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 };
-
-  it("counts an assistant message's numbers, each one that is not a finite number as 0", () => {
-    const usage = {
-      input: 10,
-      output: Number.NaN,
-      cacheRead: '5',
-      cacheWrite: Number.POSITIVE_INFINITY,
-      totalTokens: 12.5,
-      cost: { total: 0.25 },
-    };
-    expect(usageOf(entry({ type: 'message', message: { role: 'assistant', content: [], usage } }))).toEqual({
-      ...zero,
-      input: 10,
-      totalTokens: 12.5,
-      cost: 0.25,
-    });
-    // A cost that is missing, not an object, or without a number: 0.
-    for (const cost of [undefined, 3, 'x', null, { total: 'much' }])
-      expect(
-        usageOf(
-          entry({ type: 'message', message: { role: 'assistant', content: [], usage: { input: 1, cost } } }),
-        ),
-      ).toEqual({ ...zero, input: 1 });
-  });
-
-  it("counts a model_usage side call's and a task tool result's subagent usage, and nothing else", () => {
-    expect(usageOf(entry({ type: 'model_usage', usage: { output: 7, cost: { total: 1 } } }))).toEqual({
-      ...zero,
-      output: 7,
-      cost: 1,
-    });
-    const taskResult = {
-      role: 'toolResult',
-      toolName: 'task',
-      content: [],
-      details: { usage: { cacheRead: 3 } },
-    };
-    expect(usageOf(entry({ type: 'message', message: taskResult }))).toEqual({ ...zero, cacheRead: 3 });
-    expect(usageOf(entry({ type: 'message', message: { ...taskResult, toolName: 'bash' } }))).toBeUndefined();
-    expect(
-      usageOf(entry({ type: 'message', message: { role: 'user', content: 'hi', usage: { input: 1 } } })),
-    ).toBeUndefined();
-    expect(
-      usageOf(entry({ type: 'message', message: { role: 'assistant', content: [], usage: 'lots' } })),
-    ).toBeUndefined();
-    expect(usageOf(entry({ type: 'label', targetId: 'x', label: 'y' }))).toBeUndefined();
   });
 });

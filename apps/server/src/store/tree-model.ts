@@ -1,8 +1,9 @@
-import { encodeNodes, type TreeNode, type UsageNumbers } from '@canopy/protocol';
+import { encodeNodes, type TreeNode } from '@canopy/protocol';
 import {
   formatToolCall,
   ToolCallIndex,
   toViewEntries,
+  usageNumbersOf,
   type SessionEntry,
   type SessionManager,
   type ToolCallInfo,
@@ -36,7 +37,8 @@ export const FIRST_CHUNK_NODES = 1024;
 
 /**
  * Tree nodes for a batch of entries: labels as `labelOf` resolves them now, tool results looked up
- * in `toolCalls` after the batch's own calls are added to it.
+ * in `toolCalls` after the batch's own calls are added to it, and the usage each entry adds to the
+ * totals (session-core's `usageNumbersOf`: every source pi 1.x and oh-my-pi count).
  */
 export function treeNodesOf(
   entries: readonly SessionEntry[],
@@ -46,52 +48,10 @@ export function treeNodesOf(
 ): TreeNode[] {
   const nodes: TreeNode[] = toViewEntries(entries, labelOf, { home, toolCalls });
   for (let i = 0; i < nodes.length; i++) {
-    const usage = usageOf(entries[i]!);
+    const usage = usageNumbersOf(entries[i]!);
     if (usage) nodes[i]!.usage = usage;
   }
   return nodes;
-}
-
-/**
- * The usage an entry adds to the totals, as oh-my-pi counts it (`entryUsage` in its
- * session-manager.ts): an assistant message's, a model_usage side call's, and the `details.usage` of
- * a `task` tool result (a subagent's run).
- */
-function rawUsageOf(entry: SessionEntry): unknown {
-  if (entry.type === 'model_usage') return entry.usage;
-  if (entry.type !== 'message') return undefined;
-  const message = entry.message as { role?: unknown; usage?: unknown; toolName?: unknown; details?: unknown };
-  if (message?.role === 'assistant') return message.usage;
-  if (
-    message?.role === 'toolResult' &&
-    message.toolName === 'task' &&
-    message.details &&
-    typeof message.details === 'object'
-  )
-    return (message.details as { usage?: unknown }).usage;
-  return undefined;
-}
-
-/** A usage number as counted: a finite number, else 0. */
-function usageNumber(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/** Token and cost numbers of an entry that used a model (see {@link rawUsageOf}). */
-export function usageOf(entry: SessionEntry): UsageNumbers | undefined {
-  const raw = rawUsageOf(entry);
-  if (!raw || typeof raw !== 'object') return undefined;
-  const usage = raw as Record<string, unknown>;
-  const cost =
-    usage.cost && typeof usage.cost === 'object' ? (usage.cost as Record<string, unknown>) : undefined;
-  return {
-    input: usageNumber(usage.input),
-    output: usageNumber(usage.output),
-    cacheRead: usageNumber(usage.cacheRead),
-    cacheWrite: usageNumber(usage.cacheWrite),
-    totalTokens: usageNumber(usage.totalTokens),
-    cost: usageNumber(cost?.total),
-  };
 }
 
 /** The tool call id of a tool result message, if the entry is one. */

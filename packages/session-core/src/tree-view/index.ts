@@ -4,6 +4,7 @@ export {
   ROW_TEXT_MAX_LENGTH,
   SEARCH_TEXT_MAX_LENGTH,
   ToolCallIndex,
+  findToolCall,
   formatToolCall,
   rowText,
   searchText,

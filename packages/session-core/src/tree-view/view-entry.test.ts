@@ -7,6 +7,7 @@ import {
   ROW_TEXT_MAX_LENGTH,
   ToolCallIndex,
   ViewFlags,
+  findToolCall,
   formatToolCall,
   rowText,
   searchText,
@@ -568,5 +569,24 @@ describe('toViewEntries', () => {
   it('turns a missing or non-string parentId into null', () => {
     const entry = { type: 'custom', id: 'x', timestamp: 't', customType: 'c' } as unknown as SessionEntry;
     expect(toViewEntries([entry], new Map())[0]!.parentId).toBeNull();
+  });
+});
+
+describe('findToolCall', () => {
+  it('finds the call a tool result answers in the assistant messages above it, and no further than asked', () => {
+    const b = new EntryBuilder();
+    b.toolCalls('a1', null, [['call-1', 'read', { path: 'a.ts' }]]);
+    b.user('u1', 'a1', 'go on');
+    const result = b.toolResult('r1', 'u1', 'call-1', 'read', 'text');
+    const byId = new Map(b.entries.map((entry) => [entry.id, entry]));
+    const get = (id: string) => byId.get(id);
+    expect(findToolCall(get, result, 'call-1')).toEqual({
+      id: 'call-1',
+      name: 'read',
+      arguments: { path: 'a.ts' },
+      entryId: 'a1',
+    });
+    expect(findToolCall(get, result, 'call-2')).toBeUndefined();
+    expect(findToolCall(get, result, 'call-1', 1)).toBeUndefined();
   });
 });

@@ -15,6 +15,7 @@ import {
   SEARCH_TEXT_MAX_LENGTH,
   str,
   ViewFlags,
+  type LocatedToolCall,
   type RowTextOptions,
   type ToolCallInfo,
   type ToolCallLookup,
@@ -91,6 +92,36 @@ export class ToolCallIndex implements ToolCallLookup {
   get size(): number {
     return this.calls.size;
   }
+}
+
+/**
+ * The tool call `toolCallId` that `result` (a tool result entry) answers, looked for in the assistant
+ * messages above it: normally its nearest assistant ancestor, so at most `maxSteps` entries up.
+ */
+export function findToolCall(
+  getEntry: (id: string) => SessionEntry | undefined,
+  result: SessionEntry,
+  toolCallId: string,
+  maxSteps = 1000,
+): LocatedToolCall | undefined {
+  let current = result.parentId ? getEntry(result.parentId) : undefined;
+  for (let steps = 0; current && steps < maxSteps; steps++) {
+    const message = messageOf(current);
+    if (message?.role === 'assistant' && Array.isArray(message.content)) {
+      for (const block of message.content as unknown[]) {
+        if (isRecord(block) && block.type === 'toolCall' && block.id === toolCallId) {
+          return {
+            id: toolCallId,
+            name: String(block.name ?? ''),
+            arguments: block.arguments,
+            entryId: current.id,
+          };
+        }
+      }
+    }
+    current = current.parentId ? getEntry(current.parentId) : undefined;
+  }
+  return undefined;
 }
 
 /** The row text of one entry (docs/tree-and-context.md#row-text), normalised to one line and capped. */
