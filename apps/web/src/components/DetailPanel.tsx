@@ -135,12 +135,12 @@ function Totals({ entryId }: { entryId: string }) {
   if (!totals) return null;
   const row = (
     name: string,
-    t: { totalTokens: number; cost: number; assistantMessages: number; entries: number },
+    t: { totalTokens: number; cost: number; withUsage: number; entries: number },
   ) => (
     <tr>
       <td>{name}</td>
       <td className="num">{t.entries.toLocaleString()}</td>
-      <td className="num">{t.assistantMessages.toLocaleString()}</td>
+      <td className="num">{t.withUsage.toLocaleString()}</td>
       <td className="num">{formatTokens(t.totalTokens)}</td>
       <td className="num">{formatCost(t.cost)}</td>
     </tr>
@@ -151,7 +151,12 @@ function Totals({ entryId }: { entryId: string }) {
         <tr>
           <th>branch (root → …)</th>
           <th className="num">entries</th>
-          <th className="num">replies</th>
+          <th
+            className="num"
+            title="Entries that used a model: replies, usage entries, tools' own calls, summaries"
+          >
+            model calls
+          </th>
           <th className="num">tokens</th>
           <th className="num">cost</th>
         </tr>

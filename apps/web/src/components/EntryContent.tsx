@@ -1,13 +1,23 @@
-// Full content of one entry, by type. Everything here comes from the session file and is untrusted:
-// markdown goes through DOMPurify (Markdown), everything else is rendered as text by React.
-// One file on purpose: one small renderer per entry type, so every path by which untrusted file content
+// Full content of one entry. Which sections an entry has, and which of its fields fill them, is
+// session-core's entry-type table (`detailSections`); this file draws each kind of section, in one
+// exhaustive switch, so a new kind is a compile error here until it is drawn. Everything comes from
+// the session file and is untrusted: markdown goes through DOMPurify (Markdown), everything else is
+// rendered as text by React. One file on purpose, so every path by which untrusted file content
 // reaches the DOM is reviewed in one place.
 
 import { createContext, useContext } from 'react';
 import type { EntryDetail } from '@canopy/protocol';
+import {
+  detailSections,
+  type DetailExtras,
+  type DetailField,
+  type DetailSection,
+  type SessionEntry,
+} from '@canopy/session-core';
 import { formatCost, formatTokens } from '../lib/format';
 import { artifactIdsIn, blobHashOf } from '../lib/ompFiles';
 import { api } from '../net/api';
+import { useApp, useAppStore } from '../store/context';
 import { ArtifactView } from './ArtifactView';
 import { Markdown, OpenedOnce, Pre } from './Markdown';
 
@@ -104,7 +114,15 @@ function totalTokens(usage: Json): number {
     : num(usage.input) + num(usage.output) + num(usage.cacheRead) + num(usage.cacheWrite);
 }
 
-export function UsageTable({ usage }: { usage: Json }) {
+export function UsageTable({
+  usage,
+  title = 'usage',
+  testId = 'detail.usage',
+}: {
+  usage: Json;
+  title?: string;
+  testId?: string;
+}) {
   const cost = isObject(usage.cost) ? usage.cost : {};
   const rows: [string, unknown, unknown][] = [
     ['input', usage.input, cost.input],
@@ -113,10 +131,10 @@ export function UsageTable({ usage }: { usage: Json }) {
     ['cache write', usage.cacheWrite, cost.cacheWrite],
   ];
   return (
-    <table className="kv" data-testid="detail.usage">
+    <table className="kv" data-testid={testId}>
       <thead>
         <tr>
-          <th>usage</th>
+          <th>{title}</th>
           <th className="num">tokens</th>
           <th className="num">cost</th>
         </tr>
@@ -140,7 +158,7 @@ export function UsageTable({ usage }: { usage: Json }) {
 }
 
 function FileLists({ details }: { details: unknown }) {
-  if (!isObject(details)) return null;
+  if (!isObject(details)) return <Pre text={json(details)} />;
   const read = Array.isArray(details.readFiles) ? details.readFiles.map(String) : [];
   const modified = Array.isArray(details.modifiedFiles) ? details.modifiedFiles.map(String) : [];
   if (read.length === 0 && modified.length === 0) return <Pre text={json(details)} />;
@@ -164,16 +182,14 @@ function FileLists({ details }: { details: unknown }) {
   );
 }
 
-function Fields({ entry, keys }: { entry: Json; keys: string[] }) {
-  const present = keys.filter((k) => entry[k] !== undefined);
-  if (present.length === 0) return null;
+function Fields({ fields }: { fields: DetailField[] }) {
   return (
     <table className="kv">
       <tbody>
-        {present.map((k) => (
-          <tr key={k}>
-            <td>{k}</td>
-            <td className="mono">{typeof entry[k] === 'string' ? (entry[k] as string) : json(entry[k])}</td>
+        {fields.map(({ name, value }) => (
+          <tr key={name}>
+            <td>{name}</td>
+            <td className="mono">{typeof value === 'string' ? value : json(value)}</td>
           </tr>
         ))}
       </tbody>
@@ -181,269 +197,262 @@ function Fields({ entry, keys }: { entry: Json; keys: string[] }) {
   );
 }
 
-function MessageContent({ message, detail }: { message: Json; detail: EntryDetail }) {
-  const role = str(message.role);
-  switch (role) {
-    case 'user':
-      return <Content content={message.content} />;
-    case 'assistant': {
-      const blocks = Array.isArray(message.content) ? message.content : [];
-      const stop = str(message.stopReason);
-      return (
-        <>
-          <div className="detail-meta">
-            <span className="mono">
-              {str(message.provider)}/{str(message.model)}
-            </span>
-            {stop && <span>stop: {stop}</span>}
-          </div>
-          {message.errorMessage !== undefined && (
-            <div className="notice error" data-testid="detail.error">
-              {str(message.errorMessage)}
-            </div>
-          )}
-          {blocks.map((block, i) => {
-            if (!isObject(block)) return null;
-            if (block.type === 'thinking')
-              return (
-                <OpenedOnce
-                  key={i}
-                  testId="detail.thinking"
-                  summary={`thinking (${str(block.thinking).length.toLocaleString()} characters)`}
-                >
-                  <Markdown text={str(block.thinking)} />
-                </OpenedOnce>
-              );
-            if (block.type === 'redactedThinking')
-              return (
-                <div className="block" key={i} data-testid="detail.redacted-thinking">
-                  <div className="block-head">
-                    <span>redacted thinking (encrypted by the provider, not readable)</span>
-                  </div>
-                </div>
-              );
-            if (block.type === 'text')
-              return <Markdown key={i} text={str(block.text)} testId="detail.text" />;
-            if (block.type === 'toolCall') return <ToolCallBlock key={i} call={block} />;
-            if (block.type === 'image') return <ImageBlock key={i} block={block} />;
-            return <Pre key={i} text={json(block)} />;
-          })}
-          {blocks.length === 0 && <div className="help">(no content)</div>}
-          {isObject(message.usage) && <UsageTable usage={message.usage} />}
-        </>
-      );
-    }
-    case 'toolResult': {
-      const isError = message.isError === true;
-      return (
-        <>
-          {detail.toolCall ? (
-            <ToolCallBlock
-              call={{
-                name: detail.toolCall.name,
-                id: detail.toolCall.id,
-                arguments: detail.toolCall.arguments,
-              }}
-            />
-          ) : (
-            <div className="help">Tool call {str(message.toolCallId)} not found</div>
-          )}
-          <div className={`block${isError ? ' error' : ''}`} data-testid="detail.toolresult">
-            <div className="block-head">
-              <span>result of</span>
-              <strong className="mono">{str(message.toolName)}</strong>
-              {isError && <span style={{ color: 'var(--error)' }}>error</span>}
-            </div>
-            <div className="block-body">
-              <Content content={message.content} as="pre" />
-            </div>
-          </div>
-          <Artifacts content={message.content} />
-          {message.details !== undefined && (
-            <details className="block">
-              <summary>details</summary>
-              <div className="block-body">
-                <Pre text={json(message.details)} />
+/** An assistant reply's blocks, each drawn by its kind. */
+function AssistantBlocks({ blocks }: { blocks: unknown[] }) {
+  if (blocks.length === 0) return <div className="help">(no content)</div>;
+  return (
+    <>
+      {blocks.map((block, i) => {
+        if (!isObject(block)) return null;
+        if (block.type === 'thinking')
+          return (
+            <OpenedOnce
+              key={i}
+              testId="detail.thinking"
+              summary={`thinking (${str(block.thinking).length.toLocaleString()} characters)`}
+            >
+              <Markdown text={str(block.thinking)} />
+            </OpenedOnce>
+          );
+        if (block.type === 'redactedThinking')
+          return (
+            <div className="block" key={i} data-testid="detail.redacted-thinking">
+              <div className="block-head">
+                <span>redacted thinking (encrypted by the provider, not readable)</span>
               </div>
-            </details>
-          )}
-        </>
-      );
-    }
-    case 'bashExecution':
-      return (
-        <div className="block">
-          <div className="block-head">
-            <span className="mono">$ {str(message.command)}</span>
-            {message.exitCode !== undefined && <span>exit {String(message.exitCode)}</span>}
-            {message.cancelled === true && <span>cancelled</span>}
-            {message.truncated === true && <span>truncated</span>}
-            {message.excludeFromContext === true && <span>not in context</span>}
-          </div>
-          <div className="block-body">
-            <Pre text={str(message.output) || '(no output)'} />
-          </div>
-        </div>
-      );
-    case 'developer':
-      return (
-        <>
-          <div className="help">Instructions the agent gave the model (oh-my-pi developer message)</div>
-          <Content content={message.content} />
-        </>
-      );
-    case 'pythonExecution':
-      return (
-        <div className="block">
-          <div className="block-head">
-            <span>python</span>
-            {message.exitCode !== undefined && <span>exit {String(message.exitCode)}</span>}
-            {message.cancelled === true && <span>cancelled</span>}
-            {message.excludeFromContext === true && <span>not in context</span>}
-          </div>
-          <div className="block-body">
-            <Pre text={str(message.code)} />
-            <Pre text={str(message.output) || '(no output)'} />
-          </div>
-        </div>
-      );
-    case 'custom':
-    case 'hookMessage':
-      return (
-        <>
-          <Fields entry={message} keys={['customType', 'display']} />
-          <Content content={message.content} />
-        </>
-      );
-    case 'fileMention': {
-      const files = Array.isArray(message.files) ? message.files.filter(isObject) : [];
-      return (
-        <>
-          {files.map((file, i) => (
-            <details className="block" key={i}>
-              <summary className="mono">{str(file.path)}</summary>
-              <div className="block-body">
-                <Pre text={str(file.content)} />
-              </div>
-            </details>
+            </div>
+          );
+        if (block.type === 'text') return <Markdown key={i} text={str(block.text)} testId="detail.text" />;
+        if (block.type === 'toolCall') return <ToolCallBlock key={i} call={block} />;
+        if (block.type === 'image') return <ImageBlock key={i} block={block} />;
+        return <Pre key={i} text={json(block)} />;
+      })}
+    </>
+  );
+}
+
+/** Another entry of the session, selectable when the tree holds it. */
+function EntryLink({ text, id, testId }: { text: string; id: string | null; testId: string }) {
+  const store = useAppStore();
+  const present = useApp((s) => (id === null ? false : s.selector?.tree.get(id) !== undefined));
+  return (
+    <div className="detail-meta" data-testid={testId}>
+      <span>{text}</span>
+      {id === null ? (
+        <span className="help">the start of the session (before the first entry)</span>
+      ) : present ? (
+        <button type="button" className="link mono" onClick={() => store.getState().select(id)}>
+          {id}
+        </button>
+      ) : (
+        <span className="mono" title="This entry is not in this file">
+          {id} (not in this file)
+        </span>
+      )}
+    </div>
+  );
+}
+
+type NestedCalls = Extract<DetailSection, { kind: 'nestedCalls' }>;
+
+function NestedCallsTable({ calls, complete }: Pick<NestedCalls, 'calls' | 'complete'>) {
+  return (
+    <details className="block" data-testid="detail.nested-calls" open>
+      <summary>
+        calls it made to other tools ({calls.length}
+        {complete ? '' : ', incomplete record'})
+      </summary>
+      <table className="kv">
+        <tbody>
+          {calls.map((call, i) => (
+            <tr key={`${call.id}-${i}`}>
+              <td className="mono">{call.name}</td>
+              <td>{call.status}</td>
+              <td className="mono">
+                {call.arguments !== undefined
+                  ? json(call.arguments)
+                  : call.argumentsBytes !== undefined
+                    ? `(arguments left out: ${call.argumentsBytes.toLocaleString()} bytes)`
+                    : ''}
+                {call.error ? ` · ${call.error}` : ''}
+              </td>
+            </tr>
           ))}
-        </>
+        </tbody>
+      </table>
+    </details>
+  );
+}
+
+type SystemPrompt = Extract<DetailSection, { kind: 'systemPrompt' }>;
+
+function SystemPromptView({ section }: { section: SystemPrompt }) {
+  return (
+    <div data-testid="detail.system">
+      {section.content && <Pre text={section.content} />}
+      {section.sections.map(({ name, text }) =>
+        text === null ? (
+          <div key={name} className="detail-meta">
+            <span className="mono">{name}</span>
+            <span>removed</span>
+          </div>
+        ) : (
+          <details className="block" key={name}>
+            <summary className="mono">
+              {name} ({text.length.toLocaleString()} characters)
+            </summary>
+            <div className="block-body">
+              <Pre text={text} />
+            </div>
+          </details>
+        ),
+      )}
+      {section.toolsAdded.length > 0 && (
+        <table className="kv" data-testid="detail.tools-added">
+          <thead>
+            <tr>
+              <th>tools added</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {section.toolsAdded.map((tool) => (
+              <tr key={tool.name}>
+                <td className="mono">{tool.name}</td>
+                <td>{tool.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {section.toolsRemoved.length > 0 && (
+        <div className="detail-meta" data-testid="detail.tools-removed">
+          <span>tools removed:</span>
+          <span className="mono">{section.toolsRemoved.join(', ')}</span>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** One section of an entry's detail (session-core's detail-sections.ts), by its kind. */
+function Section({ section }: { section: DetailSection }) {
+  switch (section.kind) {
+    case 'meta':
+      return (
+        <div className="detail-meta">
+          {section.items.map((item, i) => (
+            <span key={i} className={item.mono ? 'mono' : undefined} data-testid={item.testId}>
+              {item.text}
+            </span>
+          ))}
+        </div>
       );
+    case 'note':
+      return (
+        <div
+          className={section.tone === 'help' ? 'help' : `notice ${section.tone}`}
+          data-testid={section.testId}
+        >
+          {section.text}
+        </div>
+      );
+    case 'fields':
+      return <Fields fields={section.fields} />;
+    case 'markdown':
+      return <Markdown text={section.text} testId={section.testId} />;
+    case 'content':
+      return <Content content={section.content} as={section.as} />;
+    case 'assistantContent':
+      return <AssistantBlocks blocks={section.blocks} />;
+    case 'toolCall':
+      return section.call ? (
+        <ToolCallBlock
+          call={{ name: section.call.name, id: section.call.id, arguments: section.call.arguments }}
+        />
+      ) : (
+        <div className="help">Tool call {section.callId} not found</div>
+      );
+    case 'toolResult':
+      return (
+        <div className={`block${section.isError ? ' error' : ''}`} data-testid="detail.toolresult">
+          <div className="block-head">
+            <span>result of</span>
+            <strong className="mono">{section.toolName}</strong>
+            {section.isError && <span style={{ color: 'var(--error)' }}>error</span>}
+          </div>
+          <div className="block-body">
+            <Content content={section.content} as="pre" />
+          </div>
+        </div>
+      );
+    case 'artifacts':
+      return <Artifacts content={section.content} />;
+    case 'command':
+      return (
+        <div className="block">
+          <div className="block-head">
+            {section.head.map((item, i) => (
+              <span key={i} className={i === 0 ? 'mono' : undefined}>
+                {item}
+              </span>
+            ))}
+          </div>
+          <div className="block-body">
+            {section.body.map((text, i) => (
+              <Pre key={i} text={text} />
+            ))}
+          </div>
+        </div>
+      );
+    case 'usage':
+      return <UsageTable usage={section.usage} title={section.title} testId={section.testId} />;
+    case 'fileLists':
+      return <FileLists details={section.details} />;
+    case 'json':
+      return (
+        <details className="block" data-testid={section.testId}>
+          <summary>{section.title}</summary>
+          <div className="block-body">
+            <Pre text={json(section.value)} />
+          </div>
+        </details>
+      );
+    case 'folded':
+      return (
+        <details className="block" data-testid={section.testId}>
+          <summary className="mono">{section.title}</summary>
+          <div className="block-body">
+            <Pre text={section.text} />
+          </div>
+        </details>
+      );
+    case 'entryLink':
+      return <EntryLink text={section.text} id={section.id} testId={section.testId} />;
+    case 'nestedCalls':
+      return <NestedCallsTable calls={section.calls} complete={section.complete} />;
+    case 'systemPrompt':
+      return <SystemPromptView section={section} />;
+    default: {
+      const unknownKind: never = section;
+      return <Pre text={json(unknownKind)} />;
     }
-    default:
-      return <Pre text={json(message)} />;
   }
 }
 
+/** The full content of one entry: the sections session-core's entry-type table gives it. */
 export function EntryContent({ detail }: { detail: EntryDetail }) {
-  const entry = detail.entry as Json;
-  const type = str(entry.type);
-  switch (type) {
-    case 'message':
-      return isObject(entry.message) ? <MessageContent message={entry.message} detail={detail} /> : null;
-    case 'compaction':
-      return (
-        <>
-          <div className="detail-meta">
-            <span>{formatTokens(num(entry.tokensBefore))} tokens before</span>
-            <span className="mono">first kept: {str(entry.firstKeptEntryId)}</span>
-          </div>
-          <Markdown text={str(entry.summary)} testId="detail.summary" />
-          <FileLists details={entry.details} />
-        </>
-      );
-    case 'branch_summary': {
-      const markerKind = str(entry.summary) === '' && isObject(entry.details) ? str(entry.details.kind) : '';
-      return (
-        <>
-          <div className="detail-meta">
-            <span className="mono">from: {str(entry.fromId)}</span>
-            {(entry.fromExtension === true || entry.fromHook === true) && <span>from an extension</span>}
-          </div>
-          {markerKind ? (
-            <>
-              <div className="help" data-testid="detail.marker">
-                A branch marker ({markerKind}) with no summary: oh-my-pi writes it so the chosen branch
-                survives a reload. It adds nothing to the model context.
-              </div>
-              <Pre text={json(entry.details)} />
-            </>
-          ) : (
-            <>
-              <Markdown text={str(entry.summary)} testId="detail.summary" />
-              <FileLists details={entry.details} />
-            </>
-          )}
-        </>
-      );
-    }
-    case 'custom_message':
-      return (
-        <>
-          <Fields entry={entry} keys={['customType', 'display']} />
-          <Content content={entry.content} />
-          {entry.details !== undefined && <Pre text={json(entry.details)} />}
-        </>
-      );
-    case 'model_change':
-      return <Fields entry={entry} keys={['provider', 'modelId', 'model', 'role']} />;
-    case 'thinking_level_change':
-      return <Fields entry={entry} keys={['thinkingLevel', 'configured']} />;
-    case 'label':
-      return <Fields entry={entry} keys={['targetId', 'label']} />;
-    case 'session_info':
-      return <Fields entry={entry} keys={['name']} />;
-    case 'custom':
-      return (
-        <>
-          <Fields entry={entry} keys={['customType']} />
-          {entry.data !== undefined && <Pre text={json(entry.data)} />}
-        </>
-      );
-    case 'ttsr_injection':
-      return <Fields entry={entry} keys={['injectedRules']} />;
-    case 'mode_change':
-      return <Fields entry={entry} keys={['mode', 'data']} />;
-    case 'title_change':
-      return <Fields entry={entry} keys={['title', 'previousTitle', 'source', 'trigger']} />;
-    case 'model_usage':
-      return (
-        <>
-          <div className="help">A side call (not part of the conversation) and what it used.</div>
-          <Fields
-            entry={entry}
-            keys={['purpose', 'role', 'provider', 'model', 'api', 'stopReason', 'errorMessage']}
-          />
-          {isObject(entry.usage) && <UsageTable usage={entry.usage} />}
-        </>
-      );
-    case 'service_tier_change':
-      return <Fields entry={entry} keys={['serviceTier']} />;
-    case 'credential_pin':
-      return <Fields entry={entry} keys={['provider', 'hash']} />;
-    case 'reset_boundary':
-      return (
-        <div className="help" data-testid="detail.reset">
-          Written by /clear: the model context starts after this entry (unless a later compaction).
-        </div>
-      );
-    case 'session_init':
-      return (
-        <>
-          <Fields entry={entry} keys={['agent', 'task', 'tools', 'modelRole', 'resolvedModel', 'readOnly']} />
-          <details className="block">
-            <summary>system prompt ({str(entry.systemPrompt).length.toLocaleString()} characters)</summary>
-            <div className="block-body">
-              <Pre text={str(entry.systemPrompt)} />
-            </div>
-          </details>
-        </>
-      );
-    default:
-      return (
-        <div className="help">Entry type “{type}” is not known to Canopy; its raw content is below.</div>
-      );
-  }
+  const extras: DetailExtras = {};
+  if (detail.toolCall) extras.toolCall = detail.toolCall;
+  if (detail.summaryOrigin) extras.summaryOrigin = detail.summaryOrigin;
+  const sections = detailSections(detail.entry as unknown as SessionEntry, extras);
+  return (
+    <>
+      {sections.map((section, i) => (
+        <Section key={i} section={section} />
+      ))}
+    </>
+  );
 }
 
 /** Every `artifact://N` a tool result names, each openable in place. */

@@ -38,7 +38,7 @@ describe('branchTotals', () => {
   it('sums usage of the assistant messages from the node up to the root only', () => {
     expect(branchTotals(tree, 'a2', usageOf)).toEqual({
       entries: 4,
-      assistantMessages: 2,
+      withUsage: 2,
       input: 400,
       output: 70,
       cacheRead: 0,

@@ -1,5 +1,6 @@
-// Token and cost totals of the assistant messages on one branch (root → node), from the skeleton's
-// usage numbers, so they need no round trip. Iterative walk up the parent chain.
+// Token and cost totals of one branch (root → node), from the skeleton's usage numbers (every entry
+// that used a model: replies, and pi 1.x's usage entries, tools' own calls, summaries), so they need
+// no round trip. Iterative walk up the parent chain.
 
 export interface UsageLike {
   input: number;
@@ -12,13 +13,14 @@ export interface UsageLike {
 
 export interface BranchTotals extends UsageLike {
   entries: number;
-  assistantMessages: number;
+  /** Entries that carry usage: model calls (replies, usage entries, tools' own calls, summaries). */
+  withUsage: number;
 }
 
 export function emptyTotals(): BranchTotals {
   return {
     entries: 0,
-    assistantMessages: 0,
+    withUsage: 0,
     input: 0,
     output: 0,
     cacheRead: 0,
@@ -31,7 +33,7 @@ export function emptyTotals(): BranchTotals {
 export function addUsage(totals: BranchTotals, usage: UsageLike | undefined): void {
   totals.entries += 1;
   if (!usage) return;
-  totals.assistantMessages += 1;
+  totals.withUsage += 1;
   totals.input += usage.input;
   totals.output += usage.output;
   totals.cacheRead += usage.cacheRead;

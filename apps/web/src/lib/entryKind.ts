@@ -1,38 +1,11 @@
-// A coarse kind per skeleton node, for colours and badges (not for filtering, which session-core does).
+// The colour of each entry kind. Which kind an entry is comes from session-core's entry-type table
+// (`entryKind`, for colours and badges, not for filtering); every kind must have a colour here.
 
-export type EntryKind = 'user' | 'assistant' | 'tool' | 'summary' | 'settings' | 'custom' | 'other';
+import type { EntryKind } from '@canopy/session-core';
 
-export function entryKind(type: string, role: string | undefined): EntryKind {
-  if (type === 'message') {
-    if (role === 'user') return 'user';
-    if (role === 'assistant') return 'assistant';
-    if (role === 'toolResult' || role === 'bashExecution' || role === 'pythonExecution') return 'tool';
-    if (role === 'developer') return 'custom';
-    if (role === 'custom' || role === 'hookMessage' || role === 'fileMention') return 'custom';
-    return 'other';
-  }
-  if (type === 'branch_summary' || type === 'compaction') return 'summary';
-  if (type === 'custom_message') return 'custom';
-  if (
-    type === 'label' ||
-    type === 'custom' ||
-    type === 'model_change' ||
-    type === 'thinking_level_change' ||
-    type === 'session_info' ||
-    type === 'ttsr_injection' ||
-    type === 'mode_change' ||
-    type === 'title_change' ||
-    type === 'model_usage' ||
-    type === 'service_tier_change' ||
-    type === 'reset_boundary' ||
-    type === 'credential_pin' ||
-    type === 'session_init'
-  )
-    return 'settings';
-  return 'other';
-}
+export { entryKind, kindTitle, type EntryKind } from '@canopy/session-core';
 
-export const KIND_COLOR_VAR: Record<EntryKind, string> = {
+export const KIND_COLOR_VAR = {
   user: 'var(--user)',
   assistant: 'var(--assistant)',
   tool: 'var(--tool)',
@@ -40,9 +13,4 @@ export const KIND_COLOR_VAR: Record<EntryKind, string> = {
   settings: 'var(--settings)',
   custom: 'var(--custom)',
   other: 'var(--settings)',
-};
-
-export function kindTitle(type: string, role: string | undefined): string {
-  if (type === 'message') return role ?? 'message';
-  return type.replace(/_/g, ' ');
-}
+} as const satisfies Record<EntryKind, string>;

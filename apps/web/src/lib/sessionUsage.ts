@@ -10,7 +10,7 @@ import type { ViewTree } from '@canopy/session-core';
 export interface SessionUsage {
   tokens: number;
   cost: number;
-  /** Entries that carry usage numbers (assistant messages). */
+  /** Entries that carry usage numbers: every model call (replies, usage entries, tools' own, summaries). */
   withUsage: number;
 }
 
