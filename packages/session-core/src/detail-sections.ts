@@ -11,6 +11,17 @@ export interface DetailField {
   value: unknown;
 }
 
+/** One call a tool made to another tool (pi 1.x `nestedCalls`), as the detail lists it. */
+export interface NestedCallItem {
+  id: string;
+  name: string;
+  status: string;
+  /** Left out when pi left it out; `argumentsBytes` then gives its size. */
+  arguments?: unknown;
+  argumentsBytes?: number;
+  error?: string;
+}
+
 /** A tool a system message declares, as the detail lists it. */
 export interface DeclaredTool {
   name: string;
@@ -49,18 +60,7 @@ export type DetailSection =
   /** Another entry of the session, selectable; `id` null names none (a branch from before the first entry). */
   | { kind: 'entryLink'; text: string; id: string | null; testId: string }
   /** The calls a tool made to other tools (pi 1.x code mode). */
-  | {
-      kind: 'nestedCalls';
-      calls: {
-        id: string;
-        name: string;
-        status: string;
-        arguments?: unknown;
-        argumentsBytes?: number;
-        error?: string;
-      }[];
-      complete: boolean;
-    }
+  | { kind: 'nestedCalls'; calls: NestedCallItem[]; complete: boolean }
   /** A pi 1.x system message: its text, prompt sections (a `null` text removes one) and tool changes. */
   | {
       kind: 'systemPrompt';

@@ -8,7 +8,13 @@
 // One file because that is the point: a type's facts are read together, top to bottom.
 // Session files are user data written by other programs: every function tolerates malformed shapes.
 
-import type { BranchSummaryOrigin, DetailExtras, DetailSection, DetailField } from './detail-sections';
+import type {
+  BranchSummaryOrigin,
+  DetailExtras,
+  DetailField,
+  DetailSection,
+  NestedCallItem,
+} from './detail-sections';
 import { contentText, hasTextContent, isRecord } from './text';
 import {
   capLength,
@@ -241,14 +247,11 @@ function toolResultUsage(message: UnknownRecord): unknown {
 function nestedCallsSection(value: unknown): DetailSection[] {
   if (!isRecord(value) || !Array.isArray(value.calls)) return [];
   const calls = (value.calls as unknown[]).filter(isRecord).map((call) => {
-    const item: {
-      id: string;
-      name: string;
-      status: string;
-      arguments?: unknown;
-      argumentsBytes?: number;
-      error?: string;
-    } = { id: str(call.id) ?? '', name: str(call.name) ?? '', status: str(call.status) ?? '' };
+    const item: NestedCallItem = {
+      id: str(call.id) ?? '',
+      name: str(call.name) ?? '',
+      status: str(call.status) ?? '',
+    };
     if (call.arguments !== undefined) item.arguments = call.arguments;
     const bytes = finiteNumber(call.argumentsBytes);
     if (bytes !== undefined) item.argumentsBytes = bytes;
@@ -299,6 +302,18 @@ function systemPromptSection(message: UnknownRecord): DetailSection {
     toolsRemoved,
   };
 }
+
+/** An extension's message in the conversation (`custom`, and its legacy name `hookMessage`). */
+const CUSTOM_ROLE: RoleSpec = {
+  writer: 'both',
+  kind: 'custom',
+  row: bracketRow,
+  flags: imageFlag,
+  detail: (m) => [
+    ...fields(m, ['customType', 'display']),
+    { kind: 'content', content: m.content, as: 'markdown' },
+  ],
+};
 
 /** Every message role either agent stores, with its row, flags, usage and detail. */
 export const MESSAGE_ROLES = {
@@ -362,26 +377,9 @@ export const MESSAGE_ROLES = {
       },
     ],
   },
-  custom: {
-    writer: 'both',
-    kind: 'custom',
-    row: bracketRow,
-    flags: imageFlag,
-    detail: (m) => [
-      ...fields(m, ['customType', 'display']),
-      { kind: 'content', content: m.content, as: 'markdown' },
-    ],
-  },
-  hookMessage: {
-    writer: 'both',
-    kind: 'custom',
-    row: bracketRow,
-    flags: imageFlag,
-    detail: (m) => [
-      ...fields(m, ['customType', 'display']),
-      { kind: 'content', content: m.content, as: 'markdown' },
-    ],
-  },
+  custom: CUSTOM_ROLE,
+  // The legacy (v2) name of `custom`, which oh-my-pi still reads.
+  hookMessage: CUSTOM_ROLE,
   system: {
     writer: 'pi-1',
     // Dim, like pi's `[system]` row.

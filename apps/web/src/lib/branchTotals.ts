@@ -2,14 +2,10 @@
 // that used a model: replies, and pi 1.x's usage entries, tools' own calls, summaries), so they need
 // no round trip. Iterative walk up the parent chain.
 
-export interface UsageLike {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
-}
+import type { UsageNumbers } from '@canopy/session-core';
+
+/** An entry's token and cost numbers, as the tree's nodes carry them (session-core's `usageNumbersOf`). */
+export type UsageLike = UsageNumbers;
 
 export interface BranchTotals extends UsageLike {
   entries: number;

@@ -3,10 +3,10 @@
 // set and cleared, createBranchedSession, newSession, and clock jumps (children are ordered by timestamp).
 // Each property logs its seed; replay one with CANOPY_INTEROP_SEED, ask for more runs with
 // CANOPY_INTEROP_RUNS (e.g. CANOPY_INTEROP_RUNS=5000).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { sameMeaningLines } from './support/canonical';
 import { expectOnlyOrphanIssues, expectSameSession } from './support/expect-same';
 import {
@@ -24,7 +24,7 @@ import {
   restoreClock,
   SessionManager,
 } from './support/drivers';
-import { makeTempDir, removeTempDir } from './support/fixtures';
+import { useRunDirs } from './support/fixtures';
 import {
   applyStep,
   applySteps,
@@ -44,23 +44,7 @@ const RUNS = interopRuns(200);
 /** Each run takes a few milliseconds; leave room for a slow machine and for shrinking a failure. */
 const TIMEOUT = interopTimeout(RUNS, 60);
 
-let baseDir: string;
-let runCounter = 0;
-
-function runDir(): string {
-  const dir = join(baseDir, `run-${++runCounter}`);
-  mkdirSync(dir);
-  return dir;
-}
-
-beforeAll(() => {
-  baseDir = makeTempDir('interop-random');
-});
-
-afterAll(() => {
-  restoreClock();
-  removeTempDir(baseDir);
-});
+const runDir = useRunDirs('interop-random', restoreClock);
 
 /** Runs `steps` on the reference persisted in `dir`; makes sure its lazy first write happened. */
 function runReference(dir: string, steps: readonly Step[], start: number, hooks: StepHooks = {}) {

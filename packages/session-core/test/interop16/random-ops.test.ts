@@ -4,14 +4,14 @@
 // other's file, and each continues the other's file: tree, leaf, paths, contexts at every leaf, labels
 // and the entries themselves must be the same, with no difference either way. Each property logs its
 // seed; replay one with CANOPY_INTEROP_SEED, ask for more runs with CANOPY_INTEROP_RUNS.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { EntryRetention } from '../../src/entry-store';
 import { sameMeaningLines } from '../interop/support/canonical';
 import { expectSameSession } from '../interop/support/expect-same';
-import { makeTempDir, removeTempDir } from '../interop/support/fixtures';
+import { useRunDirs } from '../interop/support/fixtures';
 import { leavesToCheck, positionalIds, snapshot, viewsAt } from '../interop/support/projection';
 import { loadIn, RETENTIONS } from '../retention';
 import {
@@ -42,23 +42,7 @@ const MAX_STEPS = 60;
 const RUNS = interopRuns(200);
 const TIMEOUT = interopTimeout(RUNS, 80);
 
-let baseDir: string;
-let runCounter = 0;
-
-function runDir(): string {
-  const dir = join(baseDir, `run-${++runCounter}`);
-  mkdirSync(dir);
-  return dir;
-}
-
-beforeAll(() => {
-  baseDir = makeTempDir('interop16-random');
-});
-
-afterAll(() => {
-  restoreClock();
-  removeTempDir(baseDir);
-});
+const runDir = useRunDirs('interop16-random', restoreClock);
 
 /** Either implementation as the shared API (the casts only widen parameter types both share). */
 const api = (session: unknown) => session as Pi16SessionApi;

@@ -223,7 +223,8 @@ export const messageArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
 
 // ---------------------------------------------------------------- operations
 
-const pickArb: fc.Arbitrary<Pick> = fc.record({
+/** A target by position, mostly on the current path. */
+export const pickArb: fc.Arbitrary<Pick> = fc.record({
   scope: fc.constantFrom<Pick['scope']>('path', 'path', 'any'),
   index: fc.nat(1_000),
 });
@@ -376,7 +377,8 @@ export const flushStep: Step = firstExchange[1] as Step;
 
 // ---------------------------------------------------------------- running
 
-function resolvePick(session: TreeSessionApi, pick: Pick): string | undefined {
+/** The id a pick names in the session now (undefined on an empty session). */
+export function resolvePick(session: TreeSessionApi, pick: Pick): string | undefined {
   const path = pick.scope === 'path' ? session.getBranch() : [];
   const pool = path.length > 0 ? path : session.getEntries();
   if (pool.length === 0) return undefined;

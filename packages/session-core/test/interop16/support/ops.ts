@@ -10,6 +10,8 @@ import {
   dtArb,
   messageArb,
   opArb,
+  pickArb,
+  resolvePick,
   textArb,
   type Op,
   type Pick,
@@ -189,11 +191,6 @@ const message16: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   { arbitrary: contentless, weight: 1 },
 );
 
-const pickArb: fc.Arbitrary<Pick> = fc.record({
-  scope: fc.constantFrom<Pick['scope']>('path', 'path', 'any'),
-  index: fc.nat(1_000),
-});
-
 const replacementArb = fc.oneof(
   { arbitrary: fc.constant(null), weight: 3 },
   { arbitrary: textArb.map((content) => ({ content })), weight: 3 },
@@ -310,13 +307,6 @@ function isEditable(entry: EntryLike): boolean {
   if (entry.type === 'custom_message') return true;
   const role = (entry as { message?: { role?: unknown } }).message?.role;
   return entry.type === 'message' && (role === 'user' || role === 'assistant' || role === 'toolResult');
-}
-
-function resolvePick(session: TreeSessionApi, pick: Pick): string | undefined {
-  const path = pick.scope === 'path' ? session.getBranch() : [];
-  const pool = path.length > 0 ? path : session.getEntries();
-  if (pool.length === 0) return undefined;
-  return pool[pick.index % pool.length]?.id;
 }
 
 /** The id a context edit aims at, or undefined when the session holds no such entry (skipped). */
