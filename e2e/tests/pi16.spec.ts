@@ -14,7 +14,10 @@ test.beforeEach(async ({ app }) => {
   await app.openSession(FILE);
 });
 
-test('a pi 1.6 session shows pi’s rows and filters, without an unknown-type notice', async ({ app, page }) => {
+test('a pi 1.6 session shows pi’s rows and filters, without an unknown-type notice', async ({
+  app,
+  page,
+}) => {
   await expect(app.row(ids.branchAnswer)).toBeVisible();
   await expect(page.getByText(/unknown entry type/i)).toHaveCount(0);
   await expect(page.getByTestId('session.issues')).toHaveCount(0);

@@ -164,10 +164,11 @@ test.describe('the summary dialog after a jump', () => {
     const lines = readLines(sessionFile.path);
     expect(lines).toHaveLength(linesBefore + 1);
     const written = lines.at(-1)!;
+    // Written as pi 1.6 writes it: fromId is the leaf that was left (docs/format.md#branch-summary-fromid).
     expect(written).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneA,
-      fromId: ids.doneA,
+      fromId: ids.doneB,
       summary: 'B: the scanner was 3x faster. Keep it in mind.',
       details: { readFiles: [], modifiedFiles: [] },
       fromHook: false,

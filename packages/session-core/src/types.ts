@@ -1,11 +1,11 @@
-// Types of the session file format, both dialects (pi and oh-my-pi), format version 3.
+// Types of the session file format, both dialects (pi, 0.73 and 1.x, and oh-my-pi), format version 3.
 // Every interface is open-ended on purpose: unknown fields are kept verbatim on the objects,
 // so a load/save round trip never loses what a newer agent wrote.
-// Declarations only: one file, so the whole format reads top to bottom.
+// Declarations only: one file, so the shapes read top to bottom. What Canopy does with each entry
+// type and message role (rows, filters, context, usage, detail) is the entry-type table, entry-types.ts.
 
 export const CURRENT_SESSION_VERSION = 3;
 
-/** Which agent wrote the file; decides the shape of new model_change and flag fields. */
 /** The two writers of session files: pi and oh-my-pi (see docs/format.md#dialects). */
 export const DIALECTS = ['pi', 'omp'] as const;
 export type Dialect = (typeof DIALECTS)[number];
