@@ -5,6 +5,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
+// pi 1.x serialises the summarised conversation without thinking blocks; its module loads by file.
+import { serializeConversation as referenceSerialize16 } from '../../../node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/utils.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSessionContext, convertToLlm } from './context';
@@ -17,7 +19,7 @@ import { fixturesDir, LEGACY, REFERENCE_WRITTEN } from '../test/fixtures';
 type RefEntries = Parameters<typeof reference.buildSessionContext>[0];
 type RefMessages = Parameters<typeof reference.convertToLlm>[0];
 type RefSession = Parameters<typeof reference.collectEntriesForBranchSummary>[0];
-type RefLlmMessages = Parameters<typeof reference.serializeConversation>[0];
+type RefLlmMessages = Parameters<typeof referenceSerialize16>[0];
 
 const FIXTURES = [...REFERENCE_WRITTEN, ...LEGACY];
 
@@ -71,7 +73,7 @@ function expectSameAt(entries: SessionEntry[], leafId: string | null | undefined
   expect([...prepared.fileOps.written]).toEqual([...refPrepared.fileOps.written]);
   expect([...prepared.fileOps.edited]).toEqual([...refPrepared.fileOps.edited]);
   expect(serializeConversation(convertToLlm(prepared.messages))).toBe(
-    reference.serializeConversation(
+    referenceSerialize16(
       reference.convertToLlm(refPrepared.messages as unknown as RefMessages) as unknown as RefLlmMessages,
     ),
   );

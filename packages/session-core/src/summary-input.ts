@@ -21,24 +21,38 @@ export function createFileOperations(): FileOperations {
   return { read: new Set(), written: new Set(), edited: new Set() };
 }
 
-/** Records the `path` argument of the assistant's read, write and edit tool calls. */
+/**
+ * Records the `path` argument of read, write and edit calls: the assistant's tool calls, and the
+ * calls a code-mode script made, recorded on its tool result (`nestedCalls`, pi 1.x).
+ */
 export function collectFileOperations(message: AgentMessage, fileOps: FileOperations): void {
-  if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return;
-  for (const block of message.content as unknown[]) {
-    if (!isRecord(block) || block.type !== 'toolCall') continue;
-    const args = block.arguments;
-    if (!isRecord(args) || typeof args.path !== 'string' || !args.path) continue;
-    switch (block.name) {
-      case 'read':
-        fileOps.read.add(args.path);
-        break;
-      case 'write':
-        fileOps.written.add(args.path);
-        break;
-      case 'edit':
-        fileOps.edited.add(args.path);
-        break;
+  if (!isRecord(message)) return;
+  if (message.role === 'toolResult') {
+    const nested = isRecord(message.nestedCalls) ? message.nestedCalls.calls : undefined;
+    if (!Array.isArray(nested)) return;
+    for (const call of nested as unknown[]) {
+      if (isRecord(call)) addFileOperation(call.name, call.arguments, fileOps);
     }
+    return;
+  }
+  if (message.role !== 'assistant' || !Array.isArray(message.content)) return;
+  for (const block of message.content as unknown[]) {
+    if (isRecord(block) && block.type === 'toolCall') addFileOperation(block.name, block.arguments, fileOps);
+  }
+}
+
+function addFileOperation(name: unknown, args: unknown, fileOps: FileOperations): void {
+  if (!isRecord(args) || typeof args.path !== 'string' || !args.path) return;
+  switch (name) {
+    case 'read':
+      fileOps.read.add(args.path);
+      break;
+    case 'write':
+      fileOps.written.add(args.path);
+      break;
+    case 'edit':
+      fileOps.edited.add(args.path);
+      break;
   }
 }
 
@@ -162,7 +176,15 @@ export const TOOL_RESULT_MAX_CHARS = 2000;
 
 function truncateForSummary(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n\n[... ${text.length - maxChars} more characters truncated]`;
+  // A cut between the halves of a surrogate pair keeps the whole character out, as pi 1.x does.
+  const code = (at: number) => text.charCodeAt(at);
+  const splitsPair =
+    code(maxChars - 1) >= 0xd800 &&
+    code(maxChars - 1) <= 0xdbff &&
+    code(maxChars) >= 0xdc00 &&
+    code(maxChars) <= 0xdfff;
+  const head = text.slice(0, splitsPair ? maxChars - 1 : maxChars);
+  return `${head}\n\n[... ${text.length - maxChars} more characters truncated]`;
 }
 
 function toolCallText(block: Record<string, unknown>): string {
@@ -175,9 +197,9 @@ function toolCallText(block: Record<string, unknown>): string {
 
 /**
  * The conversation as plain text, so the summarizing model reads it instead of continuing it:
- * `[User]:`, `[Assistant thinking]:`, `[Assistant]:`, `[Assistant tool calls]:` and
- * `[Tool result]:` parts (tool results cut at 2000 characters), joined by blank lines.
- * Takes wire messages (run convertToLlm first).
+ * `[User]:`, `[Assistant]:`, `[Assistant tool calls]:` and `[Tool result]:` parts (tool results cut
+ * at 2000 characters), joined by blank lines. Thinking is left out, as pi 1.x leaves it out
+ * (docs/summaries.md#prompt). Takes wire messages (run convertToLlm first).
  */
 export function serializeConversation(messages: readonly LlmMessage[]): string {
   const parts: string[] = [];
@@ -188,18 +210,17 @@ export function serializeConversation(messages: readonly LlmMessage[]): string {
       if (text) parts.push(`[User]: ${text}`);
     } else if (message.role === 'assistant') {
       const texts: string[] = [];
-      const thinking: string[] = [];
       const toolCalls: string[] = [];
       const blocks: unknown[] = Array.isArray(message.content) ? message.content : [];
+      let hasText = false;
       for (const block of blocks) {
         if (!isRecord(block)) continue;
-        if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
-        else if (block.type === 'thinking' && typeof block.thinking === 'string')
-          thinking.push(block.thinking);
-        else if (block.type === 'toolCall') toolCalls.push(toolCallText(block));
+        if (block.type === 'text') {
+          hasText = true;
+          if (typeof block.text === 'string') texts.push(block.text);
+        } else if (block.type === 'toolCall') toolCalls.push(toolCallText(block));
       }
-      if (thinking.length > 0) parts.push(`[Assistant thinking]: ${thinking.join('\n')}`);
-      if (texts.length > 0) parts.push(`[Assistant]: ${texts.join('\n')}`);
+      if (hasText) parts.push(`[Assistant]: ${texts.join('\n')}`);
       if (toolCalls.length > 0) parts.push(`[Assistant tool calls]: ${toolCalls.join('; ')}`);
     } else if (message.role === 'toolResult') {
       const text = contentText(message.content);
