@@ -24,7 +24,7 @@ function echoSummarizer(
     label: `Echo ${id}`,
     summarize: async (entries, options) => {
       calls.push({ ids: entries.map((entry) => entry.id), options });
-      options.onProgress?.({ phase: 'generating', fraction: 0.5, text: 'partial' });
+      options.onProgress?.({ phase: 'generating', delta: 'partial', tokens: 2 });
       return {
         summary: `${id}: ${entries.map((entry) => entry.id).join(',')}`,
         details: { readFiles: ['src/read.ts'], modifiedFiles: ['src/edit.ts'] },
@@ -42,7 +42,7 @@ function heldSummarizer(): Summarizer & { started: () => boolean } {
     started: () => started,
     summarize: (_entries, { signal, onProgress }) =>
       new Promise((_resolve, reject) => {
-        onProgress?.({ phase: 'generating', text: 'The user' });
+        onProgress?.({ phase: 'generating', delta: 'The user', tokens: 2 });
         started = true;
         signal.addEventListener('abort', () => {
           const error = new Error('aborted');
@@ -146,8 +146,8 @@ describe('summaries', () => {
       targetId: ids.moreA,
       kind: 'navigate',
       step: 'generating',
-      fraction: 0.5,
-      text: 'partial',
+      delta: 'partial',
+      tokens: 2,
     });
     ws.terminate();
 
@@ -228,7 +228,7 @@ describe('summaries', () => {
     const pending = post(`/api/sessions/${id}/navigate`, { targetId: ids.moreA, summarize: true });
     await waitFor(() => held.started());
     await waitFor(() =>
-      events.find((event) => event.type === 'summary_progress' && event.text === 'The user'),
+      events.find((event) => event.type === 'summary_progress' && event.delta === 'The user'),
     );
     ws.send(JSON.stringify({ type: 'abort_summary', sessionId: id }));
     expect((await pending).json()).toMatchObject({ cancelled: true, aborted: true, newLeafId: ids.didB });

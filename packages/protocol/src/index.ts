@@ -80,6 +80,9 @@ export {
   SelectionSummaryRequest,
   SelectionSummaryResult,
   SummarizerInfo,
+  SummarySent,
+  SelectionShape,
+  LEFT_OUT_REASONS,
 } from './summary';
 export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } from './ws';
 export { createValidator, clientMessageValidator, serverEventValidator } from './validate';

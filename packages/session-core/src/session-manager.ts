@@ -629,6 +629,7 @@ export class SessionManager {
     summary: string,
     details?: unknown,
     fromExtension?: boolean,
+    usage?: unknown,
   ): string {
     if (branchFromId !== null && !this.index.has(branchFromId)) {
       throw new Error(`Entry ${branchFromId} not found`);
@@ -644,6 +645,7 @@ export class SessionManager {
       };
       if (details !== undefined) entry.details = details;
       if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
+      if (usage !== undefined) entry.usage = usage;
       return entry;
     });
   }
@@ -655,11 +657,18 @@ export class SessionManager {
    * a summary of entries elsewhere in the tree (a selection) carried into the branch being
    * continued, where `branchWithSummary` would move the leaf to the summarised position.
    */
-  appendBranchSummary(fromId: string, summary: string, details?: unknown, fromExtension?: boolean): string {
+  appendBranchSummary(
+    fromId: string,
+    summary: string,
+    details?: unknown,
+    fromExtension?: boolean,
+    usage?: unknown,
+  ): string {
     return this.appendEntry(this.leafId, (id, parentId, timestamp) => {
       const entry: BranchSummaryEntry = { type: 'branch_summary', id, parentId, timestamp, fromId, summary };
       if (details !== undefined) entry.details = details;
       if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
+      if (usage !== undefined) entry.usage = usage;
       return entry;
     });
   }

@@ -66,7 +66,7 @@ export function isExtensionGenerated(entry: SessionEntry): boolean {
  * results are left out (the assistant's tool call already says what happened) and compactions
  * contribute their summary.
  */
-function summaryMessageOf(entry: SessionEntry): AgentMessage | undefined {
+export function summaryMessageOf(entry: SessionEntry): AgentMessage | undefined {
   switch (entry.type) {
     case 'message': {
       const message = entry.message;
@@ -87,8 +87,15 @@ function summaryMessageOf(entry: SessionEntry): AgentMessage | undefined {
 export interface PreparedBranchEntries {
   /** Chronological; the newest messages that fit the budget. */
   messages: AgentMessage[];
+  /** For each message, the index in the input of the entry it came from. */
+  entryIndexes: number[];
   fileOps: FileOperations;
   totalTokens: number;
+  /**
+   * The input index from which the walk took every message it met: entries before it that hold a
+   * message were left out by the budget (0 when nothing was cut).
+   */
+  keptFrom: number;
 }
 
 /**
@@ -118,7 +125,9 @@ export function prepareBranchEntries(
 
   // Collected newest first and reversed once at the end, instead of a quadratic unshift.
   const newestFirst: AgentMessage[] = [];
+  const indexes: number[] = [];
   let totalTokens = 0;
+  let keptFrom = 0;
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i] as SessionEntry;
     const message = summaryMessageOf(entry);
@@ -128,17 +137,22 @@ export function prepareBranchEntries(
     const tokens = estimateTokens(message);
     if (tokenBudget > 0 && totalTokens + tokens > tokenBudget) {
       const isSummary = entry.type === 'compaction' || entry.type === 'branch_summary';
+      keptFrom = i + 1;
       if (isSummary && totalTokens < tokenBudget * 0.9) {
         newestFirst.push(message);
+        indexes.push(i);
         totalTokens += tokens;
+        keptFrom = i;
       }
       break;
     }
     newestFirst.push(message);
+    indexes.push(i);
     totalTokens += tokens;
   }
   newestFirst.reverse();
-  return { messages: newestFirst, fileOps, totalTokens };
+  indexes.reverse();
+  return { messages: newestFirst, entryIndexes: indexes, fileOps, totalTokens, keptFrom };
 }
 
 export interface FileLists {

@@ -267,6 +267,8 @@ export interface BranchSummaryEntry extends EntryBase {
   details?: unknown;
   fromHook?: boolean;
   fromExtension?: boolean;
+  /** pi 1.x: the model's usage of the request that generated the summary. */
+  usage?: unknown;
 }
 
 export interface CustomEntry extends EntryBase {

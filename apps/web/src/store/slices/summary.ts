@@ -256,7 +256,7 @@ export function createSummaryActions<S extends SummaryState & SummaryActions & M
         progress: {
           ...(event.step !== undefined ? { step: event.step } : {}),
           ...(event.fraction !== undefined ? { fraction: event.fraction } : {}),
-          text: event.text ?? current.progress.text,
+          text: current.progress.text + (event.delta ?? ''),
         },
       });
     },
