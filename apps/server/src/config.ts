@@ -185,6 +185,20 @@ export interface LoadedSummarizers {
   defaultId: string;
   /** Configuration problems, one sentence each; the summariser in question is not offered. */
   problems: string[];
+  /** The keys of the configuration (never shown or logged). */
+  secrets: string[];
+}
+
+/** The API keys written in the `summarizer` block or CANOPY_SUMMARY_API_KEY. */
+function configSecrets(config: ConfigFile, env: NodeJS.ProcessEnv): string[] {
+  const block = config.summarizer as { llm?: unknown } | undefined;
+  const llms = block?.llm === undefined ? [] : Array.isArray(block.llm) ? block.llm : [block.llm];
+  const keys = llms.flatMap((llm: unknown) => {
+    const key = (llm as { apiKey?: unknown } | null)?.apiKey;
+    return typeof key === 'string' && key.trim() !== '' ? [key.trim()] : [];
+  });
+  if (env.CANOPY_SUMMARY_API_KEY) keys.push(env.CANOPY_SUMMARY_API_KEY.trim());
+  return keys;
 }
 
 /**
@@ -202,5 +216,5 @@ export async function loadSummarizers(
   );
   const summarizers = [...available];
   if (env.CANOPY_TEST_SUMMARIZER === 'hold') summarizers.push(createHoldSummarizer());
-  return { summarizers, defaultId, problems };
+  return { summarizers, defaultId, problems, secrets: configSecrets(config, env) };
 }

@@ -88,5 +88,18 @@ export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } 
 export { createValidator, clientMessageValidator, serverEventValidator } from './validate';
 export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
+export {
+  CatalogModel,
+  CatalogParams,
+  CatalogResponse,
+  DiscoveredView,
+  ProviderInput,
+  ProviderParams,
+  ProviderProblem,
+  ProvidersResponse,
+  ProviderTestRequest,
+  ProviderTestResult,
+  ProviderView,
+} from './providers';
 // Every plain value too, as `@canopy/protocol/values` lists them.
 export * from './values';

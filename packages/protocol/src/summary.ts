@@ -154,5 +154,10 @@ export const navigateSummaryFields = {
 
 // ---------------------------------------------------------------- GET /api/info
 
-export const SummarizerInfo = Type.Object({ id: Type.String(), label: Type.String() });
+export const SummarizerInfo = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  /** Where the model and its credentials come from (`pi's settings: ~/.pi/agent/settings.json; pi login …`). */
+  source: Type.Optional(Type.String()),
+});
 export type SummarizerInfo = Static<typeof SummarizerInfo>;

@@ -57,7 +57,8 @@ export interface LlmSummarizerConfig {
 /** How a request authenticates: what pi-ai's provider auth resolves to (key, headers, base URL). */
 export interface RequestAuth {
   apiKey?: string;
-  headers?: Record<string, string>;
+  /** A null value removes a header the provider would send (pi-ai's ProviderHeaders). */
+  headers?: Record<string, string | null>;
   baseUrl?: string;
   env?: Record<string, string>;
 }

@@ -76,6 +76,8 @@ export interface Summarizer {
   /** Stable id used in settings and the API: 'offline' or 'llm:<provider>/<model>'. */
   readonly id: string;
   readonly label: string;
+  /** Where its model and credentials come from, for the page (never a secret). */
+  readonly source?: string;
   /**
    * Rejects with an error named 'AbortError' when `options.signal` aborts, and with an Error
    * naming the provider and model when the provider fails; never resolves with a partial summary.

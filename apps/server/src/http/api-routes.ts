@@ -31,6 +31,8 @@ import type { SessionStore } from '../store/session-store';
 import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
+import type { SummarizerSet } from '../providers/summarizer-set';
+import { registerProviderRoutes } from './provider-routes';
 
 export interface ApiDeps {
   store: SessionStore;
@@ -40,6 +42,7 @@ export interface ApiDeps {
   navigator: Navigator;
   summaries: SummaryService;
   summarizers: SummarizerRegistry;
+  summarizerSet: SummarizerSet;
   home?: string;
 }
 
@@ -204,4 +207,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     ...r.putSettings,
     handler: async (request) => state.updateSettings(request.body),
   });
+
+  registerProviderRoutes(app, deps.summarizerSet, droppedSignal);
 }
