@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { summarizersFromConfig, type Summarizer } from '@canopy/summarizer';
+import { summarizersFromConfig, urlSecrets, type Summarizer } from '@canopy/summarizer';
 import { createHoldSummarizer } from './test-summarizer';
 
 export const DEFAULT_PORT = 4317;
@@ -194,10 +194,14 @@ function configSecrets(config: ConfigFile, env: NodeJS.ProcessEnv): string[] {
   const block = config.summarizer as { llm?: unknown } | undefined;
   const llms = block?.llm === undefined ? [] : Array.isArray(block.llm) ? block.llm : [block.llm];
   const keys = llms.flatMap((llm: unknown) => {
-    const key = (llm as { apiKey?: unknown } | null)?.apiKey;
-    return typeof key === 'string' && key.trim() !== '' ? [key.trim()] : [];
+    const { apiKey, baseUrl } = (llm ?? {}) as { apiKey?: unknown; baseUrl?: unknown };
+    return [
+      ...(typeof apiKey === 'string' && apiKey.trim() !== '' ? [apiKey.trim()] : []),
+      ...(typeof baseUrl === 'string' ? urlSecrets(baseUrl) : []),
+    ];
   });
   if (env.CANOPY_SUMMARY_API_KEY) keys.push(env.CANOPY_SUMMARY_API_KEY.trim());
+  if (env.CANOPY_SUMMARY_BASE_URL) keys.push(...urlSecrets(env.CANOPY_SUMMARY_BASE_URL));
   return keys;
 }
 

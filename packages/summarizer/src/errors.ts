@@ -39,3 +39,16 @@ function originOf(url: string): string {
     return 'the base URL';
   }
 }
+
+/** The secrets a URL may carry: its user name and password, and its query values. */
+export function urlSecrets(url: string): string[] {
+  try {
+    const parsed = new URL(url);
+    const secrets = [decodeURIComponent(parsed.username), decodeURIComponent(parsed.password)];
+    for (const value of parsed.searchParams.values()) secrets.push(value);
+    if (parsed.username || parsed.password) secrets.push(`${parsed.username}:${parsed.password}`);
+    return secrets.filter((secret) => secret.length >= 6);
+  } catch {
+    return [];
+  }
+}

@@ -40,4 +40,4 @@ export {
   summaryInstructions,
 } from './prompts';
 export { abortError } from './abort';
-export { describeFailure, scrubSecrets } from './errors';
+export { describeFailure, scrubSecrets, urlSecrets } from './errors';

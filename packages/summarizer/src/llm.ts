@@ -20,7 +20,7 @@ import type {
   SimpleStreamOptions,
 } from '@earendil-works/pi-ai';
 import { abortError, throwIfAborted } from './abort';
-import { describeFailure, scrubSecrets } from './errors';
+import { describeFailure, scrubSecrets, urlSecrets } from './errors';
 import { loadPiAi, piAi } from './pi-ai';
 import { prepareForSummary } from './prepare';
 import {
@@ -286,9 +286,11 @@ export function createLlmSummarizer(
       if (signal.aborted) throw abortError();
       throw new Error(`Summary by ${label} failed: ${(error as Error).message}`, { cause: error });
     }
-    const secrets = [auth.apiKey, ...Object.values(auth.headers ?? {})].filter(
-      (value): value is string => typeof value === 'string',
-    );
+    const secrets = [
+      auth.apiKey,
+      ...Object.values(auth.headers ?? {}),
+      ...urlSecrets(auth.baseUrl ?? model.baseUrl),
+    ].filter((value): value is string => typeof value === 'string');
     const requestModel = auth.baseUrl ? { ...model, baseUrl: auth.baseUrl } : model;
     // What pi 1.6's completeSummarization asks for: no cache writes, a fresh routing id, the
     // session's thinking level for a reasoning model, and no output cap but the model's own.

@@ -13,6 +13,8 @@ export interface DiscoveredModel {
   credential: string;
   /** Set when it can be used. */
   target?: LlmTarget;
+  /** Every credential the agent's files hold (scrubbed wherever they could appear). */
+  secrets?: string[];
   /** Why it cannot be used, and what to do about it. */
   problem?: { message: string; fix: string };
 }

@@ -214,6 +214,8 @@ export async function discoverPiModel(options: AgentSetupOptions): Promise<Disco
   } catch (error) {
     return problem(provider, modelId, (error as Error).message, 'Fix the file in pi, then press Refresh.');
   }
+  const withSecrets = (found: DiscoveredModel): DiscoveredModel => ({ ...found, secrets });
+  const secrets = credentialSecrets(auth, models, env);
   const providerConfig = isRecord(models?.providers) ? models.providers[provider] : undefined;
   const config = isRecord(providerConfig) ? providerConfig : undefined;
 
@@ -250,7 +252,7 @@ export async function discoverPiModel(options: AgentSetupOptions): Promise<Disco
   let credential: string;
   if (stored?.type === 'oauth') {
     if (now() >= stored.expires) {
-      return {
+      return withSecrets({
         ...problem(
           provider,
           modelId,
@@ -258,7 +260,7 @@ export async function discoverPiModel(options: AgentSetupOptions): Promise<Disco
           `Start pi and send a message (or /login ${provider}) so pi renews it, then press Refresh.`,
         ),
         credential: `pi login in ${shownPath(authFile, home)} (expired)`,
-      };
+      });
     }
     credential = `pi login in ${shownPath(authFile, home)}, valid until ${new Date(stored.expires).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   } else if (stored?.type === 'api_key' && stored.key) {
@@ -266,11 +268,13 @@ export async function discoverPiModel(options: AgentSetupOptions): Promise<Disco
   } else if (configKey) {
     const missing = envNamesOf(configKey).filter((name) => !env[name]);
     if (missing.length > 0)
-      return problem(
-        provider,
-        modelId,
-        `${shownPath(modelsFile, home)} takes the key of ${provider} from ${missing.map((n) => `$${n}`).join(', ')}, which is not set for Canopy.`,
-        `Start Canopy with ${missing[0]} set, as for pi.`,
+      return withSecrets(
+        problem(
+          provider,
+          modelId,
+          `${shownPath(modelsFile, home)} takes the key of ${provider} from ${missing.map((n) => `$${n}`).join(', ')}, which is not set for Canopy.`,
+          `Start Canopy with ${missing[0]} set, as for pi.`,
+        ),
       );
     credential = `API key in ${shownPath(modelsFile, home)} (${describeValue(configKey)})`;
   } else {
@@ -278,11 +282,13 @@ export async function discoverPiModel(options: AgentSetupOptions): Promise<Disco
       ?.resolve({ ctx, credential: undefined, signal: AbortSignal.timeout(10_000) })
       .catch(() => undefined);
     if (!ambient)
-      return problem(
-        provider,
-        modelId,
-        `pi has no key or login for ${provider} that Canopy can use (none in ${shownPath(authFile, home)} or ${shownPath(modelsFile, home)}, no ${provider} variable set).`,
-        `Log in with pi (/login), or start Canopy with the provider's key variable set, or add a provider in Settings.`,
+      return withSecrets(
+        problem(
+          provider,
+          modelId,
+          `pi has no key or login for ${provider} that Canopy can use (none in ${shownPath(authFile, home)} or ${shownPath(modelsFile, home)}, no ${provider} variable set).`,
+          `Log in with pi (/login), or start Canopy with the provider's key variable set, or add a provider in Settings.`,
+        ),
       );
     credential = ambient.source ? `${ambient.source} (environment)` : 'the environment';
   }
@@ -340,7 +346,7 @@ export async function discoverPiModel(options: AgentSetupOptions): Promise<Disco
     reserveTokens: positive(branchSummary.reserveTokens) ?? 16384,
     retry,
   };
-  return {
+  return withSecrets({
     source: 'pi',
     id: target.id,
     provider,
@@ -348,10 +354,28 @@ export async function discoverPiModel(options: AgentSetupOptions): Promise<Disco
     from: `${shownPath(settingsFile, home)} (defaultProvider, defaultModel)`,
     credential,
     target,
-  };
+  });
 }
 
-/** Whether a value of pi's config is set for Canopy's environment (a command counts as set). */
-export function configuredValue(config: string, env: NodeJS.ProcessEnv): boolean {
-  return config.startsWith('!') || resolveTemplate(config, env) !== undefined;
+/** The credentials pi's files hold: auth.json keys and login tokens, models.json keys (no command is run). */
+function credentialSecrets(
+  auth: Json | undefined,
+  models: Json | undefined,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  const secrets: string[] = [];
+  const add = (value: unknown, extra?: Record<string, string>) => {
+    if (typeof value !== 'string' || value.startsWith('!')) return;
+    const resolved = resolveTemplate(value, env, extra);
+    if (resolved) secrets.push(resolved);
+  };
+  for (const credential of Object.values(auth ?? {})) {
+    if (!isRecord(credential)) continue;
+    add(credential.key, isRecord(credential.env) ? (credential.env as Record<string, string>) : undefined);
+    for (const token of [credential.access, credential.refresh])
+      if (typeof token === 'string') secrets.push(token);
+  }
+  const providers = isRecord(models?.providers) ? models.providers : {};
+  for (const config of Object.values(providers)) if (isRecord(config)) add(config.apiKey);
+  return secrets.filter((secret) => secret.length >= 6);
 }

@@ -20,6 +20,7 @@ import {
   loadPiAi,
   OFFLINE_SUMMARIZER_ID,
   scrubSecrets,
+  urlSecrets,
   type LlmSummarizerConfig,
   type LlmTarget,
   type Summarizer,
@@ -283,9 +284,14 @@ export class SummarizerSet {
 
   /** Every secret Canopy knows of: saved keys, the config file's, provider variables, resolved logins. */
   secrets(): string[] {
-    const secrets = new Set<string>([...this.options.configured.secrets, ...this.resolved]);
+    const secrets = new Set<string>([
+      ...this.options.configured.secrets,
+      ...this.resolved,
+      ...this.discovered.flatMap((found) => found.secrets ?? []),
+    ]);
     for (const saved of this.store.list()) {
       if (saved.apiKey) secrets.add(saved.apiKey);
+      if (saved.baseUrl) for (const secret of urlSecrets(saved.baseUrl)) secrets.add(secret);
       if (saved.apiKeyEnv && this.options.env[saved.apiKeyEnv])
         secrets.add(this.options.env[saved.apiKeyEnv] as string);
     }
@@ -384,7 +390,11 @@ export class SummarizerSet {
       const p = this.problemFromError((error as Error).message);
       return finish({ ok: false, message: `${p.message} ${p.fix}` });
     }
-    const secrets = [...this.secrets(), ...(input.apiKey ? [input.apiKey] : [])];
+    const secrets = [
+      ...this.secrets(),
+      ...(input.apiKey ? [input.apiKey] : []),
+      ...(input.baseUrl ? urlSecrets(input.baseUrl) : []),
+    ];
     const timeout = AbortSignal.timeout(this.options.testTimeoutMs ?? 60_000);
     const signal = linked ? AbortSignal.any([timeout, linked]) : timeout;
     try {
@@ -409,7 +419,7 @@ export class SummarizerSet {
         .result();
       if (response.stopReason === 'error' || response.stopReason === 'aborted') {
         const message = timeout.aborted
-          ? `no answer within ${Math.round((this.options.testTimeoutMs ?? 60_000) / 1000)} s`
+          ? `no answer within ${((this.options.testTimeoutMs ?? 60_000) / 1000).toLocaleString('en', { maximumFractionDigits: 1 })} s`
           : describeFailure(response.errorMessage || 'the provider reported an error', model.baseUrl);
         return finish({ ok: false, message: scrubSecrets(message, secrets) });
       }
