@@ -19,6 +19,8 @@ export type FakeReply =
   | { kind: 'toolcall'; name: string; args: string }
   /** Closes the connection without an answer. */
   | { kind: 'drop' }
+  /** Opens the stream and leaves it to the test: `fake.push(text)` sends a chunk, `fake.finish()` ends it. */
+  | { kind: 'manual' }
   /** Streams the chunks and keeps the response open until the client disconnects. */
   | { kind: 'hang'; chunks: string[] }
   /** Never answers, not even with headers, until the client disconnects. */
@@ -35,6 +37,10 @@ export interface FakeOpenAi {
   queue: FakeReply[];
   /** Resolves when a hanging or silent response has been closed by its client. */
   clientGone(): Promise<void>;
+  /** A `manual` reply: whether its stream is open, a chunk of text, the end. */
+  manualOpen(): boolean;
+  push(text: string): void;
+  finish(): void;
   close(): Promise<void>;
 }
 
@@ -62,12 +68,21 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   const requests: RecordedRequest[] = [];
   let gone: Promise<void> = Promise.resolve();
+  let manual: { res: ServerResponse; model: unknown } | undefined;
   const fake: FakeOpenAi = {
     baseUrl: '',
     requests,
     reply: { kind: 'stream', chunks: ['ok'] },
     queue: [],
     clientGone: () => gone,
+    manualOpen: () => manual !== undefined,
+    push: (text) => manual?.res.write(chunkEvent(manual.model, { content: text }, null)),
+    finish: () => {
+      if (!manual) return;
+      manual.res.write(chunkEvent(manual.model, {}, 'stop'));
+      manual.res.end('data: [DONE]\n\n');
+      manual = undefined;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -85,6 +100,13 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       switch (reply.kind) {
         case 'drop':
           req.socket.destroy();
+          return;
+        case 'manual':
+          writeChunks(res, body.model, []);
+          manual = { res, model: body.model };
+          res.on('close', () => {
+            if (manual?.res === res) manual = undefined;
+          });
           return;
         case 'toolcall':
           writeChunks(res, body.model, []);

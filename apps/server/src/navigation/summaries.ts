@@ -106,7 +106,8 @@ export class SummaryService {
     const base = {
       summarizerId: summarizer.id,
       entryCount: input.entries.length,
-      selectedCount: input.selectedCount,
+      // What the user chose; entries added to keep calls with their results are in `selection`.
+      selectedCount: source.kind === 'selection' ? new Set(source.entryIds).size : input.selectedCount,
       tokenEstimate: input.tokenEstimate,
       ...(input.notice !== undefined ? { notice: input.notice } : {}),
       ...(selection ? { selection: selectionShape(selection) } : {}),
