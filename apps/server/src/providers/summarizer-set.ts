@@ -252,7 +252,7 @@ export class SummarizerSet {
   private problemFromError(message: string): NonNullable<ProviderView['problem']> {
     if (message.includes('reserveTokens'))
       return {
-        message: `The ${message}.`,
+        message: `${message.charAt(0).toUpperCase()}${message.slice(1)}.`,
         fix: 'Lower “Reserve tokens” below the context window, or raise the context window to the model’s real one.',
       };
     if (message.startsWith('Unknown summary provider'))
