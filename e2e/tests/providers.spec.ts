@@ -71,6 +71,14 @@ async function addLocalProvider(page: Page): Promise<void> {
   await page.getByTestId('providers.key').fill(KEY);
 }
 
+/** Adds the loopback endpoint in the settings dialog, saves it and closes the dialog. */
+async function saveLocalProvider(page: Page): Promise<void> {
+  await addLocalProvider(page);
+  await page.getByTestId('providers.save').click();
+  await expect(page.getByTestId('providers.saved')).toHaveAttribute('data-usable', 'true');
+  await page.getByTestId('settings.close').click();
+}
+
 test('a local endpoint is added in the settings dialog, tested, failing with its cause, and used without a restart', async ({
   app,
   page,
@@ -122,10 +130,7 @@ test('a long streamed summary follows the newest text unless scrolled up, with t
   summaries,
 }) => {
   await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
-  await addLocalProvider(page);
-  await page.getByTestId('providers.save').click();
-  await expect(page.getByTestId('providers.saved')).toHaveAttribute('data-usable', 'true');
-  await page.getByTestId('settings.close').click();
+  await saveLocalProvider(page);
 
   fake.reply = { kind: 'manual' };
   await selectRows(app, ids.start, ids.plan);
@@ -167,10 +172,7 @@ test('the preview of a selection across branches says what was selected, what wa
   summaries,
 }) => {
   await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
-  await addLocalProvider(page);
-  await page.getByTestId('providers.save').click();
-  await expect(page.getByTestId('providers.saved')).toHaveAttribute('data-usable', 'true');
-  await page.getByTestId('settings.close').click();
+  await saveLocalProvider(page);
 
   fake.reply = { kind: 'stream', chunks: ['## Goal\n', 'Both approaches.'] };
   // The write's result only (its call is in the row above it), and approach B: two branches.

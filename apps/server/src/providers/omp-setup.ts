@@ -37,6 +37,19 @@ export function ompAgentDir(env: NodeJS.ProcessEnv, home: string): string {
   return profile ? path.join(root, 'profiles', profile, 'agent') : path.join(root, 'agent');
 }
 
+/** oh-my-pi's configuration file could not be used: no model, the problem and its fix. */
+function unusableFile(from: string, message: string, fix: string): DiscoveredModel {
+  return {
+    source: 'omp',
+    id: 'llm:omp:?/?',
+    provider: '?',
+    model: '?',
+    from,
+    credential: '',
+    problem: { message, fix },
+  };
+}
+
 /** oh-my-pi's default model role, or undefined when it has none (or no config.yml). */
 export async function discoverOmpModel(options: AgentSetupOptions): Promise<DiscoveredModel | undefined> {
   const { env } = options;
@@ -48,35 +61,21 @@ export async function discoverOmpModel(options: AgentSetupOptions): Promise<Disc
     text = (await readBoundedNoFollow(file, { maxBytes: CONFIG_MAX_BYTES })).bytes.toString('utf8');
   } catch (error) {
     if ((error as { reason?: string }).reason === 'deleted') return undefined;
-    return {
-      source: 'omp',
-      id: 'llm:omp:?/?',
-      provider: '?',
-      model: '?',
+    return unusableFile(
       from,
-      credential: '',
-      problem: {
-        message: `${shownPath(file, home)} cannot be read: ${(error as Error).message}`,
-        fix: 'Fix the file, then press Refresh.',
-      },
-    };
+      `${shownPath(file, home)} cannot be read: ${(error as Error).message}`,
+      'Fix the file, then press Refresh.',
+    );
   }
   let config: unknown;
   try {
     config = parseYaml(text);
   } catch (error) {
-    return {
-      source: 'omp',
-      id: 'llm:omp:?/?',
-      provider: '?',
-      model: '?',
+    return unusableFile(
       from,
-      credential: '',
-      problem: {
-        message: `${shownPath(file, home)} is not valid YAML: ${(error as Error).message}`,
-        fix: 'Fix the file in oh-my-pi, then press Refresh.',
-      },
-    };
+      `${shownPath(file, home)} is not valid YAML: ${(error as Error).message}`,
+      'Fix the file in oh-my-pi, then press Refresh.',
+    );
   }
   const roles = (config as { modelRoles?: unknown } | null)?.modelRoles;
   const role =
