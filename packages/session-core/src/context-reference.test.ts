@@ -1,6 +1,7 @@
 // Differential tests of the pure context, navigation and summary-input functions against the
-// reference package (@mariozechner/pi-coding-agent): on every fixture and on random trees,
-// both must produce the same context, wire messages, abandoned entries and summary input.
+// reference package (@mariozechner/pi-coding-agent 0.73.1): on every fixture and on random trees,
+// both must produce the same context, wire messages, abandoned entries and summary input. Token
+// estimates, and so what fits a summary's budget, are today's pi's (1.6.0, test/pi16.ts).
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,11 +16,14 @@ import { prepareBranchEntries, serializeConversation } from './summary-input';
 import { estimateTokens } from './text';
 import type { AgentMessage, SessionEntry } from './types';
 import { fixturesDir, LEGACY, REFERENCE_WRITTEN } from '../test/fixtures';
+import * as pi16 from '../test/pi16';
 
 type RefEntries = Parameters<typeof reference.buildSessionContext>[0];
 type RefMessages = Parameters<typeof reference.convertToLlm>[0];
 type RefSession = Parameters<typeof reference.collectEntriesForBranchSummary>[0];
 type RefLlmMessages = Parameters<typeof referenceSerialize16>[0];
+type Pi16Message = Parameters<typeof pi16.estimateTokens>[0];
+type Pi16Entries = Parameters<typeof pi16.prepareBranchEntries>[0];
 
 const FIXTURES = [...REFERENCE_WRITTEN, ...LEGACY];
 
@@ -59,14 +63,16 @@ function expectSameAt(entries: SessionEntry[], leafId: string | null | undefined
 
   const myWire = convertToLlm(mine.messages);
   expect(myWire).toEqual(reference.convertToLlm(theirs.messages as unknown as RefMessages));
+  // Token estimates are today's pi's: pi 1.x counts a user message's images, 0.73 did not.
   for (const message of mine.messages) {
-    expect(estimateTokens(message)).toBe(reference.estimateTokens(message as unknown as RefMessages[number]));
+    expect(estimateTokens(message)).toBe(pi16.estimateTokens(message as unknown as Pi16Message));
   }
 
   if (typeof leafId !== 'string') return;
   const path = pathOf(entries, leafId);
   const prepared = prepareBranchEntries(path, budget);
-  const refPrepared = reference.prepareBranchEntries(path as unknown as RefEntries, budget);
+  // The budget is counted with those estimates too, so the entries taken are pi 1.6's.
+  const refPrepared = pi16.prepareBranchEntries(path as unknown as Pi16Entries, budget);
   expect(prepared.messages).toEqual(refPrepared.messages);
   expect(prepared.totalTokens).toBe(refPrepared.totalTokens);
   expect([...prepared.fileOps.read]).toEqual([...refPrepared.fileOps.read]);

@@ -18,6 +18,7 @@ import type {
   ImageContent,
   SessionContext,
   SessionEntry,
+  SystemMessage,
   TextContent,
   ToolResultMessage,
   UserContentBlock,
@@ -95,8 +96,8 @@ export function compactionSummaryMessageFromEntry(entry: SessionEntry): Compacti
 }
 
 /**
- * The context message an entry contributes, if any: a message entry's message as-is, a
- * custom_message as a `custom` message, a branch_summary with a non-empty summary as a
+ * [OMP] The context message an entry contributes, if any (oh-my-pi 18.3.4): a message entry's message
+ * as-is, a custom_message as a `custom` message, a branch_summary with a non-empty summary as a
  * `branchSummary` message. Every other entry type contributes nothing.
  */
 export function contextMessageOf(entry: SessionEntry): AgentMessage | undefined {
@@ -112,6 +113,123 @@ export function contextMessageOf(entry: SessionEntry): AgentMessage | undefined 
     default:
       return undefined;
   }
+}
+
+/** Roles whose `content` a message entry may lack in a hand-edited file; pi 1.x sends them empty. */
+const CONTENT_ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant', 'toolResult']);
+
+/**
+ * The messages an entry contributes to the context as pi 1.x reads it (its
+ * `sessionEntryToContextMessages`): a message entry's message (a missing `content` sent as empty), a
+ * custom_message as a `custom` message, a branch_summary with a non-empty summary, a compaction as its
+ * stored system message (if any) and its summary. Every other entry type contributes nothing.
+ */
+export function contextMessagesOf(entry: SessionEntry): AgentMessage[] {
+  switch (entry.type) {
+    case 'message': {
+      const message = entry.message;
+      if (!isRecord(message)) return [];
+      if (message.content == null) {
+        if (message.role === 'system') return [{ ...message, content: '' } as AgentMessage];
+        if (CONTENT_ROLES.has(message.role)) return [{ ...message, content: [] } as unknown as AgentMessage];
+      }
+      return [message as AgentMessage];
+    }
+    case 'custom_message': {
+      const custom = customMessageFromEntry(entry);
+      return [custom.content == null ? { ...custom, content: [] } : custom];
+    }
+    case 'branch_summary':
+      return typeof entry.summary === 'string' && entry.summary ? [branchSummaryMessageFromEntry(entry)] : [];
+    case 'compaction': {
+      const summary = compactionSummaryMessageFromEntry(entry);
+      return entry.systemMessage ? [entry.systemMessage as AgentMessage, summary] : [summary];
+    }
+    default:
+      return [];
+  }
+}
+
+/** The roles whose content a context edit replaces (pi 1.x's `projectContextEntry`). */
+const EDITABLE_ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant', 'toolResult', 'custom']);
+/** Roles that carry content as blocks only: a string replacement becomes one text block. */
+const BLOCK_ONLY_ROLES: ReadonlySet<unknown> = new Set(['assistant', 'toolResult']);
+
+/**
+ * The messages `entry` contributes with the context edit `edit` applied (docs/tree-and-context.md#context-edits):
+ * a `null` replacement leaves the entry out; a `{content}` one replaces the content of each editable
+ * message (a string becomes one text block for an assistant or tool result) and keeps the rest. An edit
+ * whose replacement is neither (a damaged line, which pi 1.x cannot apply either) changes nothing.
+ */
+export function projectContextEntry(entry: SessionEntry, edit?: SessionEntry): AgentMessage[] {
+  const messages = contextMessagesOf(entry);
+  if (!edit) return messages;
+  const replacement = edit.replacement;
+  if (replacement === null) return [];
+  if (!isRecord(replacement)) return messages;
+  const content = replacement.content;
+  return messages.map((message) => {
+    if (!EDITABLE_ROLES.has(message.role)) return message;
+    const replaced =
+      BLOCK_ONLY_ROLES.has(message.role) && typeof content === 'string' ? [textBlock(content)] : content;
+    return { ...message, content: replaced } as AgentMessage;
+  });
+}
+
+/** Whether an entry is a `message` holding a system message (pi 1.x). */
+function isSystemMessageEntry(entry: SessionEntry): boolean {
+  return entry.type === 'message' && isRecord(entry.message) && entry.message.role === 'system';
+}
+
+/**
+ * The entries of `path` the model context is made of, as pi 1.x chooses them (its
+ * `buildContextEntries`): the whole path without a compaction; with one, the latest compaction, then
+ * the entries it keeps (from `firstKeptEntryId` up to it, system messages left out: the compaction's
+ * own system message stands for them), then everything after it.
+ */
+export function buildContextEntries(path: readonly SessionEntry[]): SessionEntry[] {
+  let compactionIndex = -1;
+  for (let i = 0; i < path.length; i++)
+    if ((path[i] as SessionEntry).type === 'compaction') compactionIndex = i;
+  if (compactionIndex < 0) return path.slice();
+  const compaction = path[compactionIndex] as SessionEntry;
+  const entries: SessionEntry[] = [compaction];
+  let keeping = false;
+  for (let i = 0; i < compactionIndex; i++) {
+    const entry = path[i] as SessionEntry;
+    if (entry.id === compaction.firstKeptEntryId) keeping = true;
+    if (keeping && !isSystemMessageEntry(entry)) entries.push(entry);
+  }
+  for (let i = compactionIndex + 1; i < path.length; i++) entries.push(path[i] as SessionEntry);
+  return entries;
+}
+
+/**
+ * The context edit that applies to each target among `entries` (the context's entries, or the entries
+ * a summary is made of): the last one in order, since the latest edit on a path wins.
+ */
+export function contextEditsOf(entries: readonly SessionEntry[]): Map<string, SessionEntry> {
+  const edits = new Map<string, SessionEntry>();
+  for (const entry of entries) {
+    if (entry.type === 'context_edit' && typeof entry.targetId === 'string') edits.set(entry.targetId, entry);
+  }
+  return edits;
+}
+
+/**
+ * pi 1.x's messages of a path (its `buildSessionProjection`): the context entries, each projected with
+ * the latest edit of it among them. A compaction kept inside the latest one's range adds nothing.
+ */
+function piContextMessages(path: readonly SessionEntry[]): AgentMessage[] {
+  const entries = buildContextEntries(path);
+  const edits = contextEditsOf(entries);
+  const messages: AgentMessage[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as SessionEntry;
+    if (entry.type === 'compaction' && i > 0) continue;
+    for (const message of projectContextEntry(entry, edits.get(entry.id))) messages.push(message);
+  }
+  return messages;
 }
 
 export interface BuildContextOptions {
@@ -132,7 +250,9 @@ export interface BuildContextOptions {
  * - no entries → the empty context.
  * Settings (thinking level, model in both shapes, ttsr rules, mode) come from the whole path;
  * the last compaction on the path emits its summary, then the kept entries from its
- * `firstKeptEntryId` up to it, then everything after it.
+ * `firstKeptEntryId` up to it, then everything after it. A pi file follows pi 1.x
+ * (docs/tree-and-context.md#context): the compaction's stored system message leads its summary, system
+ * messages it keeps are left out, and the latest context edit of each entry among those applies.
  */
 export function buildSessionContext(
   entries: readonly SessionEntry[],
@@ -227,15 +347,19 @@ export function buildSessionContext(
   }
   context.injectedTtsrRules = [...ttsrRules];
 
+  if (!omp) {
+    context.messages = piContextMessages(path);
+    return context;
+  }
   const messages = context.messages;
   const emit = (entry: SessionEntry): void => {
     const message = contextMessageOf(entry);
     if (!message) return;
-    if (omp && isSkippedOmpTurn(message)) return;
+    if (isSkippedOmpTurn(message)) return;
     messages.push(message);
   };
 
-  if (omp && resetIndex > compactionIndex) {
+  if (resetIndex > compactionIndex) {
     // `/clear` after the latest compaction: only what follows the boundary counts.
     for (let i = resetIndex + 1; i < path.length; i++) emit(path[i] as SessionEntry);
   } else if (compactionIndex < 0) {
@@ -243,13 +367,12 @@ export function buildSessionContext(
   } else {
     emitCompacted(path, compactionIndex, messages, emit);
   }
-  if (omp) {
-    stripDanglingToolCalls(messages);
-    dropFailedTurns(messages);
-  }
+  stripDanglingToolCalls(messages);
+  dropFailedTurns(messages);
   return context;
 }
 
+/** [OMP] The latest compaction's summary, the entries it keeps, then everything after it. */
 function emitCompacted(
   path: readonly SessionEntry[],
   compactionIndex: number,
@@ -370,8 +493,9 @@ function dropFailedTurns(messages: AgentMessage[]): void {
 
 // ---------------------------------------------------------------- LLM wire form
 
-/** A message as sent to the model: these roles exist on the wire (developer only for oh-my-pi). */
-export type LlmMessage = UserMessage | AssistantMessage | ToolResultMessage | DeveloperMessage;
+/** A message as sent to the model: these roles exist on the wire (system only for pi 1.x, developer only for oh-my-pi). */
+export type LlmMessage =
+  SystemMessage | UserMessage | AssistantMessage | ToolResultMessage | DeveloperMessage;
 
 export interface ConvertOptions {
   /** oh-my-pi 18.3.4 sends @-mentioned text files as a developer message without a reminder wrapper. */
@@ -500,7 +624,10 @@ function messageToLlmList(message: AgentMessage, options?: ConvertOptions): LlmM
   if (message.role === 'fileMention' && options?.dialect === 'omp') {
     return ompFileMentionToLlm(message, message.timestamp as number);
   }
-  if (options?.dialect === 'omp') {
+  if (options?.dialect !== 'omp') {
+    // pi 1.x sends stored system messages as they are (the provider layer folds them).
+    if (message.role === 'system') return [message as LlmMessage];
+  } else {
     if (message.role === 'developer') return [message as LlmMessage];
     if (message.role === 'pythonExecution') {
       const python = message as PythonExecutionMessage;

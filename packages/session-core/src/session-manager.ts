@@ -19,6 +19,7 @@ import { TreeIndex } from './tree-index';
 import { CURRENT_SESSION_VERSION, OMP_ENTRY_TYPES } from './types';
 import type {
   BranchSummaryEntry,
+  Usage,
   CompactionEntry,
   CustomEntry,
   CustomMessageEntry,
@@ -645,7 +646,7 @@ export class SessionManager {
       };
       if (details !== undefined) entry.details = details;
       if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
-      if (usage !== undefined) entry.usage = usage;
+      if (usage !== undefined) entry.usage = usage as Usage;
       return entry;
     });
   }
@@ -668,7 +669,7 @@ export class SessionManager {
       const entry: BranchSummaryEntry = { type: 'branch_summary', id, parentId, timestamp, fromId, summary };
       if (details !== undefined) entry.details = details;
       if (fromExtension !== undefined) entry[this.extensionFlag()] = fromExtension;
-      if (usage !== undefined) entry.usage = usage;
+      if (usage !== undefined) entry.usage = usage as Usage;
       return entry;
     });
   }

@@ -196,6 +196,30 @@ describe('estimateTokens', () => {
     ).toBe(2);
   });
 
+  it("counts a pi user message's images as pi 1.x does, and only its text in an oh-my-pi file", () => {
+    const image = { type: 'image' as const, data: 'x', mimeType: 'image/png' };
+    const message = {
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: 'abcd' }, image],
+      timestamp: 0,
+    };
+    expect(estimateTokens(message)).toBe(1201);
+    expect(estimateTokens(message, 'omp')).toBe(1);
+  });
+
+  it("counts a system message's text, sections and added tools (pi 1.x)", () => {
+    const system = {
+      role: 'system' as const,
+      content: 'abcd',
+      sections: { cwd: 'efgh', gone: null },
+      toolsAdded: [{ name: 'r' }],
+      timestamp: 0,
+    };
+    // 4 + 4 + '[{"name":"r"}]'.length (14) = 22 → 6
+    expect(estimateTokens(system)).toBe(6);
+    expect(estimateTokens(system, 'omp')).toBe(0);
+  });
+
   it('counts unknown roles and malformed messages as 0', () => {
     expect(estimateTokens({ role: 'developer', content: 'abcdefgh' })).toBe(0);
     expect(estimateTokens({ role: 'assistant', content: 'not blocks' } as unknown as AgentMessage)).toBe(0);

@@ -112,17 +112,29 @@ function contentCharsWithImages(content: unknown): number {
 }
 
 /**
- * Rough token count of one message, ceil(chars / 4), counted as the reference's summarizer does:
- * user text; assistant text + thinking + tool name + JSON of the arguments; custom and toolResult
- * text plus 4800 characters per image; bash command + output; summary text. Other roles count 0.
+ * Rough token count of one message, ceil(chars / 4), counted as pi 1.x's summarizer does: system text,
+ * sections and added tools' JSON; user, custom and toolResult text plus 4800 characters per image;
+ * assistant text + thinking + tool name + JSON of the arguments; bash command + output; summary text.
+ * Other roles count 0. oh-my-pi counts a user message's text only and no system messages.
  */
 export function estimateTokens(message: AgentMessage, dialect?: Dialect): number {
   if (!isRecord(message)) return 0;
   const m = message as Record<string, unknown>;
   let chars = 0;
   switch (m.role) {
+    // pi 1.x counts a system message's text, its sections and its added tools' declarations.
+    case 'system': {
+      if (dialect === 'omp') return 0;
+      chars = contentCharsWithImages(m.content);
+      if (isRecord(m.sections)) {
+        for (const section of Object.values(m.sections)) chars += stringLength(section);
+      }
+      if (m.toolsAdded) chars += jsonLength(m.toolsAdded);
+      break;
+    }
     case 'user':
-      chars = contentText(m.content).length;
+      // pi 1.x counts a user message's images too (0.73 and oh-my-pi only its text).
+      chars = dialect === 'omp' ? contentText(m.content).length : contentCharsWithImages(m.content);
       break;
     case 'assistant': {
       if (!Array.isArray(m.content)) break;

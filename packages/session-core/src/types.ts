@@ -71,7 +71,8 @@ export interface Usage {
   [key: string]: unknown;
 }
 
-export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted';
+/** `deferred` (pi 1.x): the answer is fetched later through the message's `deferred` handle. */
+export type StopReason = 'stop' | 'length' | 'toolUse' | 'error' | 'aborted' | 'deferred';
 
 export interface UserMessage {
   role: 'user';
@@ -90,6 +91,35 @@ export interface AssistantMessage {
   stopReason: StopReason;
   errorMessage?: string;
   timestamp: number;
+  // pi 1.x (docs/format.md#messages): what was asked for and what answered.
+  /** The pi thinking level requested for this response. */
+  thinkingLevel?: string;
+  /** The provider-native effort level used. */
+  providerThinkingLevel?: string;
+  /** The model that actually answered, when the provider names another than `model`. */
+  responseModel?: string;
+  responseId?: string;
+  /** The provider's own stop reason, before pi mapped it. */
+  rawStopReason?: string;
+  /** Whether the model explicitly ended its turn. */
+  endTurn?: boolean;
+  diagnostics?: unknown[];
+  /** With `stopReason: "deferred"`: the handle the answer is fetched by later. */
+  deferred?: unknown;
+  durationMs?: number;
+  [key: string]: unknown;
+}
+
+/** [pi 1.x] One call a tool made to another tool while it ran (e.g. from a code-mode script). */
+export interface NestedToolCall {
+  id: string;
+  name: string;
+  /** Left out when too large; `argumentsBytes` then gives their size. */
+  arguments?: Record<string, unknown>;
+  argumentsBytes?: number;
+  status: 'ok' | 'error' | 'unfinished' | (string & {});
+  durationMs?: number;
+  error?: string;
   [key: string]: unknown;
 }
 
@@ -100,6 +130,34 @@ export interface ToolResultMessage {
   content: UserContentBlock[];
   details?: unknown;
   isError: boolean;
+  timestamp: number;
+  /** [pi 1.x] What the tool's own model calls used; counted in the session's totals. */
+  usage?: Usage;
+  /** [pi 1.x] The calls this tool made to other tools; kept for the record, never sent to the model. */
+  nestedCalls?: { calls: NestedToolCall[]; complete: boolean; [key: string]: unknown };
+  durationMs?: number;
+  [key: string]: unknown;
+}
+
+/** [pi 1.x] A tool as a system message declares it to the model. */
+export interface ToolDeclaration {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+  [key: string]: unknown;
+}
+
+/**
+ * [pi 1.x] The system prompt and tool loadout, stored in the session (docs/format.md#system-messages):
+ * the first request writes the whole prompt, later changes write patches (`sections` by name, `null`
+ * removes one; `toolsAdded` / `toolsRemoved`). Replayed in order they give the current prompt.
+ */
+export interface SystemMessage {
+  role: 'system';
+  content: string | TextContent[];
+  sections?: Record<string, string | null>;
+  toolsAdded?: ToolDeclaration[];
+  toolsRemoved?: { name: string; [key: string]: unknown }[];
   timestamp: number;
   [key: string]: unknown;
 }
@@ -185,6 +243,7 @@ export interface UnknownRoleMessage {
 }
 
 export type KnownAgentMessage =
+  | SystemMessage
   | UserMessage
   | AssistantMessage
   | ToolResultMessage
@@ -257,18 +316,26 @@ export interface CompactionEntry extends EntryBase {
   fromHook?: boolean;
   /** oh-my-pi's name of the extension flag. */
   fromExtension?: boolean;
+  /** [pi 1.x] The whole system prompt and tools at the compaction: it leads the compacted context. */
+  systemMessage?: SystemMessage;
+  /** [pi 1.x] What generating the summary used; counted in the session's totals. */
+  usage?: Usage;
 }
 
 export interface BranchSummaryEntry extends EntryBase {
   type: 'branch_summary';
-  /** The branch-from id as the reference writes it, or "root". Readers must not depend on it. */
+  /**
+   * Which entry the summary is from; its meaning depends on the writer (docs/format.md#branch-summary-fromid):
+   * pi 0.73 and oh-my-pi write the branch-from position (the entry's own parent, or "root"), pi 1.x
+   * the leaf that was left. Read it through `branchSummaryOrigin`.
+   */
   fromId: string;
   summary: string;
   details?: unknown;
   fromHook?: boolean;
   fromExtension?: boolean;
-  /** pi 1.x: the model's usage of the request that generated the summary. */
-  usage?: unknown;
+  /** [pi 1.x] What generating the summary used; counted in the session's totals. */
+  usage?: Usage;
 }
 
 export interface CustomEntry extends EntryBase {
@@ -294,6 +361,30 @@ export interface LabelEntry extends EntryBase {
 export interface SessionInfoEntry extends EntryBase {
   type: 'session_info';
   name?: string;
+}
+
+/**
+ * [pi 1.x] An edit of what the model is sent for an earlier user, assistant, toolResult or
+ * custom_message entry on the same path: `null` leaves it out, `{content}` replaces its content. The
+ * target itself never changes; the latest edit on the active path wins (docs/tree-and-context.md#context-edits).
+ */
+export interface ContextEditEntry extends EntryBase {
+  type: 'context_edit';
+  targetId: string;
+  replacement: { content: string | (TextContent | ImageContent)[]; [key: string]: unknown } | null;
+}
+
+/**
+ * [pi 1.x] Model work outside the conversation (e.g. `kind: "cache_warm"`): never in the context,
+ * hidden by pi's tree in every filter, counted in the session's totals.
+ */
+export interface UsageEntry extends EntryBase {
+  type: 'usage';
+  kind: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  note?: string;
 }
 
 export interface TtsrInjectionEntry extends EntryBase {
@@ -369,6 +460,8 @@ export type KnownSessionEntry =
   | CustomMessageEntry
   | LabelEntry
   | SessionInfoEntry
+  | ContextEditEntry
+  | UsageEntry
   | TtsrInjectionEntry
   | ModeChangeEntry
   | TitleChangeEntry
@@ -400,6 +493,8 @@ export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
   'custom_message',
   'label',
   'session_info',
+  'context_edit',
+  'usage',
   ...OMP_ENTRY_TYPES,
 ]);
 

@@ -1,0 +1,15 @@
+// pi 1.6.0 (`@earendil-works/pi-coding-agent`, a root dev dependency) as the reference for today's pi
+// files. Its package index loads modules that need Node 22 (it declares Node >= 22.19), but its session,
+// message and compaction modules load under Node 20, so they are imported by file path, here only.
+export {
+  buildSessionContext,
+  migrateSessionEntries,
+  parseSessionEntries,
+  SessionManager,
+} from '../../../node_modules/@earendil-works/pi-coding-agent/dist/core/session-manager.js';
+export { convertToLlm } from '../../../node_modules/@earendil-works/pi-coding-agent/dist/core/messages.js';
+export {
+  collectEntriesForBranchSummary,
+  estimateTokens,
+  prepareBranchEntries,
+} from '../../../node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/index.js';
