@@ -62,7 +62,7 @@ export const SummaryPreviewRequest = Type.Object(
 );
 export type SummaryPreviewRequest = Static<typeof SummaryPreviewRequest>;
 
-export const LEFT_OUT_REASONS = ['budget', 'tool-result', 'no-content'] as const;
+export const LEFT_OUT_REASONS = ['budget', 'context-edit', 'tool-result', 'no-content'] as const;
 
 /** What a summariser read of the entries it was given (see @canopy/summarizer's SummarySent). */
 export const SummarySent = Type.Object({

@@ -205,15 +205,13 @@ const shape: fc.Arbitrary<Shape> = fc.oneof(
     weight: 1,
   },
   {
-    arbitrary: fc
-      .constantFrom('off', 'high')
-      .map((thinkingLevel): Shape => (id, parentId, timestamp) => ({
-        type: 'thinking_level_change',
-        id,
-        parentId,
-        timestamp,
-        thinkingLevel,
-      })),
+    arbitrary: fc.constantFrom('off', 'high').map((thinkingLevel): Shape => (id, parentId, timestamp) => ({
+      type: 'thinking_level_change',
+      id,
+      parentId,
+      timestamp,
+      thinkingLevel,
+    })),
     weight: 1,
   },
 );

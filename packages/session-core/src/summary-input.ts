@@ -5,7 +5,9 @@
 import {
   branchSummaryMessageFromEntry,
   compactionSummaryMessageFromEntry,
+  contextEditsOf,
   customMessageFromEntry,
+  projectContextEntry,
   type LlmMessage,
 } from './context';
 import { contentText, estimateTokens, isRecord } from './text';
@@ -66,15 +68,16 @@ export function isExtensionGenerated(entry: SessionEntry): boolean {
  * results are left out (the assistant's tool call already says what happened) and compactions
  * contribute their summary.
  */
-export function summaryMessageOf(entry: SessionEntry): AgentMessage | undefined {
+export function summaryMessageOf(entry: SessionEntry, edit?: SessionEntry): AgentMessage | undefined {
   switch (entry.type) {
     case 'message': {
       const message = entry.message;
       if (!isRecord(message) || message.role === 'toolResult') return undefined;
-      return message as AgentMessage;
+      // A context edit omits the message (null) or replaces its content, as in the context.
+      return edit ? projectContextEntry(entry, edit)[0] : (message as AgentMessage);
     }
     case 'custom_message':
-      return customMessageFromEntry(entry);
+      return edit ? projectContextEntry(entry, edit)[0] : customMessageFromEntry(entry);
     case 'branch_summary':
       return branchSummaryMessageFromEntry(entry);
     case 'compaction':
@@ -123,6 +126,10 @@ export function prepareBranchEntries(
     }
   }
 
+  // pi 1.x honours context edits: the latest edit among the entries wins for its target
+  // (docs/tree-and-context.md#context-edits).
+  const edits = contextEditsOf(entries);
+
   // Collected newest first and reversed once at the end, instead of a quadratic unshift.
   const newestFirst: AgentMessage[] = [];
   const indexes: number[] = [];
@@ -130,7 +137,7 @@ export function prepareBranchEntries(
   let keptFrom = 0;
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i] as SessionEntry;
-    const message = summaryMessageOf(entry);
+    const message = summaryMessageOf(entry, edits.get(entry.id));
     if (!message) continue;
     // File operations count even for the message that ends the walk, as in the reference.
     collectFileOperations(message, fileOps);

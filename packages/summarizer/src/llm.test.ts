@@ -238,6 +238,43 @@ describe('the LLM summariser sends what pi 1.6 sends', () => {
     });
   });
 
+  it('honours context edits as pi 1.6 does: an omitted reply is not sent, a replaced message sends its new text', async () => {
+    const s = new SessionBuilder();
+    const ask = s.user('Port the importer to streams, and here is my API token abc123');
+    const wrong = s.say('Ported it with a wrong buffer size.');
+    s.user('Use 64 KiB buffers');
+    s.say('Done with 64 KiB buffers.');
+    const built = s.entries();
+    let parent = built.at(-1)?.id ?? null;
+    const edit = (id: string, targetId: string, replacement: unknown): SessionEntry => {
+      const entry = {
+        type: 'context_edit',
+        id,
+        parentId: parent,
+        timestamp: '2025-01-01T00:01:00.000Z',
+        targetId,
+        replacement,
+      };
+      parent = id;
+      return entry as unknown as SessionEntry;
+    };
+    const entries = [
+      ...built,
+      edit('edit0001', wrong, null),
+      edit('edit0002', ask, { content: 'Port the importer to streams' }),
+      // The latest edit of a target wins.
+      edit('edit0003', ask, { content: 'Port the importer to streams (token removed)' }),
+    ];
+    const ours = await canopyRun(entries, config(), { thinkingLevel: 'high' });
+    const reference = await referenceRun(entries, config(), { thinkingLevel: 'high' });
+    expect(ours.request?.body).toEqual(reference.request?.body);
+    const prompt = promptOf(ours.request);
+    expect(prompt).toContain('[User]: Port the importer to streams (token removed)');
+    expect(prompt).not.toContain('abc123');
+    expect(prompt).not.toContain('wrong buffer size');
+    expect(ours.result.sent?.leftOut).toContainEqual({ reason: 'context-edit', entries: 1, tokens: 0 });
+  });
+
   it('summarises a failed assistant reply exactly as pi does', async () => {
     const s = new SessionBuilder();
     s.user('Port the importer to streams');

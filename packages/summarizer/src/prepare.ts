@@ -2,6 +2,7 @@
 // newest-first budget (session-core's prepareBranchEntries), the conversation serialised as pi
 // serialises it, with the marks of a selection (branch boundaries, gaps) between its parts.
 import {
+  contextEditsOf,
   estimateTokens,
   prepareBranchEntries,
   serializeConversation,
@@ -43,17 +44,21 @@ export function prepareForSummary(
     count.tokens += tokens;
     counts.set(reason, count);
   };
+  const edits = contextEditsOf(entries);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i] as SessionEntry;
-    const message = summaryMessageOf(entry);
-    if (message) {
+    const edit = edits.get(entry.id);
+    const message = summaryMessageOf(entry, edit);
+    if (edit && !message && !isToolResult(entry)) {
+      leave('context-edit', 0);
+    } else if (message) {
       if (i < prepared.keptFrom && !prepared.entryIndexes.includes(i))
         leave('budget', estimateTokens(message));
     } else if (isToolResult(entry)) {
       leave('tool-result', estimateTokens((entry as { message: AgentMessage }).message));
     } else leave('no-content', 0);
   }
-  const order: LeftOutReason[] = ['budget', 'tool-result', 'no-content'];
+  const order: LeftOutReason[] = ['budget', 'context-edit', 'tool-result', 'no-content'];
   const sent: SummarySent = {
     entries: prepared.messages.length,
     tokens: prepared.totalTokens,

@@ -45,6 +45,8 @@ export interface SummaryDetails {
 export type LeftOutReason =
   /** Older than what fits the model's token budget (the newest entries are kept). */
   | 'budget'
+  /** Omitted from the model's context by a context edit (pi 1.x), so from its summary too. */
+  | 'context-edit'
   /** Tool results: the call that made them says what was done, as pi summarises. */
   | 'tool-result'
   /** Entries that hold no conversation (labels, model and thinking changes, settings). */

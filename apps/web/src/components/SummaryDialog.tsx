@@ -230,6 +230,8 @@ function GeneratingStep({ dialog }: { dialog: SummaryDialogState }) {
 const LEFT_OUT_TEXT: Record<LeftOutReason, (entries: number, tokens: number) => string> = {
   budget: (entries, tokens) =>
     `${entries.toLocaleString()} older ${entries === 1 ? 'entry' : 'entries'} (≈ ${tokens.toLocaleString()} tokens) did not fit the model's window; the newest were kept`,
+  'context-edit': (entries) =>
+    `${entries.toLocaleString()} ${entries === 1 ? 'message' : 'messages'} omitted from the model's context by a context edit`,
   'tool-result': (entries) =>
     `${entries.toLocaleString()} tool ${entries === 1 ? 'result' : 'results'}: the calls that made them say what was done`,
   'no-content': (entries) =>
