@@ -8,6 +8,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '@canopy/summarizer/test-server
 import type { ProvidersResponse, ProviderTestResult } from '@canopy/protocol';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AUTH, sessionIdOf } from './helpers';
+import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
 let fake: FakeOpenAi;
@@ -301,5 +302,68 @@ describe('providers set up in the page', () => {
     fake.reply = { kind: 'silent' };
     const silent = (await send('POST', '/api/providers/test', input)).json() as ProviderTestResult;
     expect(silent).toMatchObject({ ok: false, message: 'no answer within 0.3 s' });
+  });
+});
+
+describe('the request follows the session it summarises', () => {
+  let env: OwnEnv;
+  afterEach(async () => env.close());
+
+  /** A session with a thinking level; `omp` adds an entry only oh-my-pi writes (a mode change). */
+  function session(omp: boolean) {
+    const storage = new MemoryStorage();
+    const sm = SessionManager.inMemory('/work/project', { storage });
+    const ids = [sm.appendMessage({ role: 'user', content: 'first question', timestamp: 1 })];
+    sm.appendThinkingLevelChange('high');
+    if (omp) sm.appendModeChange('plan');
+    ids.push(sm.appendMessage({ role: 'user', content: 'second question', timestamp: 2 }));
+    ids.push(
+      sm.appendMessage({
+        role: 'assistant',
+        content: [{ type: 'text', text: 'answer' }],
+        timestamp: 3,
+      } as never),
+    );
+    return { text: storage.read(), ids };
+  }
+
+  async function previewOf(omp: boolean) {
+    const file = session(omp);
+    env = await setupOwn({ 'a.jsonl': file.text });
+    await env.app.inject({
+      method: 'POST',
+      url: '/api/providers',
+      headers: AUTH,
+      payload: { provider: 'local', model: 'thinker', baseUrl: fake.baseUrl, reasoning: true },
+    });
+    const id = await sessionIdOf(env.app, 'a.jsonl');
+    const response = await env.app.inject({
+      method: 'POST',
+      url: `/api/sessions/${id}/summary/preview`,
+      headers: AUTH,
+      payload: { source: { kind: 'navigate', targetId: file.ids[0] }, summarizerId: 'llm:local/thinker' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return { request: fake.requests.at(-1), preview: response.json() as { summary: string } };
+  }
+
+  it("a pi file: the session's thinking level at its leaf goes as reasoning, with no output cap but the model's", async () => {
+    const { request } = await previewOf(false);
+    expect(request?.body).toMatchObject({ reasoning_effort: 'high', max_tokens: 16384 });
+    expect(JSON.stringify(request?.body.messages)).toContain('between a user and an AI assistant');
+  });
+
+  it("an oh-my-pi file: oh-my-pi's prompts and preamble, 2,048 output tokens, no reasoning", async () => {
+    const { request, preview } = await previewOf(true);
+    expect(request?.body).toMatchObject({ max_tokens: 2048 });
+    expect(request?.body.reasoning_effort).toBeUndefined();
+    expect(JSON.stringify(request?.body.messages)).toContain(
+      'Summarize user\u2013AI coding-assistant conversations',
+    );
+    expect(
+      preview.summary.startsWith(
+        'User explored another conversation branch, then returned here.\nExploration summary:\n',
+      ),
+    ).toBe(true);
   });
 });
