@@ -36,6 +36,25 @@ function SummarizerPicker({ dialog }: { dialog: SummaryDialogState }) {
   );
 }
 
+/** Which model will summarise and where it came from; with only the offline one, where to get a model. */
+function SummarizerSource({ dialog }: { dialog: SummaryDialogState }) {
+  const offered = useApp((s) => s.info?.summarizers ?? NO_SUMMARIZERS);
+  const current = offered.find((s) => s.id === dialog.summarizerId);
+  if (offered.length <= 1)
+    return (
+      <p className="help" data-testid="summary.model">
+        Only the offline summariser (no model) is offered: ⚙ Settings → Summary models sets one up, and says
+        why a configured one is not offered.
+      </p>
+    );
+  if (!current?.source) return null;
+  return (
+    <p className="help" data-testid="summary.model">
+      {current.label}, from {current.source}
+    </p>
+  );
+}
+
 function ChoiceStep({ dialog }: { dialog: SummaryDialogState }) {
   const store = useAppStore();
   const selected = useApp((s) => s.multiSelection.size);
@@ -78,6 +97,7 @@ function ChoiceStep({ dialog }: { dialog: SummaryDialogState }) {
         </button>
       </div>
       <SummarizerPicker dialog={dialog} />
+      <SummarizerSource dialog={dialog} />
       {navigate && selected > 0 && (
         <label className="summary-field">
           <input
