@@ -65,53 +65,49 @@ describe('an abort is the truth', () => {
     return { session, clock, id, lock, before: fs.readFileSync(env.file('a.jsonl'), 'utf8') };
   }
 
-  it('navigation with a summary, aborted while the write waits for oh-my-pi\'s lock: "aborted", and nothing is written after the lock is released', async () => {
-    const { session, clock, id, lock, before } = await bootLocked();
-    const pending = post(`/api/sessions/${id}/navigate`, {
-      targetId: session.ids[1],
-      summary: { text: 'the branch I leave', details: { readFiles: [], modifiedFiles: [] } },
+  /** Each route that writes a summary: its request, and what it answers when aborted before writing. */
+  const routes = [
+    {
+      name: 'navigation with a previewed summary',
+      request: (id: string, ids: string[]) =>
+        post(`/api/sessions/${id}/navigate`, {
+          targetId: ids[1],
+          summary: { text: 'the branch I leave', details: { readFiles: [], modifiedFiles: [] } },
+        }),
+      answer: { cancelled: true, aborted: true },
+    },
+    {
+      name: 'navigation with a generated summary',
+      request: (id: string, ids: string[]) =>
+        post(`/api/sessions/${id}/navigate`, { targetId: ids[1], summarize: true }),
+      answer: { cancelled: true, aborted: true },
+    },
+    {
+      name: 'summarize-selection (before: "no summary running", and the write went ahead)',
+      request: (id: string, ids: string[]) =>
+        post(`/api/sessions/${id}/summary/selection`, { entryIds: ids.slice(0, 2) }),
+      answer: { aborted: true },
+    },
+  ];
+
+  for (const route of routes) {
+    it(`${route.name}, aborted while its write waits for oh-my-pi's lock: "aborted", and nothing is written after the lock is released`, async () => {
+      const { session, clock, id, lock, before } = await bootLocked();
+      const pending = route.request(id, session.ids);
+      await waitFor(() => clock.sleeping());
+
+      const abort = await post(`/api/sessions/${id}/navigate/abort`);
+      expect(abort.statusCode).toBe(200);
+      expect(abort.json()).toEqual({ aborted: true });
+
+      fs.rmSync(lock);
+      clock.release();
+      const response = await pending;
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ ...route.answer, newLeafId: session.ids.at(-1) });
+      expect(fs.readFileSync(env.file('a.jsonl'), 'utf8')).toBe(before);
     });
-    await waitFor(() => clock.sleeping());
-
-    const abort = await post(`/api/sessions/${id}/navigate/abort`);
-    expect(abort.statusCode).toBe(200);
-    expect(abort.json()).toEqual({ aborted: true });
-
-    fs.rmSync(lock);
-    clock.release();
-    const response = await pending;
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ cancelled: true, aborted: true, newLeafId: session.ids.at(-1) });
-    expect(fs.readFileSync(env.file('a.jsonl'), 'utf8')).toBe(before);
-  });
-
-  it('a generated navigation summary aborted while its write waits for the lock writes nothing either', async () => {
-    const { session, clock, id, lock, before } = await bootLocked();
-    const pending = post(`/api/sessions/${id}/navigate`, { targetId: session.ids[1], summarize: true });
-    await waitFor(() => clock.sleeping());
-    expect((await post(`/api/sessions/${id}/navigate/abort`)).json()).toEqual({ aborted: true });
-    fs.rmSync(lock);
-    clock.release();
-    expect((await pending).json()).toMatchObject({ cancelled: true, aborted: true });
-    expect(fs.readFileSync(env.file('a.jsonl'), 'utf8')).toBe(before);
-  });
-
-  it('summarize-selection aborted while its write waits for the lock: "aborted" (not "no summary running"), and nothing is written', async () => {
-    const { session, clock, id, lock, before } = await bootLocked();
-    const pending = post(`/api/sessions/${id}/summary/selection`, { entryIds: session.ids.slice(0, 2) });
-    await waitFor(() => clock.sleeping());
-
-    const abort = await post(`/api/sessions/${id}/navigate/abort`);
-    expect(abort.statusCode).toBe(200);
-    expect(abort.json()).toEqual({ aborted: true });
-
-    fs.rmSync(lock);
-    clock.release();
-    const response = await pending;
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ aborted: true, newLeafId: session.ids.at(-1) });
-    expect(fs.readFileSync(env.file('a.jsonl'), 'utf8')).toBe(before);
-  });
+  }
 
   it('an abort after the write started is answered "too late", and the summary is in the file', async () => {
     const session = makeSession(3);
