@@ -325,7 +325,7 @@ export interface CompactionEntry extends EntryBase {
 export interface BranchSummaryEntry extends EntryBase {
   type: 'branch_summary';
   /**
-   * Which entry the summary is from; its meaning depends on the writer (docs/format.md#branch-summary-fromid):
+   * Which entry the summary is from; its meaning depends on the writer (docs/format.md#entry-types; the format branch adds its own section):
    * pi 0.73 and oh-my-pi write the branch-from position (the entry's own parent, or "root"), pi 1.x
    * the leaf that was left. Read it through `branchSummaryOrigin`.
    */
