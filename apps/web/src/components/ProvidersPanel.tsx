@@ -23,6 +23,7 @@ interface FormState {
   baseUrl: string;
   contextWindow: string;
   maxTokens: string;
+  reserveTokens: string;
   keyMode: 'key' | 'env';
   apiKey: string;
   apiKeyEnv: string;
@@ -34,6 +35,7 @@ const EMPTY_FORM: FormState = {
   baseUrl: '',
   contextWindow: '',
   maxTokens: '',
+  reserveTokens: '',
   keyMode: 'key',
   apiKey: '',
   apiKeyEnv: '',
@@ -54,8 +56,10 @@ function inputOf(form: FormState): ProviderInput | string {
   };
   const contextWindow = number(form.contextWindow, 'The context window');
   const maxTokens = number(form.maxTokens, 'The output limit');
+  const reserveTokens = number(form.reserveTokens, 'The reserve');
   if (typeof contextWindow === 'string') return contextWindow;
   if (typeof maxTokens === 'string') return maxTokens;
+  if (typeof reserveTokens === 'string') return reserveTokens;
   return {
     ...(form.id ? { id: form.id } : {}),
     provider,
@@ -63,6 +67,7 @@ function inputOf(form: FormState): ProviderInput | string {
     ...(form.baseUrl.trim() ? { baseUrl: form.baseUrl.trim() } : {}),
     ...(contextWindow ? { contextWindow } : {}),
     ...(maxTokens ? { maxTokens } : {}),
+    ...(reserveTokens ? { reserveTokens } : {}),
     ...(form.keyMode === 'env' && form.apiKeyEnv.trim() ? { apiKeyEnv: form.apiKeyEnv.trim() } : {}),
     ...(form.keyMode === 'key' && form.apiKey !== '' ? { apiKey: form.apiKey } : {}),
   };
@@ -237,6 +242,7 @@ export function ProvidersPanel() {
                         baseUrl: saved.baseUrl ?? '',
                         contextWindow: saved.contextWindow ? String(saved.contextWindow) : '',
                         maxTokens: saved.maxTokens ? String(saved.maxTokens) : '',
+                        reserveTokens: saved.reserveTokens ? String(saved.reserveTokens) : '',
                         keyMode: saved.key.kind === 'env' ? 'env' : 'key',
                         apiKeyEnv: saved.key.variable ?? '',
                       })
@@ -340,6 +346,17 @@ export function ProvidersPanel() {
               value={form.maxTokens}
               placeholder="16384"
               onChange={(e) => patch({ maxTokens: e.target.value })}
+            />
+          </label>
+          <label>
+            Reserve tokens
+            <input
+              data-testid="providers.reserve-tokens"
+              inputMode="numeric"
+              value={form.reserveTokens}
+              placeholder="16384"
+              title="Tokens of the window kept free for the prompt and the answer; the rest is the conversation's budget"
+              onChange={(e) => patch({ reserveTokens: e.target.value })}
             />
           </label>
         </div>
