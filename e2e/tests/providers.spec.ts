@@ -201,3 +201,25 @@ test('the preview of a selection across branches says what was selected, what wa
   );
   await expect(summaries.text).toHaveValue(/<modified-files>\nsrc\/tail\.ts\n<\/modified-files>$/);
 });
+
+test('a small window is shown as a problem with its fix where it applies, and fixed in the form without a restart', async ({
+  app,
+  page,
+}) => {
+  await expect(app.row(ids.doneB)).toHaveAttribute('data-leaf', 'true');
+  await addLocalProvider(page);
+  await page.getByTestId('providers.context-window').fill('8192');
+  await page.getByTestId('providers.save').click();
+  const saved = page.getByTestId('providers.saved');
+  await expect(saved).toHaveAttribute('data-usable', 'false');
+  await expect(saved.getByTestId('providers.problem')).toContainText(
+    'leaves no room for the conversation after reserveTokens (16384)',
+  );
+  await expect(saved.getByTestId('providers.problem')).toContainText('Fix: Lower “Reserve tokens”');
+
+  await saved.getByTestId('providers.edit').click();
+  await page.getByTestId('providers.reserve-tokens').fill('2048');
+  await page.getByTestId('providers.save').click();
+  await expect(saved).toHaveAttribute('data-usable', 'true');
+  await expect(saved.getByTestId('providers.problem')).toHaveCount(0);
+});
