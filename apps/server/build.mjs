@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const external = ['@mariozechner/pi-ai', 'bufferutil', 'utf-8-validate'];
+const external = ['@earendil-works/pi-ai', 'bufferutil', 'utf-8-validate'];
 
 await build({
   entryPoints: [path.join(here, 'src/server.ts')],

@@ -222,7 +222,8 @@ test.describe('aborting a summary', () => {
     await summaries.expectStep('generating');
     // The streamed text and the progress arrive over the WebSocket.
     await expect(summaries.stream).toHaveText('Summarising 2 entries; this one waits for Esc.');
-    await expect(summaries.button('percent')).toHaveText('50%');
+    // Its tokens (characters / 4) and the elapsed time, beside the phase.
+    await expect(page.getByTestId('summary.meter')).toHaveText(/^12 tokens · \d+ s$/);
     await page.keyboard.press('Escape');
     await expect(summaries.dialog).toHaveCount(0);
     await expect(app.toast('Summary aborted; nothing was written')).toBeVisible();
@@ -260,7 +261,10 @@ test.describe('drag-select', () => {
     await page.getByTestId('selection.summarize').click();
     await summaries.button('summarize').click();
     await summaries.expectStep('preview');
-    await expect(page.getByTestId('summary.preview-info')).toContainText('5 entries summarised');
+    await expect(page.getByTestId('summary.selected')).toHaveText('5 entries on 2 branches');
+    await expect(page.getByTestId('summary.sent')).toContainText(
+      /^5 entries, ≈ \d+ tokens \(read whole, no model\)$/,
+    );
     await expect(summaries.text).toHaveValue(/src\/parser\.ts/);
     const written = await applySummary(summaries, sessionFile);
     expect(written).toMatchObject({
@@ -344,7 +348,7 @@ test.describe('drag-select', () => {
     await summaries.button('only-selection').check();
     await summaries.button('summarize').click();
     await summaries.expectStep('preview');
-    await expect(page.getByTestId('summary.preview-info')).toContainText('1 entry summarised');
+    await expect(page.getByTestId('summary.sent')).toContainText(/^1 entry, ≈ \d+ tokens/);
     expect(await applySummary(summaries, sessionFile)).toMatchObject({
       type: 'branch_summary',
       parentId: ids.doneA,

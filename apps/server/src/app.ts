@@ -23,6 +23,8 @@ import { StateStore } from './store/state';
 import { SummaryService } from './navigation/summaries';
 import { SummaryRunner } from './navigation/summary-runner';
 import { SummarizerRegistry, type Summarizer } from './summarizer';
+import { SummarizerSet } from './providers/summarizer-set';
+import { OFFLINE_SUMMARIZER_ID } from '@canopy/summarizer';
 import { EventHub } from './ws/hub';
 import { registerWsRoute, type HeartbeatScheduler, type WsLimits } from './ws/route';
 
@@ -89,6 +91,21 @@ export interface AppOptions {
   summarizers?: Summarizer[];
   /** Used when a request and the settings name none; default: the first. */
   defaultSummarizerId?: string;
+  /** Problems of the summariser configuration read at start-up (shown in the settings dialog). */
+  summarizerProblems?: string[];
+  /** Secrets of that configuration (keys of canopy.config.json and the variables): never shown or logged. */
+  summarizerSecrets?: string[];
+  /**
+   * The home folder whose pi / oh-my-pi configuration offers their models (zero setup); absent: none
+   * is read (tests give a temporary folder, never the real home).
+   */
+  agentHome?: string;
+  /** The environment keys and agent folders are read from (default: process.env). */
+  agentEnv?: NodeJS.ProcessEnv;
+  /** How long a provider Test may take (default 60 s). */
+  providerTestTimeoutMs?: number;
+  /** Text increments of a summary within this many ms go out as one event (default 16). */
+  progressIntervalMs?: number;
   /** Home directory, shown as ~ in tool rows. */
   home?: string;
   /**
@@ -192,8 +209,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.pieceBytes ? { pieceBytes: options.pieceBytes } : {}),
     log: (message) => app.log.warn(message),
   });
-  const summarizers = new SummarizerRegistry(options.summarizers ?? [], options.defaultSummarizerId);
-  const runner = new SummaryRunner(publish);
+  const configured = options.summarizers ?? [];
+  const summarizers = new SummarizerRegistry(configured, options.defaultSummarizerId);
+  const summarizerSet = new SummarizerSet({
+    registry: summarizers,
+    configured: {
+      summarizers: configured,
+      defaultId: options.defaultSummarizerId ?? configured[0]?.id ?? OFFLINE_SUMMARIZER_ID,
+      problems: options.summarizerProblems ?? [],
+      secrets: options.summarizerSecrets ?? [],
+    },
+    stateDir: options.stateDir,
+    env: options.agentEnv ?? process.env,
+    ...(options.agentHome !== undefined ? { agentHome: options.agentHome } : {}),
+    ...(options.providerTestTimeoutMs !== undefined ? { testTimeoutMs: options.providerTestTimeoutMs } : {}),
+    warn: (message) => app.log.warn(message),
+  });
+  await summarizerSet.refresh();
+  const runner = new SummaryRunner(publish, {
+    secrets: () => summarizerSet.secrets(),
+    ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
+  });
   const preferredSummarizerId = () => state.getSettings().branchSummary.summarizerId;
   const navigator = new Navigator({ store, extensions, summarizers, runner, preferredSummarizerId });
   const summaries = new SummaryService({ store, summarizers, runner, preferredSummarizerId });
@@ -215,7 +251,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m), error: (m) => app.log.error(m) },
   );
 
-  const services: ApiDeps = { store, reads, writes, state, navigator, summaries, summarizers, home };
+  const services: ApiDeps = {
+    store,
+    reads,
+    writes,
+    state,
+    navigator,
+    summaries,
+    summarizers,
+    summarizerSet,
+    home,
+  };
   app.decorate('canopy', { ...services, hub, extensions, publish });
 
   await app.register(fastifyWebsocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4 } });

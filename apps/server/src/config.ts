@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { summarizersFromConfig, type Summarizer } from '@canopy/summarizer';
+import { summarizersFromConfig, urlSecrets, type Summarizer } from '@canopy/summarizer';
 import { createHoldSummarizer } from './test-summarizer';
 
 export const DEFAULT_PORT = 4317;
@@ -185,6 +185,24 @@ export interface LoadedSummarizers {
   defaultId: string;
   /** Configuration problems, one sentence each; the summariser in question is not offered. */
   problems: string[];
+  /** The keys of the configuration (never shown or logged). */
+  secrets: string[];
+}
+
+/** The API keys written in the `summarizer` block or CANOPY_SUMMARY_API_KEY. */
+function configSecrets(config: ConfigFile, env: NodeJS.ProcessEnv): string[] {
+  const block = config.summarizer as { llm?: unknown } | undefined;
+  const llms = block?.llm === undefined ? [] : Array.isArray(block.llm) ? block.llm : [block.llm];
+  const keys = llms.flatMap((llm: unknown) => {
+    const { apiKey, baseUrl } = (llm ?? {}) as { apiKey?: unknown; baseUrl?: unknown };
+    return [
+      ...(typeof apiKey === 'string' && apiKey.trim() !== '' ? [apiKey.trim()] : []),
+      ...(typeof baseUrl === 'string' ? urlSecrets(baseUrl) : []),
+    ];
+  });
+  if (env.CANOPY_SUMMARY_API_KEY) keys.push(env.CANOPY_SUMMARY_API_KEY.trim());
+  if (env.CANOPY_SUMMARY_BASE_URL) keys.push(...urlSecrets(env.CANOPY_SUMMARY_BASE_URL));
+  return keys;
 }
 
 /**
@@ -202,5 +220,5 @@ export async function loadSummarizers(
   );
   const summarizers = [...available];
   if (env.CANOPY_TEST_SUMMARIZER === 'hold') summarizers.push(createHoldSummarizer());
-  return { summarizers, defaultId, problems };
+  return { summarizers, defaultId, problems, secrets: configSecrets(config, env) };
 }

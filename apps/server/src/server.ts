@@ -104,7 +104,8 @@ async function main(): Promise<void> {
   ];
   // The token is random, made once and kept (owner-only) in the state folder, so a page left open
   // reconnects after a restart instead of being locked out by a token it never saw.
-  const { summarizers, defaultId, problems } = await loadSummarizers(config);
+  const { summarizers, defaultId, problems, secrets } = await loadSummarizers(config);
+  // Said here and in the settings dialog, where it applies, with the fix.
   for (const problem of problems) process.stderr.write(`canopy: summariser not offered: ${problem}\n`);
   const token = readOrCreateSecretSync(path.join(stateDir, 'token'), createToken, isWellFormedToken);
   const app = await buildApp({
@@ -117,6 +118,11 @@ async function main(): Promise<void> {
     extensions,
     summarizers,
     defaultSummarizerId: defaultId,
+    summarizerProblems: problems,
+    summarizerSecrets: secrets,
+    // Zero setup: the model pi (or oh-my-pi) uses, from their own configuration.
+    agentHome: home,
+    agentEnv: process.env,
     webDist: process.env.CANOPY_WEB_DIST ?? defaultWebDist(),
     logger: { level: process.env.CANOPY_LOG_LEVEL ?? 'warn' },
     home,

@@ -10,25 +10,43 @@ export type {
   SummaryResult,
 } from '@canopy/summarizer';
 
-/** The summarisers offered to browsers, and which one a request without a choice gets. */
+/**
+ * The summarisers offered to browsers, and which one a request without a choice gets. Replaced as a
+ * whole when providers change (the settings dialog, pi's configuration read again): no restart.
+ */
 export class SummarizerRegistry {
-  private readonly byId = new Map<string, Summarizer>();
+  private byId = new Map<string, Summarizer>();
+  private currentDefault: string | null;
 
-  constructor(
-    summarizers: readonly Summarizer[],
-    readonly defaultId: string | null = summarizers[0]?.id ?? null,
-  ) {
-    for (const summarizer of summarizers) this.byId.set(summarizer.id, summarizer);
-    if (defaultId !== null && !this.byId.has(defaultId))
+  constructor(summarizers: readonly Summarizer[], defaultId: string | null = summarizers[0]?.id ?? null) {
+    this.currentDefault = null;
+    this.replace(summarizers, defaultId);
+  }
+
+  get defaultId(): string | null {
+    return this.currentDefault;
+  }
+
+  /** Offers these summarisers from now on; requests already running keep theirs. */
+  replace(summarizers: readonly Summarizer[], defaultId: string | null = summarizers[0]?.id ?? null): void {
+    const byId = new Map<string, Summarizer>();
+    for (const summarizer of summarizers) byId.set(summarizer.id, summarizer);
+    if (defaultId !== null && !byId.has(defaultId))
       throw new Error(`default summariser "${defaultId}" is not among the configured ones`);
+    this.byId = byId;
+    this.currentDefault = defaultId;
   }
 
   get size(): number {
     return this.byId.size;
   }
 
-  list(): Array<{ id: string; label: string }> {
-    return [...this.byId.values()].map(({ id, label }) => ({ id, label }));
+  list(): Array<{ id: string; label: string; source?: string }> {
+    return [...this.byId.values()].map(({ id, label, source }) => ({
+      id,
+      label,
+      ...(source ? { source } : {}),
+    }));
   }
 
   /**

@@ -18,11 +18,8 @@ export function createHoldSummarizer(): Summarizer {
           return;
         }
         onProgress?.({ phase: 'preparing', fraction: 0 });
-        onProgress?.({
-          phase: 'generating',
-          fraction: 0.5,
-          text: `Summarising ${entries.length} entries; this one waits for Esc.`,
-        });
+        const text = `Summarising ${entries.length} entries; this one waits for Esc.`;
+        onProgress?.({ phase: 'generating', delta: text, tokens: Math.ceil(text.length / 4) });
         signal.addEventListener('abort', () => reject(abortError()), { once: true });
       }),
   };

@@ -236,7 +236,7 @@ describe('navigateTree', () => {
       label: 'Held until released',
       summarize: (entries, { signal, onProgress }) =>
         new Promise((resolve, reject) => {
-          onProgress?.({ phase: 'generating', text: `${entries.length} entries`, fraction: 0.5 });
+          onProgress?.({ phase: 'generating', delta: `${entries.length} entries`, tokens: 3 });
           signal.addEventListener('abort', () => reject(new Error('aborted')));
           release = () =>
             resolve({

@@ -24,7 +24,7 @@ function echoSummarizer(
     label: `Echo ${id}`,
     summarize: async (entries, options) => {
       calls.push({ ids: entries.map((entry) => entry.id), options });
-      options.onProgress?.({ phase: 'generating', fraction: 0.5, text: 'partial' });
+      options.onProgress?.({ phase: 'generating', delta: 'partial', tokens: 2 });
       return {
         summary: `${id}: ${entries.map((entry) => entry.id).join(',')}`,
         details: { readFiles: ['src/read.ts'], modifiedFiles: ['src/edit.ts'] },
@@ -42,7 +42,7 @@ function heldSummarizer(): Summarizer & { started: () => boolean } {
     started: () => started,
     summarize: (_entries, { signal, onProgress }) =>
       new Promise((_resolve, reject) => {
-        onProgress?.({ phase: 'generating', text: 'The user' });
+        onProgress?.({ phase: 'generating', delta: 'The user', tokens: 2 });
         started = true;
         signal.addEventListener('abort', () => {
           const error = new Error('aborted');
@@ -147,8 +147,8 @@ describe('summaries', () => {
       targetId: ids.moreA,
       kind: 'navigate',
       step: 'generating',
-      fraction: 0.5,
-      text: 'partial',
+      delta: 'partial',
+      tokens: 2,
     });
     ws.terminate();
 
@@ -229,7 +229,7 @@ describe('summaries', () => {
     const pending = post(`/api/sessions/${id}/navigate`, { targetId: ids.moreA, summarize: true });
     await waitFor(() => held.started());
     await waitFor(() =>
-      events.find((event) => event.type === 'summary_progress' && event.text === 'The user'),
+      events.find((event) => event.type === 'summary_progress' && event.delta === 'The user'),
     );
     ws.send(JSON.stringify({ type: 'abort_summary', sessionId: id }));
     expect((await pending).json()).toMatchObject({ cancelled: true, aborted: true, newLeafId: ids.didB });
@@ -540,6 +540,44 @@ describe('summaries', () => {
       newLeafId: ids.didB,
     });
     expect(read()).toBe(before);
+  });
+
+  it('progress goes out as increments batched together, so what is sent grows with the text, not its square', async () => {
+    const { jsonl, ids } = branchedSession();
+    const piece = 'twenty characters.. ';
+    const chatty: Summarizer = {
+      id: 'chatty',
+      label: 'Streams 2,000 pieces',
+      summarize: async (_entries, { onProgress }) => {
+        let text = '';
+        for (let i = 0; i < 2000; i++) {
+          text += piece;
+          onProgress?.({ phase: 'generating', delta: piece, tokens: Math.ceil(text.length / 4) });
+          // The pieces arrive in separate turns of the event loop, as a network stream's do.
+          if (i % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+        }
+        return { summary: text, details: { readFiles: [], modifiedFiles: [] } };
+      },
+    };
+    const id = await boot({ summarizers: [chatty], progressIntervalMs: 60_000 }, jsonl);
+    const { ws, events } = await socket(id);
+    const sizes: number[] = [];
+    ws.on('message', (data) => sizes.push(String(data).length));
+    const preview = await post(`/api/sessions/${id}/summary/preview`, {
+      source: { kind: 'navigate', targetId: ids.moreA },
+    });
+    expect(preview.statusCode, preview.body).toBe(200);
+    await waitFor(() => events.find((event) => event.type === 'summary_progress' && event.phase === 'done'));
+    const deltas = events.filter(
+      (event) => event.type === 'summary_progress' && typeof event.delta === 'string',
+    );
+    // Batched (here: one interval covers the whole answer), and together exactly the text.
+    expect(deltas.length).toBeLessThan(5);
+    expect(deltas.map((event) => event.delta).join('')).toBe(piece.repeat(2000));
+    expect(deltas.at(-1)).toMatchObject({ tokens: 10_000 });
+    // 40,000 characters of text cost about 40 KB of frames, not 2,000 frames of the text so far (~40 MB).
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeLessThan(50_000);
+    ws.terminate();
   });
 
   it('a failing summariser is SUMMARY_FAILED with its message, and nothing is written', async () => {

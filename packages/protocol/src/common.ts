@@ -47,6 +47,10 @@ export const ERROR_CODES = [
   'BAD_SELECTION',
   /** An abort was requested but no summary is running for that session. */
   'NO_SUMMARY_RUNNING',
+  /** An abort came after the summary's write had started: the summary is (being) written. */
+  'SUMMARY_TOO_LATE',
+  /** A provider configuration of the settings dialog is incomplete or wrong; the message says what to fix. */
+  'BAD_PROVIDER',
   /** Another navigation with a summary is already running on that session. */
   'BUSY',
   'EXTENSION_ERROR',

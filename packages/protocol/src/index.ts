@@ -80,10 +80,26 @@ export {
   SelectionSummaryRequest,
   SelectionSummaryResult,
   SummarizerInfo,
+  SummarySent,
+  SelectionShape,
+  LEFT_OUT_REASONS,
 } from './summary';
 export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } from './ws';
 export { createValidator, clientMessageValidator, serverEventValidator } from './validate';
 export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
+export {
+  CatalogModel,
+  CatalogParams,
+  CatalogResponse,
+  DiscoveredView,
+  ProviderInput,
+  ProviderParams,
+  ProviderProblem,
+  ProvidersResponse,
+  ProviderTestRequest,
+  ProviderTestResult,
+  ProviderView,
+} from './providers';
 // Every plain value too, as `@canopy/protocol/values` lists them.
 export * from './values';

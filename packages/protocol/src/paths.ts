@@ -23,6 +23,13 @@ export const ROUTE_PATHS = {
   getArtifact: { method: 'GET', url: '/api/sessions/:id/artifacts/:artifactId' },
   getSettings: { method: 'GET', url: '/api/settings' },
   putSettings: { method: 'PUT', url: '/api/settings' },
+  /** Summary providers: the saved ones, pi's and oh-my-pi's models, configuration problems. */
+  listProviders: { method: 'GET', url: '/api/providers' },
+  saveProvider: { method: 'POST', url: '/api/providers' },
+  deleteProvider: { method: 'DELETE', url: '/api/providers/:providerId' },
+  testProvider: { method: 'POST', url: '/api/providers/test' },
+  /** The models pi-ai knows for a provider. */
+  providerCatalog: { method: 'GET', url: '/api/providers/catalog/:provider' },
 } as const;
 
 /** Fills a route's `:param` placeholders (URL-encoded). */

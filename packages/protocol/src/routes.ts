@@ -22,6 +22,15 @@ import {
   SessionParams,
   SessionSnapshot,
 } from './rest';
+import {
+  CatalogParams,
+  CatalogResponse,
+  ProviderInput,
+  ProviderParams,
+  ProvidersResponse,
+  ProviderTestRequest,
+  ProviderTestResult,
+} from './providers';
 import { Settings, SettingsPatch } from './settings';
 import {
   SelectionSummaryRequest,
@@ -127,5 +136,25 @@ export const API_ROUTES = {
   putSettings: {
     ...ROUTE_PATHS.putSettings,
     schema: { body: SettingsPatch, response: { 200: Settings, ...ErrorResponses } },
+  },
+  listProviders: {
+    ...ROUTE_PATHS.listProviders,
+    schema: { response: { 200: ProvidersResponse, ...ErrorResponses } },
+  },
+  saveProvider: {
+    ...ROUTE_PATHS.saveProvider,
+    schema: { body: ProviderInput, response: { 200: ProvidersResponse, ...ErrorResponses } },
+  },
+  deleteProvider: {
+    ...ROUTE_PATHS.deleteProvider,
+    schema: { params: ProviderParams, response: { 200: ProvidersResponse, ...ErrorResponses } },
+  },
+  testProvider: {
+    ...ROUTE_PATHS.testProvider,
+    schema: { body: ProviderTestRequest, response: { 200: ProviderTestResult, ...ErrorResponses } },
+  },
+  providerCatalog: {
+    ...ROUTE_PATHS.providerCatalog,
+    schema: { params: CatalogParams, response: { 200: CatalogResponse, ...ErrorResponses } },
   },
 } as const satisfies Record<keyof typeof ROUTE_PATHS, unknown>;

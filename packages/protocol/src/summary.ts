@@ -27,6 +27,8 @@ export const ProvidedSummary = Type.Object(
     text: Type.String({ minLength: 1, maxLength: 1_000_000 }),
     /** The preview's details (`readFiles`, `modifiedFiles`, …), stored verbatim. */
     details: Type.Optional(JsonObject),
+    /** The model's usage of the preview's request, stored on the entry as pi 1.6 stores it. */
+    usage: Type.Optional(JsonObject),
   },
   { additionalProperties: false },
 );
@@ -60,6 +62,39 @@ export const SummaryPreviewRequest = Type.Object(
 );
 export type SummaryPreviewRequest = Static<typeof SummaryPreviewRequest>;
 
+export const LEFT_OUT_REASONS = ['budget', 'context-edit', 'tool-result', 'no-content'] as const;
+
+/** What a summariser read of the entries it was given (see @canopy/summarizer's SummarySent). */
+export const SummarySent = Type.Object({
+  entries: Type.Integer(),
+  tokens: Type.Integer(),
+  /** The token budget of the model's window; null for a summariser without one (offline). */
+  budget: Nullable(Type.Integer()),
+  leftOut: Type.Array(
+    Type.Object({
+      reason: Type.Union(LEFT_OUT_REASONS.map((reason) => Type.Literal(reason))),
+      entries: Type.Integer(),
+      tokens: Type.Integer(),
+    }),
+  ),
+});
+export type SummarySent = Static<typeof SummarySent>;
+
+/** How a selection was summarised: the entries added to keep tool calls with their results, its branches and gaps. */
+export const SelectionShape = Type.Object({
+  /** Tool calls (assistant entries) added because a result of theirs was selected. */
+  addedCalls: Type.Integer(),
+  /** Tool results added because their call was selected. */
+  addedResults: Type.Integer(),
+  /** Branches the selection spans (1: one path). */
+  branches: Type.Integer(),
+  /** Places where unselected entries lie between two selected ones on a branch. */
+  gaps: Type.Integer(),
+  /** Whether every selected entry lies on the current path (the root to the leaf). */
+  onCurrentPath: Type.Boolean(),
+});
+export type SelectionShape = Static<typeof SelectionShape>;
+
 export const SummaryPreview = Type.Object({
   /** The generation was aborted (Esc, abort_summary, or the browser went away): no text. */
   aborted: Type.Boolean(),
@@ -77,6 +112,12 @@ export const SummaryPreview = Type.Object({
   tokenEstimate: Type.Integer(),
   /** Set when not everything chosen was summarised, saying what was left out. */
   notice: Type.Optional(Type.String()),
+  /** What the summariser actually read: the entries and tokens within its budget, and what it left out and why. */
+  sent: Type.Optional(SummarySent),
+  /** The model's usage of the request (absent for the offline summariser). */
+  usage: Type.Optional(JsonObject),
+  /** A selection: how it was completed and what shape it has. */
+  selection: Type.Optional(SelectionShape),
 });
 export type SummaryPreview = Static<typeof SummaryPreview>;
 
@@ -113,5 +154,10 @@ export const navigateSummaryFields = {
 
 // ---------------------------------------------------------------- GET /api/info
 
-export const SummarizerInfo = Type.Object({ id: Type.String(), label: Type.String() });
+export const SummarizerInfo = Type.Object({
+  id: Type.String(),
+  label: Type.String(),
+  /** Where the model and its credentials come from (`pi's settings: ~/.pi/agent/settings.json; pi login …`). */
+  source: Type.Optional(Type.String()),
+});
 export type SummarizerInfo = Static<typeof SummarizerInfo>;

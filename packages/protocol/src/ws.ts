@@ -78,8 +78,11 @@ export const SessionListChangedEvent = Type.Object({
 });
 
 export const SUMMARY_PHASES = ['started', 'progress', 'done', 'aborted', 'failed'] as const;
-/** What the summariser is doing during `progress`. */
-export const SUMMARY_STEPS = ['preparing', 'generating', 'finishing'] as const;
+/**
+ * What the summariser is doing during `progress`: preparing the entries, waiting for the model's
+ * first token, generating (text arrives), retrying after a transient failure, finishing.
+ */
+export const SUMMARY_STEPS = ['preparing', 'waiting', 'generating', 'retrying', 'finishing'] as const;
 export const SUMMARY_KINDS = ['navigate', 'selection'] as const;
 
 export const SummaryProgressEvent = Type.Object({
@@ -90,12 +93,23 @@ export const SummaryProgressEvent = Type.Object({
   kind: Type.Optional(Type.Union(SUMMARY_KINDS.map((kind) => Type.Literal(kind)))),
   phase: Type.Union(SUMMARY_PHASES.map((phase) => Type.Literal(phase))),
   step: Type.Optional(Type.Union(SUMMARY_STEPS.map((step) => Type.Literal(step)))),
-  /** The error of a failed summary. */
+  /** The error of a failed summary, or (step `retrying`) why the request is tried again. */
   message: Type.Optional(Type.String()),
   /** 0..1 when the summariser can tell. */
   fraction: Type.Optional(Type.Number()),
-  /** The text generated so far, when the summariser streams. */
-  text: Type.Optional(Type.String()),
+  /**
+   * Text generated since the previous event (step `generating`): the page appends it. Increments
+   * that arrive together are sent as one, at most one event per frame (about 16 ms).
+   */
+  delta: Type.Optional(Type.String()),
+  /** Tokens of the answer so far (characters / 4), with `delta`. */
+  tokens: Type.Optional(Type.Integer()),
+  /** Step `waiting`: the model being waited for (`provider/model`). */
+  model: Type.Optional(Type.String()),
+  /** Step `retrying`: which try comes next, of how many, after how long. */
+  attempt: Type.Optional(Type.Integer()),
+  maxAttempts: Type.Optional(Type.Integer()),
+  delayMs: Type.Optional(Type.Integer()),
 });
 
 export const ErrorEvent = Type.Object({

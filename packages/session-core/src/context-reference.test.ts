@@ -6,6 +6,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
+// pi 1.x serialises the summarised conversation without thinking blocks; its module loads by file.
+import { serializeConversation as referenceSerialize16 } from '../../../node_modules/@earendil-works/pi-coding-agent/dist/core/compaction/utils.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSessionContext, convertToLlm } from './context';
@@ -19,7 +21,7 @@ import * as pi16 from '../test/pi16';
 type RefEntries = Parameters<typeof reference.buildSessionContext>[0];
 type RefMessages = Parameters<typeof reference.convertToLlm>[0];
 type RefSession = Parameters<typeof reference.collectEntriesForBranchSummary>[0];
-type RefLlmMessages = Parameters<typeof reference.serializeConversation>[0];
+type RefLlmMessages = Parameters<typeof referenceSerialize16>[0];
 type Pi16Message = Parameters<typeof pi16.estimateTokens>[0];
 type Pi16Entries = Parameters<typeof pi16.prepareBranchEntries>[0];
 
@@ -77,7 +79,7 @@ function expectSameAt(entries: SessionEntry[], leafId: string | null | undefined
   expect([...prepared.fileOps.written]).toEqual([...refPrepared.fileOps.written]);
   expect([...prepared.fileOps.edited]).toEqual([...refPrepared.fileOps.edited]);
   expect(serializeConversation(convertToLlm(prepared.messages))).toBe(
-    reference.serializeConversation(
+    referenceSerialize16(
       reference.convertToLlm(refPrepared.messages as unknown as RefMessages) as unknown as RefLlmMessages,
     ),
   );

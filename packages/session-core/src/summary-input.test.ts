@@ -3,6 +3,7 @@ import { convertToLlm, type LlmMessage } from './context';
 import {
   BRANCH_SUMMARY_PREAMBLE,
   computeFileLists,
+  collectFileOperations,
   createFileOperations,
   formatFileListsSuffix,
   prepareBranchEntries,
@@ -198,7 +199,7 @@ describe('computeFileLists and formatFileListsSuffix', () => {
 });
 
 describe('serializeConversation', () => {
-  it('writes each role with its tag, thinking before text before tool calls, joined by blank lines', () => {
+  it('writes each role with its tag, text before tool calls, joined by blank lines, thinking left out as pi 1.x does', () => {
     const messages: LlmMessage[] = [
       {
         role: 'user',
@@ -229,7 +230,6 @@ describe('serializeConversation', () => {
     ];
     expect(serializeConversation(messages)).toBe(
       '[User]: fix the bug\n\n' +
-        '[Assistant thinking]: look first\n\n' +
         '[Assistant]: On it.\nSecond part.\n\n' +
         '[Assistant tool calls]: read(path="a.ts", limit=10); bash(command="ls \\"x\\"")\n\n' +
         '[Tool result]: contents',
@@ -279,5 +279,50 @@ describe('serializeConversation', () => {
       '[User]: The following is a summary of a branch that this conversation came back from:\n\n<summary>\nB</summary>\n\n' +
         '[User]: Ran `ls`\n(no output)',
     );
+  });
+});
+
+describe('collectFileOperations', () => {
+  it('reads the calls a code-mode script made from its tool result (nestedCalls, pi 1.x)', () => {
+    const fileOps = createFileOperations();
+    collectFileOperations(
+      {
+        role: 'toolResult',
+        toolCallId: 'c',
+        toolName: 'codemode',
+        content: [],
+        isError: false,
+        timestamp: 0,
+        nestedCalls: {
+          calls: [
+            { id: 'n1', name: 'read', arguments: { path: 'src/a.ts' }, status: 'ok' },
+            { id: 'n2', name: 'write', arguments: { path: 'src/b.ts' }, status: 'ok' },
+            { id: 'n3', name: 'edit', argumentsBytes: 120, status: 'ok' },
+          ],
+          complete: true,
+        },
+      } as unknown as AgentMessage,
+      fileOps,
+    );
+    expect([...fileOps.read]).toEqual(['src/a.ts']);
+    expect([...fileOps.written]).toEqual(['src/b.ts']);
+    expect([...fileOps.edited]).toEqual([]);
+  });
+});
+
+describe('serializeConversation cuts', () => {
+  it('keeps a surrogate pair whole where the 2000-character cut falls inside it', () => {
+    const text = `${'x'.repeat(1999)}😀${'y'.repeat(10)}`;
+    const serialized = serializeConversation([
+      {
+        role: 'toolResult',
+        toolCallId: 't',
+        toolName: 'read',
+        content: [{ type: 'text', text }],
+        isError: false,
+        timestamp: 0,
+      },
+    ]);
+    expect(serialized).toBe(`[Tool result]: ${'x'.repeat(1999)}\n\n[... 11 more characters truncated]`);
   });
 });

@@ -5,7 +5,9 @@
 import {
   branchSummaryMessageFromEntry,
   compactionSummaryMessageFromEntry,
+  contextEditsOf,
   customMessageFromEntry,
+  projectContextEntry,
   type LlmMessage,
 } from './context';
 import { contentText, estimateTokens, isRecord } from './text';
@@ -21,24 +23,38 @@ export function createFileOperations(): FileOperations {
   return { read: new Set(), written: new Set(), edited: new Set() };
 }
 
-/** Records the `path` argument of the assistant's read, write and edit tool calls. */
+/**
+ * Records the `path` argument of read, write and edit calls: the assistant's tool calls, and the
+ * calls a code-mode script made, recorded on its tool result (`nestedCalls`, pi 1.x).
+ */
 export function collectFileOperations(message: AgentMessage, fileOps: FileOperations): void {
-  if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.content)) return;
-  for (const block of message.content as unknown[]) {
-    if (!isRecord(block) || block.type !== 'toolCall') continue;
-    const args = block.arguments;
-    if (!isRecord(args) || typeof args.path !== 'string' || !args.path) continue;
-    switch (block.name) {
-      case 'read':
-        fileOps.read.add(args.path);
-        break;
-      case 'write':
-        fileOps.written.add(args.path);
-        break;
-      case 'edit':
-        fileOps.edited.add(args.path);
-        break;
+  if (!isRecord(message)) return;
+  if (message.role === 'toolResult') {
+    const nested = isRecord(message.nestedCalls) ? message.nestedCalls.calls : undefined;
+    if (!Array.isArray(nested)) return;
+    for (const call of nested as unknown[]) {
+      if (isRecord(call)) addFileOperation(call.name, call.arguments, fileOps);
     }
+    return;
+  }
+  if (message.role !== 'assistant' || !Array.isArray(message.content)) return;
+  for (const block of message.content as unknown[]) {
+    if (isRecord(block) && block.type === 'toolCall') addFileOperation(block.name, block.arguments, fileOps);
+  }
+}
+
+function addFileOperation(name: unknown, args: unknown, fileOps: FileOperations): void {
+  if (!isRecord(args) || typeof args.path !== 'string' || !args.path) return;
+  switch (name) {
+    case 'read':
+      fileOps.read.add(args.path);
+      break;
+    case 'write':
+      fileOps.written.add(args.path);
+      break;
+    case 'edit':
+      fileOps.edited.add(args.path);
+      break;
   }
 }
 
@@ -52,15 +68,16 @@ export function isExtensionGenerated(entry: SessionEntry): boolean {
  * results are left out (the assistant's tool call already says what happened) and compactions
  * contribute their summary.
  */
-function summaryMessageOf(entry: SessionEntry): AgentMessage | undefined {
+export function summaryMessageOf(entry: SessionEntry, edit?: SessionEntry): AgentMessage | undefined {
   switch (entry.type) {
     case 'message': {
       const message = entry.message;
       if (!isRecord(message) || message.role === 'toolResult') return undefined;
-      return message as AgentMessage;
+      // A context edit omits the message (null) or replaces its content, as in the context.
+      return edit ? projectContextEntry(entry, edit)[0] : (message as AgentMessage);
     }
     case 'custom_message':
-      return customMessageFromEntry(entry);
+      return edit ? projectContextEntry(entry, edit)[0] : customMessageFromEntry(entry);
     case 'branch_summary':
       return branchSummaryMessageFromEntry(entry);
     case 'compaction':
@@ -73,8 +90,15 @@ function summaryMessageOf(entry: SessionEntry): AgentMessage | undefined {
 export interface PreparedBranchEntries {
   /** Chronological; the newest messages that fit the budget. */
   messages: AgentMessage[];
+  /** For each message, the index in the input of the entry it came from. */
+  entryIndexes: number[];
   fileOps: FileOperations;
   totalTokens: number;
+  /**
+   * The input index from which the walk took every message it met: entries before it that hold a
+   * message were left out by the budget (0 when nothing was cut).
+   */
+  keptFrom: number;
 }
 
 /**
@@ -102,29 +126,40 @@ export function prepareBranchEntries(
     }
   }
 
+  // pi 1.x honours context edits: the latest edit among the entries wins for its target
+  // (docs/tree-and-context.md#context-edits).
+  const edits = contextEditsOf(entries);
+
   // Collected newest first and reversed once at the end, instead of a quadratic unshift.
   const newestFirst: AgentMessage[] = [];
+  const indexes: number[] = [];
   let totalTokens = 0;
+  let keptFrom = 0;
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i] as SessionEntry;
-    const message = summaryMessageOf(entry);
+    const message = summaryMessageOf(entry, edits.get(entry.id));
     if (!message) continue;
     // File operations count even for the message that ends the walk, as in the reference.
     collectFileOperations(message, fileOps);
     const tokens = estimateTokens(message);
     if (tokenBudget > 0 && totalTokens + tokens > tokenBudget) {
       const isSummary = entry.type === 'compaction' || entry.type === 'branch_summary';
+      keptFrom = i + 1;
       if (isSummary && totalTokens < tokenBudget * 0.9) {
         newestFirst.push(message);
+        indexes.push(i);
         totalTokens += tokens;
+        keptFrom = i;
       }
       break;
     }
     newestFirst.push(message);
+    indexes.push(i);
     totalTokens += tokens;
   }
   newestFirst.reverse();
-  return { messages: newestFirst, fileOps, totalTokens };
+  indexes.reverse();
+  return { messages: newestFirst, entryIndexes: indexes, fileOps, totalTokens, keptFrom };
 }
 
 export interface FileLists {
@@ -162,7 +197,15 @@ export const TOOL_RESULT_MAX_CHARS = 2000;
 
 function truncateForSummary(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n\n[... ${text.length - maxChars} more characters truncated]`;
+  // A cut between the halves of a surrogate pair keeps the whole character out, as pi 1.x does.
+  const code = (at: number) => text.charCodeAt(at);
+  const splitsPair =
+    code(maxChars - 1) >= 0xd800 &&
+    code(maxChars - 1) <= 0xdbff &&
+    code(maxChars) >= 0xdc00 &&
+    code(maxChars) <= 0xdfff;
+  const head = text.slice(0, splitsPair ? maxChars - 1 : maxChars);
+  return `${head}\n\n[... ${text.length - maxChars} more characters truncated]`;
 }
 
 function toolCallText(block: Record<string, unknown>): string {
@@ -175,9 +218,9 @@ function toolCallText(block: Record<string, unknown>): string {
 
 /**
  * The conversation as plain text, so the summarizing model reads it instead of continuing it:
- * `[User]:`, `[Assistant thinking]:`, `[Assistant]:`, `[Assistant tool calls]:` and
- * `[Tool result]:` parts (tool results cut at 2000 characters), joined by blank lines.
- * Takes wire messages (run convertToLlm first).
+ * `[User]:`, `[Assistant]:`, `[Assistant tool calls]:` and `[Tool result]:` parts (tool results cut
+ * at 2000 characters), joined by blank lines. Thinking is left out, as pi 1.x leaves it out
+ * (docs/summaries.md#prompt). Takes wire messages (run convertToLlm first).
  */
 export function serializeConversation(messages: readonly LlmMessage[]): string {
   const parts: string[] = [];
@@ -188,18 +231,17 @@ export function serializeConversation(messages: readonly LlmMessage[]): string {
       if (text) parts.push(`[User]: ${text}`);
     } else if (message.role === 'assistant') {
       const texts: string[] = [];
-      const thinking: string[] = [];
       const toolCalls: string[] = [];
       const blocks: unknown[] = Array.isArray(message.content) ? message.content : [];
+      let hasText = false;
       for (const block of blocks) {
         if (!isRecord(block)) continue;
-        if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
-        else if (block.type === 'thinking' && typeof block.thinking === 'string')
-          thinking.push(block.thinking);
-        else if (block.type === 'toolCall') toolCalls.push(toolCallText(block));
+        if (block.type === 'text') {
+          hasText = true;
+          if (typeof block.text === 'string') texts.push(block.text);
+        } else if (block.type === 'toolCall') toolCalls.push(toolCallText(block));
       }
-      if (thinking.length > 0) parts.push(`[Assistant thinking]: ${thinking.join('\n')}`);
-      if (texts.length > 0) parts.push(`[Assistant]: ${texts.join('\n')}`);
+      if (hasText) parts.push(`[Assistant]: ${texts.join('\n')}`);
       if (toolCalls.length > 0) parts.push(`[Assistant tool calls]: ${toolCalls.join('; ')}`);
     } else if (message.role === 'toolResult') {
       const text = contentText(message.content);

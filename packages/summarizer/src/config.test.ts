@@ -107,7 +107,7 @@ describe('summarizersFromConfig', () => {
     expect(result.problems).toEqual([
       'summarizer.llm[2].provider must be a non-empty string',
       'summarizer.llm[3].contextWindow must be a positive integer',
-      'llm:openai/gpt-0: Unknown model "gpt-0" for summary provider "openai": use a model id pi knows, or set a baseUrl for an OpenAI-compatible server',
+      'llm:openai/gpt-0: Unknown model "gpt-0" for summary provider "openai": use a model id pi knows, or set a base URL for an OpenAI-compatible server',
       'An LLM summariser needs both a provider and a model (summarizer.llm[1])',
       'llm:ollama/small: the context window (8192 tokens) leaves no room for the conversation after reserveTokens (16384); set reserveTokens below the context window, e.g. 2048',
     ]);

@@ -231,7 +231,15 @@ describe('the offline summariser', () => {
         '## Constraints & Preferences\n- (none stated)\n\n' +
         '## Progress\n### Done\n- (nothing concluded)\n\n### Blocked\n- (no errors)\n\n## Next Steps\n- (nothing left open)',
       details: { readFiles: [], modifiedFiles: [] },
+      sent: { entries: 0, tokens: 0, budget: null, leftOut: [] },
     });
+  });
+
+  it("reads every entry it is given (nothing left out for a budget) and takes a selection's preamble", () => {
+    const entries = buildFixBugBranch().entries();
+    const result = summarizeOffline(entries, { preamble: 'Summary of the selected entries:\n\n' });
+    expect(result.sent).toMatchObject({ entries: entries.length, budget: null, leftOut: [] });
+    expect(result.summary.startsWith('Summary of the selected entries:\n\n_Offline summary of')).toBe(true);
   });
 
   it('reports preparing and finishing progress', async () => {

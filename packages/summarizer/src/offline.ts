@@ -205,10 +205,11 @@ function focusSection(instructions: string, facts: OfflineFacts, doneAndTools: s
 
 export function summarizeOffline(
   entries: readonly SessionEntry[],
-  options: Pick<SummarizeOptions, 'customInstructions'> & { budgetChars?: number } = {},
+  options: Pick<SummarizeOptions, 'customInstructions' | 'preamble'> & { budgetChars?: number } = {},
 ): SummaryResult {
   const budgetChars = options.budgetChars ?? DEFAULT_OFFLINE_BUDGET_CHARS;
-  const details = computeFileLists(prepareBranchEntries(entries, 0).fileOps);
+  const prepared = prepareBranchEntries(entries, 0);
+  const details = computeFileLists(prepared.fileOps);
   const facts = gatherFacts(entries);
 
   const done = facts.turns
@@ -264,10 +265,14 @@ export function summarizeOffline(
     sections.push(focusSection(options.customInstructions, facts, [...done, ...tools]));
 
   const intro = `_Offline summary of ${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, written without a model._`;
+  const body = fitToBudget(intro, sections, budgetChars);
   const summary =
-    fitToBudget(intro, sections, budgetChars) +
-    formatFileListsSuffix(details.readFiles, details.modifiedFiles);
-  return { summary, details };
+    (options.preamble !== undefined && body.startsWith(BRANCH_SUMMARY_PREAMBLE)
+      ? options.preamble + body.slice(BRANCH_SUMMARY_PREAMBLE.length)
+      : body) + formatFileListsSuffix(details.readFiles, details.modifiedFiles);
+  // The offline summariser reads every entry it is given: nothing is left out for a budget.
+  const sent = { entries: entries.length, tokens: prepared.totalTokens, budget: null, leftOut: [] };
+  return { summary, details, sent };
 }
 
 export function createOfflineSummarizer(options: { budgetChars?: number } = {}): Summarizer {
@@ -287,6 +292,7 @@ export function createOfflineSummarizer(options: { budgetChars?: number } = {}):
         options.onProgress?.({ phase: 'preparing', fraction: 0 });
         const result = summarizeOffline(entries, {
           customInstructions: options.customInstructions,
+          ...(options.preamble !== undefined ? { preamble: options.preamble } : {}),
           budgetChars,
         });
         throwIfAborted(options.signal);

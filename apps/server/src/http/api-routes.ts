@@ -23,6 +23,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors';
 import type { Navigator } from '../navigation/navigate-tree';
 import type { SummaryService } from '../navigation/summaries';
+import { TOO_LATE_MESSAGE } from '../navigation/summary-runner';
 import type { SessionReads } from '../store/session-reads';
 import { snapshotLines } from '../store/snapshot-stream';
 import { serializerFor } from './serializers';
@@ -30,6 +31,8 @@ import type { SessionStore } from '../store/session-store';
 import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
+import type { SummarizerSet } from '../providers/summarizer-set';
+import { registerProviderRoutes } from './provider-routes';
 
 export interface ApiDeps {
   store: SessionStore;
@@ -39,6 +42,7 @@ export interface ApiDeps {
   navigator: Navigator;
   summaries: SummaryService;
   summarizers: SummarizerRegistry;
+  summarizerSet: SummarizerSet;
   home?: string;
 }
 
@@ -129,8 +133,10 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.route<{ Params: SessionParams }>({
     ...r.abortSummary,
     handler: async (request) => {
-      if (!navigator.abort(request.params.id))
+      const outcome = navigator.abort(request.params.id);
+      if (outcome === 'none')
         throw new AppError('NO_SUMMARY_RUNNING', 'No summary is being generated for this session.');
+      if (outcome === 'too-late') throw new AppError('SUMMARY_TOO_LATE', TOO_LATE_MESSAGE);
       return { aborted: true };
     },
   });
@@ -201,4 +207,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     ...r.putSettings,
     handler: async (request) => state.updateSettings(request.body),
   });
+
+  registerProviderRoutes(app, deps.summarizerSet, droppedSignal);
 }

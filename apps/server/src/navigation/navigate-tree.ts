@@ -4,13 +4,19 @@ import {
   entriesOf,
   planNavigation,
   type SessionEntry,
+  type Usage,
 } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
 import type { SessionStore } from '../store/session-store';
 import type { SummarizerRegistry } from '../summarizer';
-import { narrowToSelection, summaryInput, summaryInputOfEntries } from './summary-input';
-import type { SummaryRunner } from './summary-runner';
+import {
+  narrowToSelection,
+  sessionSummaryOptions,
+  summaryInput,
+  summaryInputOfEntries,
+} from './summary-input';
+import type { AbortOutcome, SummaryRunner } from './summary-runner';
 
 export interface NavigateOptions {
   summarize?: boolean;
@@ -45,8 +51,8 @@ export interface NavigatorDeps {
 export class Navigator {
   constructor(private readonly deps: NavigatorDeps) {}
 
-  /** Aborts the running summary of a session; false when none runs. */
-  abort(sessionId: string): boolean {
+  /** Aborts the running summary of a session, unless its write has started (docs/summaries.md#abort). */
+  abort(sessionId: string): AbortOutcome {
     return this.deps.runner.abort(sessionId);
   }
 
@@ -123,11 +129,17 @@ export class Navigator {
 
       // 4. The extension's summary wins; then a previewed one; else the summariser, when there is
       //    something to summarise.
-      let summary: { text: string; details?: unknown; fromExtension: boolean } | undefined;
+      let summary: { text: string; details?: unknown; usage?: Usage; fromExtension: boolean } | undefined;
       if (extensionSummary) {
         summary = { text: extensionSummary.summary, details: extensionSummary.details, fromExtension: true };
       } else if (options.summary) {
-        summary = { text: options.summary.text, details: options.summary.details, fromExtension: false };
+        summary = {
+          text: options.summary.text,
+          details: options.summary.details,
+          // A previewed summary carries back the usage its request reported (a JSON object, kept verbatim).
+          ...(options.summary.usage !== undefined ? { usage: options.summary.usage as Usage } : {}),
+          fromExtension: false,
+        };
       } else if (needsSummarizer) {
         const summarizer = resolveSummarizer();
         const input =
@@ -137,14 +149,19 @@ export class Navigator {
         const generated = await runner.generate(
           summarizer,
           input.entries,
-          { customInstructions, replaceInstructions },
+          { customInstructions, replaceInstructions, ...sessionSummaryOptions(sm) },
           slot,
           { sessionId, targetId, kind: 'navigate' },
         );
         if (!generated) return aborted(oldLeafId);
         const details: Record<string, unknown> = { ...generated.details };
         if (options.onlyIds !== undefined) details.selectedEntryIds = input.entries.map((entry) => entry.id);
-        summary = { text: generated.summary, details, fromExtension: false };
+        summary = {
+          text: generated.summary,
+          details,
+          ...(generated.usage !== undefined ? { usage: generated.usage } : {}),
+          fromExtension: false,
+        };
       }
       if (slot.signal.aborted) return aborted(oldLeafId);
 
@@ -155,15 +172,20 @@ export class Navigator {
       // 6. Apply; a pure leaf move writes nothing, so it does not wait on another writer's cut-off line.
       //    The session publishes the move (and the entries written) to every subscribed browser.
       const writes = summary !== undefined || trimmedLabel !== undefined;
-      const summaryDetail = (summaryId: string | undefined) =>
-        summaryId
-          ? {
-              summaryEntry: session.sm.getEntry(summaryId) as unknown as Record<string, unknown>,
-              fromExtension: summary?.fromExtension ?? false,
-            }
-          : {};
+      const summaryDetail = (summaryId: string | undefined | typeof ABORTED) =>
+        summaryId === ABORTED
+          ? undefined
+          : summaryId
+            ? {
+                summaryEntry: session.sm.getEntry(summaryId) as unknown as Record<string, unknown>,
+                fromExtension: summary?.fromExtension ?? false,
+              }
+            : {};
       const summaryId = await session.mutate(
-        (manager) => {
+        (manager): string | undefined | typeof ABORTED => {
+          // The write starts here, in the session's queue, after any wait for another writer (an
+          // abort during that wait still stops it); from now on an abort answers "too late".
+          if (!slot.commit()) return ABORTED;
           let written: string | undefined;
           if (summary) {
             written = manager.branchWithSummary(
@@ -171,6 +193,7 @@ export class Navigator {
               summary.text,
               summary.details,
               summary.fromExtension,
+              summary.usage,
             );
             if (trimmedLabel) manager.appendLabelChange(written, trimmedLabel);
           } else {
@@ -183,6 +206,7 @@ export class Navigator {
         writes,
         summaryDetail,
       );
+      if (summaryId === ABORTED) return aborted(oldLeafId);
 
       const newLeafId = session.sm.getLeafId();
       const summaryEntry = summaryId ? (session.sm.getEntry(summaryId) as SessionEntry) : undefined;
@@ -209,6 +233,9 @@ export class Navigator {
     }
   }
 }
+
+/** What the write step answers when the abort came before it: nothing was written. */
+const ABORTED = Symbol('aborted before the write');
 
 function aborted(oldLeafId: string | null): NavigateResult {
   return {

@@ -566,7 +566,7 @@ export class OpenSession {
   mutate<T>(
     mutate: (sm: SessionManager) => T,
     writes: boolean,
-    leafDetail?: (result: T) => Omit<LeafChange, 'id' | 'previousId'>,
+    leafDetail?: (result: T) => Omit<LeafChange, 'id' | 'previousId'> | undefined,
   ): Promise<T> {
     return this.enqueue(async () => {
       const readOnly = writes ? this.readOnly : undefined;

@@ -12,13 +12,14 @@ import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { toClientError } from '../errors';
 import { sendEvent, type EventHub } from './hub';
+import { TOO_LATE_MESSAGE, type AbortOutcome } from '../navigation/summary-runner';
 
 export interface WsServices {
   hub: EventHub;
   /** Opens (tails) the session for a subscriber; returns the current leaf, throws AppError. */
   subscribe(sessionId: string): Promise<{ leafId: string | null; notices: ServerEvent[] }>;
   /** Aborts a running summary; false when none runs. */
-  abortSummary(sessionId: string): boolean;
+  abortSummary(sessionId: string): AbortOutcome;
   /** The connection closed: abort the summaries it asked for. */
   clientClosed(clientId: string): void;
 }
@@ -223,16 +224,25 @@ export function registerWsRoute(
       case 'unsubscribe':
         services.hub.unsubscribe(socket, message.sessionId);
         return;
-      case 'abort_summary':
-        if (!services.abortSummary(message.sessionId)) {
+      case 'abort_summary': {
+        const outcome = services.abortSummary(message.sessionId);
+        if (outcome === 'none') {
           sendEvent(socket, {
             type: 'error',
             code: 'NO_SUMMARY_RUNNING',
             message: 'No summary is being generated for this session.',
             sessionId: message.sessionId,
           });
+        } else if (outcome === 'too-late') {
+          sendEvent(socket, {
+            type: 'error',
+            code: 'SUMMARY_TOO_LATE',
+            message: TOO_LATE_MESSAGE,
+            sessionId: message.sessionId,
+          });
         }
         return;
+      }
       default: {
         const unreachable: never = message;
         throw new Error(`unhandled message ${JSON.stringify(unreachable)}`);

@@ -6,6 +6,7 @@ import type { DoubleEscapeAction, SettingsPatch, SummarizerInfo } from '@canopy/
 import { DOUBLE_ESCAPE_ACTIONS } from '@canopy/protocol/values';
 import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
 import { useApp, useAppStore } from '../store/context';
+import { ProvidersPanel } from './ProvidersPanel';
 import { useEscape } from './SummaryDialog';
 
 /** A stable empty list: a new [] per read would re-render forever. */
@@ -92,6 +93,16 @@ export function SettingsDialog() {
               ))}
             </select>
           </label>
+          <p className="help summarizer-source" data-testid="settings.summarizer-source">
+            {(() => {
+              const id = chosen && offered.some((s) => s.id === chosen) ? chosen : serverDefault;
+              const current = offered.find((s) => s.id === id);
+              return current
+                ? `Uses ${current.label}${current.source ? `, from ${current.source}` : ''}.`
+                : '';
+            })()}
+          </p>
+          <ProvidersPanel />
           <label className="settings-row">
             <span>
               <strong>Esc twice in the composer</strong>

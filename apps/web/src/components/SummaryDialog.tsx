@@ -4,8 +4,10 @@
 // prompt or the preview to the choices, and while generating it aborts (nothing is written).
 // One component per step would share all of the dialog's state; the steps stay together.
 
-import { useEffect, useLayoutEffect, useRef } from 'react';
-import type { SummarizerInfo } from '@canopy/protocol';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { SummarizerInfo, SummaryPreview } from '@canopy/protocol';
+
+type LeftOutReason = NonNullable<SummaryPreview['sent']>['leftOut'][number]['reason'];
 import { useApp, useAppStore } from '../store/context';
 import type { SummaryDialogState } from '../store/slices/summary';
 
@@ -31,6 +33,25 @@ function SummarizerPicker({ dialog }: { dialog: SummaryDialogState }) {
         ))}
       </select>
     </label>
+  );
+}
+
+/** Which model will summarise and where it came from; with only the offline one, where to get a model. */
+function SummarizerSource({ dialog }: { dialog: SummaryDialogState }) {
+  const offered = useApp((s) => s.info?.summarizers ?? NO_SUMMARIZERS);
+  const current = offered.find((s) => s.id === dialog.summarizerId);
+  if (offered.length <= 1)
+    return (
+      <p className="help" data-testid="summary.model">
+        Only the offline summariser (no model) is offered: ⚙ Settings → Summary models sets one up, and says
+        why a configured one is not offered.
+      </p>
+    );
+  if (!current?.source) return null;
+  return (
+    <p className="help" data-testid="summary.model">
+      {current.label}, from {current.source}
+    </p>
   );
 }
 
@@ -76,6 +97,7 @@ function ChoiceStep({ dialog }: { dialog: SummaryDialogState }) {
         </button>
       </div>
       <SummarizerPicker dialog={dialog} />
+      <SummarizerSource dialog={dialog} />
       {navigate && selected > 0 && (
         <label className="summary-field">
           <input
@@ -143,24 +165,72 @@ function PromptStep({ dialog }: { dialog: SummaryDialogState }) {
   );
 }
 
+/** Seconds since `since`, refreshed twice a second while shown. */
+function useElapsed(since: number | undefined): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(timer);
+  }, []);
+  return since === undefined ? 0 : Math.max(0, Math.floor((now - since) / 1000));
+}
+
+function phaseText(progress: SummaryDialogState['progress'], summarizerLabel: string | undefined): string {
+  switch (progress.step) {
+    case 'preparing':
+      return 'Preparing the entries…';
+    case 'waiting':
+      return `Waiting for ${progress.model ?? summarizerLabel ?? 'the model'}…`;
+    case 'retrying':
+      return progress.retry
+        ? `Retrying (${progress.retry.attempt} of ${progress.retry.maxAttempts}) in ${(progress.retry.delayMs / 1000).toLocaleString()} s: ${progress.retry.message}`
+        : 'Retrying…';
+    case 'finishing':
+      return 'Finishing…';
+    case 'generating':
+      return `Generating with ${progress.model ?? summarizerLabel ?? 'the model'}…`;
+    default:
+      return 'Starting…';
+  }
+}
+
 function GeneratingStep({ dialog }: { dialog: SummaryDialogState }) {
   const store = useAppStore();
   const { progress } = dialog;
+  const label = useApp((s) => s.info?.summarizers.find((x) => x.id === dialog.summarizerId)?.label);
+  const elapsed = useElapsed(progress.startedAt);
+  const stream = useRef<HTMLPreElement>(null);
+  // Follows the newest text unless the user scrolled up to read; scrolling back down follows again.
+  const following = useRef(true);
+  useLayoutEffect(() => {
+    const element = stream.current;
+    if (element && following.current) element.scrollTop = element.scrollHeight;
+  }, [progress.text]);
   const percent = progress.fraction !== undefined ? Math.round(progress.fraction * 100) : undefined;
   return (
     <div className="summary-generating" data-testid="summary.generating" aria-busy="true">
       <div className="summary-status" role="status">
         <span className="spinner" aria-hidden="true" />
-        {progress.step === 'preparing'
-          ? 'Preparing the entries…'
-          : progress.step === 'finishing'
-            ? 'Finishing…'
-            : 'Generating the summary…'}
-        {percent !== undefined && <span data-testid="summary.percent"> {percent}%</span>}
+        <span data-testid="summary.phase" data-step={progress.step ?? 'starting'}>
+          {phaseText(progress, label)}
+        </span>
       </div>
-      {percent !== undefined && <progress max={100} value={percent} aria-label="Summary progress" />}
+      <div className="summary-meter" data-testid="summary.meter">
+        {(progress.tokens ?? 0).toLocaleString()} tokens · {elapsed} s
+        {percent !== undefined && progress.step !== 'generating' && (
+          <span data-testid="summary.percent"> · {percent}%</span>
+        )}
+      </div>
       {progress.text && (
-        <pre className="summary-stream" data-testid="summary.stream">
+        <pre
+          className="summary-stream"
+          data-testid="summary.stream"
+          ref={stream}
+          onScroll={(event) => {
+            const element = event.currentTarget;
+            following.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 8;
+          }}
+        >
           {progress.text}
         </pre>
       )}
@@ -177,16 +247,83 @@ function GeneratingStep({ dialog }: { dialog: SummaryDialogState }) {
   );
 }
 
+const LEFT_OUT_TEXT: Record<LeftOutReason, (entries: number, tokens: number) => string> = {
+  budget: (entries, tokens) =>
+    `${entries.toLocaleString()} older ${entries === 1 ? 'entry' : 'entries'} (≈ ${tokens.toLocaleString()} tokens) did not fit the model's window; the newest were kept`,
+  'context-edit': (entries) =>
+    `${entries.toLocaleString()} ${entries === 1 ? 'message' : 'messages'} omitted from the model's context by a context edit`,
+  'tool-result': (entries) =>
+    `${entries.toLocaleString()} tool ${entries === 1 ? 'result' : 'results'}: the calls that made them say what was done`,
+  'no-content': (entries) =>
+    `${entries.toLocaleString()} ${entries === 1 ? 'entry' : 'entries'} without conversation (labels, model and settings changes)`,
+};
+
+/** What was selected beside what the summariser read: the honest account of a summary. */
+function PreviewInfo({ preview }: { preview: SummaryPreview }) {
+  const { sent, selection } = preview;
+  const selectedText = `${preview.selectedCount.toLocaleString()} ${preview.selectedCount === 1 ? 'entry' : 'entries'}${
+    selection
+      ? `${selection.branches > 1 ? ` on ${selection.branches} branches` : ''}${
+          selection.gaps > 0
+            ? `, ${selection.gaps} ${selection.gaps === 1 ? 'gap' : 'gaps'} of unselected entries`
+            : ''
+        }${selection.onCurrentPath ? ', all on the current path' : ''}`
+      : ''
+  }`;
+  const added =
+    selection && selection.addedCalls + selection.addedResults > 0
+      ? [
+          selection.addedCalls > 0
+            ? `${selection.addedCalls} tool ${selection.addedCalls === 1 ? 'call' : 'calls'} of selected results`
+            : '',
+          selection.addedResults > 0
+            ? `${selection.addedResults} tool ${selection.addedResults === 1 ? 'result' : 'results'} of selected calls`
+            : '',
+        ]
+          .filter(Boolean)
+          .join(' and ')
+      : '';
+  return (
+    <dl className="summary-sent" data-testid="summary.preview-info">
+      <dt>Selected</dt>
+      <dd data-testid="summary.selected">{selectedText}</dd>
+      {added && (
+        <>
+          <dt>Added</dt>
+          <dd data-testid="summary.added">{added}, so each call is read with its result</dd>
+        </>
+      )}
+      <dt>Sent</dt>
+      <dd data-testid="summary.sent">
+        {sent
+          ? `${sent.entries.toLocaleString()} ${sent.entries === 1 ? 'entry' : 'entries'}, ≈ ${sent.tokens.toLocaleString()} tokens${
+              sent.budget !== null
+                ? ` of a ${sent.budget.toLocaleString()}-token budget`
+                : ' (read whole, no model)'
+            }`
+          : `${preview.entryCount.toLocaleString()} entries (≈ ${preview.tokenEstimate.toLocaleString()} tokens)`}
+      </dd>
+      {sent && sent.leftOut.length > 0 && (
+        <>
+          <dt>Left out</dt>
+          <dd data-testid="summary.left-out">
+            {sent.leftOut.map((item) => LEFT_OUT_TEXT[item.reason](item.entries, item.tokens)).join('; ')}
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
 function PreviewStep({ dialog }: { dialog: SummaryDialogState }) {
   const store = useAppStore();
   const preview = dialog.preview;
   if (!preview) return null;
   return (
     <>
-      <p className="summary-lead" data-testid="summary.preview-info">
-        {preview.entryCount.toLocaleString()} {preview.entryCount === 1 ? 'entry' : 'entries'} summarised (≈{' '}
-        {preview.tokenEstimate.toLocaleString()} tokens). Edit the text if you like; nothing is written until
-        you press Write summary.
+      <PreviewInfo preview={preview} />
+      <p className="summary-lead">
+        Edit the text if you like; nothing is written until you press Write summary.
       </p>
       {preview.notice && (
         <p className="notice warn" data-testid="summary.notice">

@@ -19,6 +19,11 @@ import type {
   SessionListResponse,
   Settings,
   SettingsPatch,
+  CatalogResponse,
+  ProviderInput,
+  ProvidersResponse,
+  ProviderTestRequest,
+  ProviderTestResult,
 } from '@canopy/protocol';
 import { ROUTE_PATHS, apiPath } from '@canopy/protocol/values';
 import { ApiError, errorOf } from './errors';
@@ -115,6 +120,12 @@ export const api = {
   abortSummary: (id: string) => call<AbortSummaryResponse>(ROUTE_PATHS.abortSummary, { id }),
   getSettings: () => call<Settings>(ROUTE_PATHS.getSettings),
   putSettings: (patch: SettingsPatch) => call<Settings>(ROUTE_PATHS.putSettings, {}, patch),
+  listProviders: () => call<ProvidersResponse>(ROUTE_PATHS.listProviders),
+  saveProvider: (input: ProviderInput) => call<ProvidersResponse>(ROUTE_PATHS.saveProvider, {}, input),
+  deleteProvider: (providerId: string) => call<ProvidersResponse>(ROUTE_PATHS.deleteProvider, { providerId }),
+  testProvider: (request: ProviderTestRequest) =>
+    call<ProviderTestResult>(ROUTE_PATHS.testProvider, {}, request),
+  providerCatalog: (provider: string) => call<CatalogResponse>(ROUTE_PATHS.providerCatalog, { provider }),
 };
 
 export type Api = typeof api;

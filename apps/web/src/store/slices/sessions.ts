@@ -31,6 +31,8 @@ export interface SessionsSlice {
    */
   init(): Promise<void>;
   loadSessions(): Promise<void>;
+  /** Fetches the server's info again (the summarisers offered changed: a provider was saved). */
+  reloadInfo(): Promise<void>;
   setSessionQuery(query: string): void;
   updateSettings(patch: SettingsPatch): Promise<void>;
 }
@@ -52,6 +54,14 @@ export function createSessionsSlice({ set, get, api, listFetches }: StoreKit): S
       else if (info.reason instanceof ApiError && info.reason.status === 401) set({ unauthorized: true });
       if (settings.status === 'fulfilled')
         set({ settings: settings.value, idleFilterMode: settings.value.defaultFilter });
+    },
+
+    async reloadInfo() {
+      try {
+        set({ info: await api.info() });
+      } catch {
+        // The next page load or reconnect fetches it again.
+      }
     },
 
     async loadSessions() {

@@ -98,4 +98,45 @@ describe('summaries in the store', () => {
     await pending;
     expect(store.getState().settings.branchSummary.enabled).toBe(false);
   });
+
+  it('text increments that arrive within one frame are appended together, once; a retry starts the text over', async () => {
+    const previewSummary = vi.fn(
+      () => new Promise<Awaited<ReturnType<Api['previewSummary']>>>(() => undefined),
+    );
+    const store = createAppStore({ api: fakeApi({ previewSummary }), storage: null });
+    store.setState({ settings: enabled });
+    await store.getState().openSession('s1');
+    await store.getState().jump('a6');
+    void store.getState().generateSummary(false);
+    const event = (extra: Record<string, unknown>) =>
+      store.getState().handleSummaryEvent({
+        type: 'summary_progress',
+        sessionId: 's1',
+        targetId: 'a6',
+        phase: 'progress',
+        ...extra,
+      } as never);
+    event({ step: 'waiting', model: 'local/qwen' });
+    expect(store.getState().summaryDialog?.progress).toMatchObject({
+      step: 'waiting',
+      model: 'local/qwen',
+      text: '',
+    });
+    let updates = 0;
+    const unsubscribe = store.subscribe(() => updates++);
+    event({ step: 'generating', delta: '## Goal', tokens: 2 });
+    event({ step: 'generating', delta: '\nFix', tokens: 3 });
+    event({ step: 'generating', delta: ' it.', tokens: 4 });
+    expect(updates).toBe(0);
+    await vi.waitFor(() => expect(store.getState().summaryDialog?.progress.text).toBe('## Goal\nFix it.'));
+    expect(updates).toBe(1);
+    expect(store.getState().summaryDialog?.progress.tokens).toBe(4);
+    unsubscribe();
+    event({ step: 'retrying', attempt: 1, maxAttempts: 3, delayMs: 2000, message: 'socket hang up' });
+    expect(store.getState().summaryDialog?.progress).toMatchObject({
+      step: 'retrying',
+      text: '',
+      retry: { attempt: 1, maxAttempts: 3, delayMs: 2000, message: 'socket hang up' },
+    });
+  });
 });

@@ -22,11 +22,26 @@ export interface SummaryDialogState {
   replaceInstructions: boolean;
   /** Navigate: summarise only the selected entries of the abandoned path. */
   onlySelection: boolean;
-  progress: { step?: string; fraction?: number; text: string };
+  progress: SummaryProgressState;
   preview: SummaryPreview | null;
   /** The preview's text as the user edits it. */
   text: string;
   error: string | null;
+}
+
+/** What the generating step shows: the phase, the text so far, its tokens, and when it started. */
+export interface SummaryProgressState {
+  step?: string;
+  fraction?: number;
+  text: string;
+  /** Tokens of the answer so far (the server's count). */
+  tokens?: number;
+  /** The model waited for (`provider/model`). */
+  model?: string;
+  /** The last retry announced. */
+  retry?: { attempt: number; maxAttempts: number; delayMs: number; message: string };
+  /** Date.now() when generating started, for the elapsed time. */
+  startedAt?: number;
 }
 
 export interface SummaryState {
@@ -89,6 +104,10 @@ export function createSummaryActions<S extends SummaryState & SummaryActions & M
   host: SummaryHost,
 ): SummaryActions {
   const dialog = () => get().summaryDialog;
+  // Text increments waiting for the next animation frame.
+  let pendingDelta = '';
+  let pendingTokens: number | undefined;
+  let frameRequested = false;
   const patchDialog = (patch: Partial<SummaryDialogState>) => {
     const current = dialog();
     if (current) set({ summaryDialog: { ...current, ...patch } });
@@ -157,7 +176,12 @@ export function createSummaryActions<S extends SummaryState & SummaryActions & M
       }
       const clientId = get().clientId;
       if (clientId) request.clientId = clientId;
-      patchDialog({ step: 'generating', progress: { text: '' }, error: null, preview: null });
+      patchDialog({
+        step: 'generating',
+        progress: { text: '', startedAt: Date.now() },
+        error: null,
+        preview: null,
+      });
       try {
         const preview = await host.api.previewSummary(sessionId, request);
         // Closed meanwhile: the user aborted (and was told) or left; the answer is dropped.
@@ -206,7 +230,11 @@ export function createSummaryActions<S extends SummaryState & SummaryActions & M
         patchDialog({ error: 'The summary is empty: write something, or go back and choose No summary.' });
         return;
       }
-      const summary = { text: current.text, details: current.preview.details };
+      const summary = {
+        text: current.text,
+        details: current.preview.details,
+        ...(current.preview.usage ? { usage: current.preview.usage } : {}),
+      };
       if (current.kind === 'navigate' && current.targetId) {
         set({ summaryDialog: null });
         await host.jump(current.targetId, { summary });
@@ -252,13 +280,59 @@ export function createSummaryActions<S extends SummaryState & SummaryActions & M
       const current = dialog();
       if (!current || current.step !== 'generating' || event.sessionId !== host.sessionId()) return;
       if (event.phase !== 'progress') return;
+      if (event.step === 'generating' && event.delta !== undefined) {
+        // Text increments are appended once per animation frame, however many arrive in it.
+        pendingDelta += event.delta;
+        pendingTokens = event.tokens ?? pendingTokens;
+        if (!frameRequested) {
+          frameRequested = true;
+          nextFrame(() => {
+            frameRequested = false;
+            const now = dialog();
+            if (!now || now.step !== 'generating') {
+              pendingDelta = '';
+              return;
+            }
+            patchDialog({
+              progress: {
+                ...now.progress,
+                step: 'generating',
+                text: now.progress.text + pendingDelta,
+                ...(pendingTokens !== undefined ? { tokens: pendingTokens } : {}),
+              },
+            });
+            pendingDelta = '';
+          });
+        }
+        return;
+      }
       patchDialog({
         progress: {
+          ...current.progress,
           ...(event.step !== undefined ? { step: event.step } : {}),
           ...(event.fraction !== undefined ? { fraction: event.fraction } : {}),
-          text: event.text ?? current.progress.text,
+          ...(event.model !== undefined ? { model: event.model } : {}),
+          ...(event.step === 'retrying'
+            ? {
+                retry: {
+                  attempt: event.attempt ?? 0,
+                  maxAttempts: event.maxAttempts ?? 0,
+                  delayMs: event.delayMs ?? 0,
+                  message: event.message ?? '',
+                },
+                // A retry starts the answer over.
+                text: '',
+                tokens: 0,
+              }
+            : {}),
         },
       });
     },
   };
+}
+
+/** The next animation frame (a macrotask where there are no frames: tests in Node). */
+function nextFrame(run: () => void): void {
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => run());
+  else setTimeout(run, 0);
 }
