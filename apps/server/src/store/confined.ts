@@ -1,12 +1,14 @@
-// File operations on session files that stay inside the roots and never damage a line: every
-// operation opens a descriptor, checks that the descriptor is the expected file (its real path, not
-// just the name it was opened by), and reads or writes through that descriptor only. Appends are one
-// write() of whole lines on an append-mode descriptor, guarded by the checks described in the
-// README's "Safety with your files".
-// One file on purpose: every rule for touching a session file (confinement, whole lines, the quiet
+// File operations that stay inside the roots and never damage a line: every operation opens a
+// descriptor, checks that the descriptor is the expected file (its real path, not just the name it
+// was opened by), and reads or writes through that descriptor only. Appends are one write() of whole
+// lines on an append-mode descriptor, guarded by the checks described in the README's "Safety with
+// your files". Every other file Canopy reads (blobs, artifacts, lock files, its own state and
+// config, pi / oh-my-pi configuration) goes through readBoundedNoFollow here (docs/safety.md#confinement).
+// One file on purpose: every rule for touching a file (confinement, bounds, whole lines, the quiet
 // window, read-back, rollback) is reviewed together here.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { fsyncDirSync, READ_CHUNK_BYTES } from './files';
 
@@ -20,6 +22,8 @@ export type FileRefusal =
   | 'disk-full'
   | 'read-only'
   | 'torn'
+  | 'not-a-file'
+  | 'too-large'
   | 'failed';
 
 export class FileSafetyError extends Error {
@@ -237,6 +241,144 @@ export function withConfinedSync<T>(file: string, use: (fd: number, stat: fs.Sta
   const { fd, stat } = openConfinedSync(file, fs.constants.O_RDONLY);
   try {
     return use(fd, stat);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+// ------------------------------------------------------------------ any other file Canopy reads
+
+/** How {@link readBoundedNoFollow} reads a file that is not a session file. */
+export interface BoundedReadOptions {
+  /** The most bytes read. A larger file is refused (`too-large`), or with `truncate` read up to it. */
+  maxBytes: number;
+  /**
+   * Real folders the descriptor's real path must lie inside (not be). Default: the real path of the
+   * file's own folder, taken just before the open.
+   */
+  inside?: readonly string[];
+  /** Read the first `maxBytes` of a larger file instead of refusing it. */
+  truncate?: boolean;
+}
+
+/** What {@link readBoundedNoFollow} read. */
+export interface BoundedRead {
+  bytes: Buffer;
+  /** The file's size when its descriptor was checked (more than `bytes.length` when truncated). */
+  size: number;
+  truncated: boolean;
+  /** The descriptor's real path. */
+  real: string;
+}
+
+/**
+ * O_NOFOLLOW: a final symlink is refused (ELOOP), never followed. O_NONBLOCK: a FIFO or a device
+ * put where a file was expected opens at once instead of waiting for a writer (it is then refused
+ * as not a regular file); on a regular file it changes nothing.
+ */
+const BOUNDED_READ_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+
+function boundedOpenError(error: unknown, file: string): FileSafetyError {
+  if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+    return new FileSafetyError('outside-roots', `${file} is a symbolic link; Canopy does not follow it.`, {
+      cause: error,
+    });
+  }
+  return wrap(error, `Cannot open ${file}`);
+}
+
+function realInside(file: string, options: BoundedReadOptions): readonly string[] {
+  if (options.inside) return options.inside;
+  try {
+    return [fs.realpathSync(path.dirname(file))];
+  } catch (error) {
+    throw wrap(error, `Cannot open ${file}`);
+  }
+}
+
+/**
+ * The checks on an open descriptor, before a byte is read: a regular file, whose real path lies
+ * inside one of `inside`, no larger than `maxBytes` (unless `truncate`). Answers the bytes to read.
+ */
+function checkBounded(
+  fd: number,
+  file: string,
+  stat: fs.Stats,
+  inside: readonly string[],
+  options: BoundedReadOptions,
+): { real: string; length: number } {
+  if (!stat.isFile()) {
+    throw new FileSafetyError('not-a-file', `${file} is not a regular file (a FIFO, a device or a folder).`);
+  }
+  const real = realPathOfDescriptor(fd, file, stat);
+  if (!inside.some((folder) => real !== folder && isInsideFolder(folder, real))) {
+    throw new FileSafetyError('outside-roots', `${file} resolves outside the folder it is read from.`);
+  }
+  if (stat.size > options.maxBytes && !options.truncate) {
+    throw new FileSafetyError(
+      'too-large',
+      `${file} is ${stat.size} bytes; Canopy reads at most ${options.maxBytes} bytes of it.`,
+    );
+  }
+  return { real, length: Math.min(stat.size, options.maxBytes) };
+}
+
+function isInsideFolder(folder: string, candidate: string): boolean {
+  const relative = path.relative(folder, candidate);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+/**
+ * THE way to read any file that is not a session file (blobs, artifacts, lock files, Canopy's own
+ * state and config, pi / oh-my-pi configuration): opened without following a final link and without
+ * blocking, then checked on the descriptor (a regular file, its real path inside `inside`, at most
+ * `maxBytes`) before a byte is read, and read from that descriptor only. A file swapped for a link,
+ * a FIFO, a device or a larger file after any earlier look is refused or read within the bound; never
+ * followed, never waited on, never read whole past the bound. Throws FileSafetyError: `deleted`
+ * (missing), `outside-roots` (a link, or elsewhere), `not-a-file`, `too-large`, `failed`.
+ */
+export async function readBoundedNoFollow(file: string, options: BoundedReadOptions): Promise<BoundedRead> {
+  const inside = realInside(file, options);
+  let handle: fsp.FileHandle;
+  try {
+    handle = await fsp.open(file, BOUNDED_READ_FLAGS);
+  } catch (error) {
+    throw boundedOpenError(error, file);
+  }
+  try {
+    const stat = await handle.stat();
+    const { real, length } = checkBounded(handle.fd, file, stat, inside, options);
+    const bytes = Buffer.allocUnsafe(length);
+    let filled = 0;
+    while (filled < length) {
+      const { bytesRead } = await handle.read(bytes, filled, length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return { bytes: bytes.subarray(0, filled), size: stat.size, truncated: stat.size > length, real };
+  } catch (error) {
+    throw wrap(error, `Cannot read ${file}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** {@link readBoundedNoFollow}, synchronously (for small files read on the write path: lock files). */
+export function readBoundedNoFollowSync(file: string, options: BoundedReadOptions): BoundedRead {
+  const inside = realInside(file, options);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, BOUNDED_READ_FLAGS);
+  } catch (error) {
+    throw boundedOpenError(error, file);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    const { real, length } = checkBounded(fd, file, stat, inside, options);
+    const bytes = readAtSync(fd, 0, length);
+    return { bytes, size: stat.size, truncated: stat.size > length, real };
+  } catch (error) {
+    throw wrap(error, `Cannot read ${file}`);
   } finally {
     fs.closeSync(fd);
   }

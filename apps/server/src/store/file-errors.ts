@@ -45,6 +45,10 @@ export function fileErrorToAppError(error: FileSafetyError): AppError {
         'FILE_TORN',
         `${error.message} The damaged line is reported as an issue of the session.`,
       );
+    case 'not-a-file':
+      return new AppError('NOT_FOUND', error.message);
+    case 'too-large':
+      return new AppError('PAYLOAD_TOO_LARGE', error.message);
     case 'failed':
       return new AppError('WRITE_FAILED', `Could not write the session file: ${error.message}`);
   }
