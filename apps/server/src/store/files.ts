@@ -154,23 +154,6 @@ export async function listJsonlFiles(
   return found;
 }
 
-/** Reads `length` bytes at `start` (fewer at the end of the file). */
-export async function readRange(file: string, start: number, length: number): Promise<Buffer> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(length);
-    let filled = 0;
-    while (filled < length) {
-      const { bytesRead } = await handle.read(buffer, filled, length - filled, start + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** A small file read whole (the web app's index page); session files are read in pieces. */
 export async function readWhole(file: string): Promise<Buffer> {
   return fsp.readFile(file);

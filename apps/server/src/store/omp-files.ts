@@ -8,7 +8,8 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { CURRENT_SESSION_VERSION } from '@canopy/session-core';
 import { AppError } from '../errors';
-import { isDirectory, isInside, isNotFound, readRange, realpathOrUndefined } from './files';
+import { FileSafetyError, readBoundedNoFollow } from './confined';
+import { isDirectory, isInside, isNotFound, realpathOrUndefined } from './files';
 
 /** Larger blobs are refused: an image in a chat never needs more. */
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
@@ -81,14 +82,19 @@ export function subagentParentCandidates(file: string): { kind: SubagentKind; pa
 /**
  * The blobs folder of the agent a session belongs to: `blobs/` beside the sessions folder
  * (`~/.omp/agent/blobs`, or `$XDG_DATA_HOME/omp/blobs`), looked for from the session's folder up to
- * the parent of its root.
+ * the parent of its root. Its real path must lie inside that parent: a `blobs` that links elsewhere
+ * is no blobs folder.
  */
 export async function blobDirOf(sessionFile: string, rootPath: string): Promise<string | undefined> {
   const stop = path.dirname(rootPath);
   let dir = path.dirname(sessionFile);
   for (let depth = 0; depth < 64; depth++) {
     const candidate = path.join(dir, 'blobs');
-    if (await isDirectory(candidate)) return realpathOrUndefined(candidate);
+    if (await isDirectory(candidate)) {
+      // A blobs folder that links out of the agent folder is not the agent's: none is used.
+      const real = await realpathOrUndefined(candidate);
+      return real !== undefined && isInside(stop, real) ? real : undefined;
+    }
     if (dir === stop || !isInside(stop, dir)) return undefined;
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
@@ -108,27 +114,38 @@ export function sniffImageType(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** A file inside `dir` by its real path, or a 404/403 AppError; `dir` must be a real path. */
-async function confinedFile(
-  dir: string,
+/**
+ * A file served beside a session, read through readBoundedNoFollow (never a link, a regular file
+ * inside `folder` checked on its descriptor, bounded), its refusals as client errors.
+ */
+async function readServed(
+  folder: string,
   name: string,
   what: string,
-): Promise<{ file: string; size: number }> {
-  const candidate = path.join(dir, name);
-  const real = await realpathOrUndefined(candidate);
-  if (!real) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
-  if (!isInside(dir, real) || real === dir) {
-    throw new AppError('OUTSIDE_ROOTS', `The ${what} resolves outside its folder.`);
-  }
-  let stat;
+  options: { maxBytes: number; truncate?: boolean },
+) {
   try {
-    stat = await fsp.stat(real);
+    return await readBoundedNoFollow(path.join(folder, name), { ...options, inside: [folder] });
   } catch (error) {
-    if (isNotFound(error)) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
-    throw error;
+    if (!(error instanceof FileSafetyError)) throw error;
+    switch (error.reason) {
+      case 'deleted':
+      case 'not-a-file':
+        throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
+      case 'outside-roots':
+        throw new AppError(
+          'OUTSIDE_ROOTS',
+          `The ${what} is a link or resolves outside its folder; Canopy does not follow it.`,
+        );
+      case 'too-large':
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `The ${what} is larger than the ${options.maxBytes} bytes Canopy shows.`,
+        );
+      default:
+        throw new AppError('NOT_FOUND', `The ${what} ${name} cannot be read: ${error.message}`);
+    }
   }
-  if (!stat.isFile()) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
-  return { file: real, size: stat.size };
 }
 
 export interface BlobContent {
@@ -136,19 +153,16 @@ export interface BlobContent {
   contentType: string;
 }
 
-/** Reads `<blobDir>/<hash>`: the hash is 64 hex digits, the file stays inside, is an image, and is capped. */
+/**
+ * Reads `<blobDir>/<hash>`: the hash is 64 hex digits; the file is opened without following a link,
+ * checked on its descriptor (a regular file inside the blobs folder, at most MAX_BLOB_BYTES) and read
+ * from it; it is served only as an image its bytes show.
+ */
 export async function readBlob(blobDir: string | undefined, hash: string): Promise<BlobContent> {
   if (!BLOB_HASH.test(hash))
     throw new AppError('BAD_REQUEST', 'A blob is named by 64 lower-case hex digits.');
   if (!blobDir) throw new AppError('NOT_FOUND', 'This session has no blobs folder.');
-  const { file, size } = await confinedFile(blobDir, hash, 'blob');
-  if (size > MAX_BLOB_BYTES) {
-    throw new AppError(
-      'PAYLOAD_TOO_LARGE',
-      `The blob is ${size} bytes; Canopy shows images up to ${MAX_BLOB_BYTES}.`,
-    );
-  }
-  const bytes = await fsp.readFile(file);
+  const { bytes } = await readServed(blobDir, hash, 'blob', { maxBytes: MAX_BLOB_BYTES });
   const contentType = sniffImageType(bytes);
   if (!contentType) throw new AppError('INVALID_TARGET', 'The blob is not a PNG, JPEG, GIF or WebP image.');
   return { bytes, contentType };
@@ -162,11 +176,25 @@ export interface ArtifactContent {
   truncated: boolean;
 }
 
-/** Reads artifact N of a session: `<session folder>/N.<tool>.log`, confined to that folder, capped. */
-export async function readArtifact(sessionFile: string, artifactId: string): Promise<ArtifactContent> {
+/**
+ * Reads artifact N of a session: `<session folder>/N.<tool>.log`. The folder is taken by its real
+ * path, which must lie inside the roots (`confined`); the file is read like a blob (no link, a
+ * regular file inside that folder, checked on its descriptor), its first MAX_ARTIFACT_BYTES only.
+ */
+export async function readArtifact(
+  sessionFile: string,
+  artifactId: string,
+  confined: (real: string) => boolean,
+): Promise<ArtifactContent> {
   if (!ARTIFACT_ID.test(artifactId)) throw new AppError('BAD_REQUEST', 'An artifact is named by its number.');
   const folder = await realpathOrUndefined(sessionFolderOf(sessionFile));
   if (!folder) throw new AppError('NOT_FOUND', 'This session has no artifacts folder.');
+  if (!confined(folder)) {
+    throw new AppError(
+      'OUTSIDE_ROOTS',
+      "The session's artifacts folder resolves outside the configured folders.",
+    );
+  }
   let names: string[];
   try {
     names = await fsp.readdir(folder);
@@ -174,10 +202,17 @@ export async function readArtifact(sessionFile: string, artifactId: string): Pro
     if (isNotFound(error)) throw new AppError('NOT_FOUND', 'This session has no artifacts folder.');
     throw error;
   }
-  const wanted = String(Number(artifactId));
-  const name = names.sort().find((candidate) => ARTIFACT_FILE.exec(candidate)?.[1] === wanted);
+  const name = firstArtifactName(names, String(Number(artifactId)));
   if (!name) throw new AppError('NOT_FOUND', `No artifact ${artifactId} in this session.`);
-  const { file, size } = await confinedFile(folder, name, 'artifact');
-  const bytes = await readRange(file, 0, Math.min(size, MAX_ARTIFACT_BYTES));
-  return { text: bytes.toString('utf8'), name, size, truncated: size > MAX_ARTIFACT_BYTES };
+  const read = await readServed(folder, name, 'artifact', { maxBytes: MAX_ARTIFACT_BYTES, truncate: true });
+  return { text: read.bytes.toString('utf8'), name, size: read.size, truncated: read.truncated };
+}
+
+/** The first (in sort order) of `names` that is artifact `id`: one pass, however many files the folder holds. */
+function firstArtifactName(names: readonly string[], id: string): string | undefined {
+  let first: string | undefined;
+  for (const name of names) {
+    if (ARTIFACT_FILE.exec(name)?.[1] === id && (first === undefined || name < first)) first = name;
+  }
+  return first;
 }

@@ -137,10 +137,10 @@ export class SessionReads {
     return readBlob(await blobDirOf(indexed.file, indexed.root.path), hash);
   }
 
-  /** [oh-my-pi] Artifact N of a session (`<session file without .jsonl>/N.<tool>.log`). */
+  /** [oh-my-pi] Artifact N of a session (`<session file without .jsonl>/N.<tool>.log`, its folder inside the roots). */
   async artifact(id: string, artifactId: string): Promise<ArtifactContent> {
     const indexed = await this.store.resolve(id);
-    return readArtifact(indexed.file, artifactId);
+    return readArtifact(indexed.file, artifactId, this.store.confined);
   }
 }
 
