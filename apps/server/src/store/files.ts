@@ -79,12 +79,6 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 /**
- * Every `*.jsonl` file under `root`, found with an explicit stack (no recursion), following
- * symlinked directories only when they resolve inside the root; each directory is visited once.
- * A link that cannot be resolved (a symlink loop, ELOOP) or an unreadable folder is skipped with a
- * warning, so one bad entry never stops a scan.
- */
-/**
  * A session file's name: `*.jsonl`, or an archived `*.jsonl.gz` (oh-my-pi). Hidden names are the
  * staging and lock files of a writer (`.<name>.jsonl.lock`, `.<name>.<rand>.tmp`) and never sessions;
  * `.tmp` / `.bak` / `.lock` names do not end in `.jsonl` anyway.
@@ -94,9 +88,16 @@ export function isSessionFileName(name: string): boolean {
   return name.endsWith('.jsonl') || name.endsWith('.jsonl.gz');
 }
 
+/**
+ * Every session file under `root`, found with an explicit stack (no recursion), following
+ * symlinked directories only when they resolve inside the root; each directory is visited once
+ * (and told to `onFolder`, by its real path). A link that cannot be resolved (a symlink loop,
+ * ELOOP) or an unreadable folder is skipped with a warning, so one bad entry never stops a scan.
+ */
 export async function listJsonlFiles(
   root: string,
   warn: (where: string, message: string) => void = () => undefined,
+  onFolder: (realDir: string) => void = () => undefined,
 ): Promise<string[]> {
   let realRoot: string | undefined;
   try {
@@ -114,6 +115,7 @@ export async function listJsonlFiles(
   const stack = [realRoot];
   while (stack.length > 0) {
     const dir = stack.pop() as string;
+    onFolder(dir);
     let entries: fs.Dirent[];
     try {
       entries = await fsp.readdir(dir, { withFileTypes: true });

@@ -109,6 +109,11 @@ export class SessionIndex {
     readonly roots: Root[],
     private readonly log: (message: string) => void = () => undefined,
     private readonly onRows: (delta: ListDelta) => void = () => undefined,
+    /**
+     * The folders a listing walks (real paths): each as it is reached, before it is read (to add),
+     * and after a whole scan every folder under the roots at once (`whole`).
+     */
+    private readonly onFolders: (folders: ReadonlySet<string>, whole: boolean) => void = () => undefined,
   ) {}
 
   private warnOnce(where: string, message: string): void {
@@ -193,7 +198,14 @@ export class SessionIndex {
     const delta = emptyDelta();
     const root = this.rootOf(changed);
     if (!root) return delta;
-    const listed = await listJsonlFiles(changed, (where, message) => this.warnOnce(where, message));
+    const listed = await listJsonlFiles(
+      changed,
+      (where, message) => this.warnOnce(where, message),
+      // Watched before it is read: a file created meanwhile is an event, not missed.
+      (folder) => {
+        if (isInside(root.path, folder)) this.onFolders(new Set([folder]), false);
+      },
+    );
     // A link from inside a root to a file elsewhere lists the real path outside: never indexed.
     const present = new Set(listed.filter((file) => isInside(root.path, file)));
     for (const file of present) await this.update(file, root, delta);
@@ -243,10 +255,16 @@ export class SessionIndex {
     this.found = new Promise<void>((resolve) => (foundEvery = resolve));
     const found: { file: string; root: Root; mtimeMs: number }[] = [];
     const seen = new Set<string>();
+    const folders = new Set<string>();
     try {
       for (const root of this.roots) {
-        for (const file of await listJsonlFiles(root.path, (where, message) =>
-          this.warnOnce(where, message),
+        for (const file of await listJsonlFiles(
+          root.path,
+          (where, message) => this.warnOnce(where, message),
+          (folder) => {
+            folders.add(folder);
+            this.onFolders(new Set([folder]), false);
+          },
         )) {
           if (seen.has(file)) continue; // nested or duplicate roots
           seen.add(file);
@@ -256,6 +274,7 @@ export class SessionIndex {
     } finally {
       foundEvery();
     }
+    if (!this.stopped) this.onFolders(folders, true);
     for (const [file, session] of this.byFile) {
       if (!seen.has(file)) this.drop(session, delta);
     }

@@ -9,6 +9,7 @@ import { AppError } from '../errors';
 import type { WriteOnce } from './confined';
 import { NewFileStorageProvider } from './file-storage';
 import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files';
+import { FolderWatches, ignoredWatchName, NATIVE_RECURSIVE_WATCH } from './folder-watches';
 import { OpenSession, REAL_CLOCK, type Clock } from './open-session';
 import { sessionListChanged } from './session-events';
 import { SessionIndex, type IndexedSession, type ListDelta, type Root } from './session-index';
@@ -46,6 +47,11 @@ export interface SessionStoreOptions {
 /** An open session nobody follows is closed after this long without use. */
 export const DEFAULT_IDLE_CLOSE_MS = 60_000;
 
+/** Different paths named by watch events that are looked at one by one; more at once: one rescan. */
+export const MAX_QUEUED_PATHS = 64;
+/** How long after a flood of watch events the rescan that replaces them runs. */
+export const FLOODED_RESCAN_DELAY_MS = 1000;
+
 /** Default quiet window: an agent streaming lines writes them closer together than this. */
 export const QUIET_WINDOW_MS = 250;
 
@@ -68,10 +74,28 @@ export class SessionStore {
   private scanTimer: NodeJS.Timeout | undefined;
   private pathTimer: NodeJS.Timeout | undefined;
   private readonly changedPaths = new Set<string>();
+  /** The delay of the rescan scheduled now. */
+  private scanDelay = 0;
   private closed = false;
 
   constructor(private readonly options: SessionStoreOptions) {
-    this.index = new SessionIndex(options.roots, options.log, (delta) => this.publishRows(delta));
+    this.index = new SessionIndex(
+      options.roots,
+      options.log,
+      (delta) => this.publishRows(delta),
+      (folders, whole) => this.watchFolders(folders, whole),
+    );
+  }
+
+  /** Folder watches (Linux), kept to the folders the listing walks; see folder-watches.ts. */
+  private folderWatches: FolderWatches | undefined;
+
+  private watchFolders(folders: ReadonlySet<string>, whole: boolean): void {
+    const watches = this.folderWatches;
+    if (!watches) return;
+    if (!whole) return watches.add(folders);
+    // A root that is a single file is watched itself.
+    watches.sync(new Set([...this.options.roots.map((root) => root.path), ...folders]));
   }
 
   /** Is a real path inside one of the roots? Checked again at every file operation. */
@@ -91,10 +115,13 @@ export class SessionStore {
         this.endFirstScan({ upserted: new Set(), removed: new Set() });
       },
     );
-    for (const root of this.options.roots) {
-      this.watchers.push(
-        watchPath(root.path, true, (changed) => (changed ? this.queuePath(changed) : this.scheduleScan())),
-      );
+    const onChange = (changed: string | undefined) =>
+      changed ? this.queuePath(changed) : this.scheduleScan();
+    if (NATIVE_RECURSIVE_WATCH) {
+      for (const root of this.options.roots) this.watchers.push(watchPath(root.path, true, onChange));
+    } else {
+      this.folderWatches = new FolderWatches(onChange);
+      this.folderWatches.add(this.options.roots.map((root) => root.path));
     }
     this.rescanTimer = setInterval(() => this.scheduleScan(), this.options.rescanMs ?? 5000);
     this.rescanTimer.unref();
@@ -131,6 +158,7 @@ export class SessionStore {
     this.closed = true;
     this.index.stop();
     for (const watcher of this.watchers) watcher.close();
+    this.folderWatches?.close();
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     if (this.scanTimer) clearTimeout(this.scanTimer);
     if (this.pathTimer) clearTimeout(this.pathTimer);
@@ -148,20 +176,34 @@ export class SessionStore {
    * A watch event that names no path, or the periodic timer (the fallback for watch events a file
    * system does not deliver): rescan every root soon, coalescing bursts. Open files are not read.
    */
-  scheduleScan(): void {
+  scheduleScan(delayMs = 50): void {
     if (this.closed || this.scanTimer) return;
+    this.scanDelay = delayMs;
     this.scanTimer = setTimeout(() => {
       this.scanTimer = undefined;
       void this.index.scan().then(
         (delta) => this.publishRows(delta),
         (error: unknown) => this.options.log?.(`rescan failed: ${(error as Error).message}`),
       );
-    }, 50);
+    }, delayMs);
   }
 
-  /** A watch event for one path: only that path is looked at, soon, coalescing bursts. */
+  /**
+   * A watch event for one path: only that path is looked at, soon, coalescing bursts. A name that
+   * is never a session nor a folder of sessions (a tool output, a lock, a temporary file) is ignored;
+   * past MAX_QUEUED_PATHS different paths in one burst (a program renaming files over and over), the
+   * paths are dropped and one rescan, a while later, looks at everything instead.
+   */
   private queuePath(changed: string): void {
-    if (this.closed) return;
+    if (this.closed || ignoredWatchName(changed)) return;
+    if (this.changedPaths.size >= MAX_QUEUED_PATHS && !this.changedPaths.has(changed)) {
+      this.changedPaths.clear();
+      if (this.pathTimer) clearTimeout(this.pathTimer);
+      this.pathTimer = undefined;
+      this.scheduleScan(FLOODED_RESCAN_DELAY_MS);
+      return;
+    }
+    if (this.scanTimer && this.scanDelay === FLOODED_RESCAN_DELAY_MS) return; // the rescan will see it
     this.changedPaths.add(changed);
     if (this.pathTimer) return;
     this.pathTimer = setTimeout(() => {
