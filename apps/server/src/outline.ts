@@ -9,7 +9,8 @@ import {
   toViewEntries,
   ViewTree,
 } from '@canopy/session-core';
-import { listJsonlFiles, readChunks } from './store/files';
+import { readChunksConfined } from './store/confined';
+import { listJsonlFiles } from './store/files';
 import { isArchive, readSessionBytes } from './store/omp-files';
 
 export interface OutlineOptions {
@@ -55,7 +56,7 @@ export async function printOutlines(
       // pieces, since it can be larger than the longest string the runtime holds.
       manager = isArchive(file)
         ? SessionManager.fromJsonl(await readSessionBytes(file))
-        : await SessionManager.fromJsonlChunks(readChunks(file));
+        : await SessionManager.fromJsonlChunks(readChunksConfined(file));
     } catch (error) {
       write(`${file}: ${(error as Error).message}\n\n`);
       continue;

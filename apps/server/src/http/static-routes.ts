@@ -2,7 +2,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors';
-import { readWhole } from '../store/files';
+import { readBoundedNoFollow } from '../store/confined';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Canopy</title>
@@ -69,7 +69,9 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
       !path.extname(request.url.split('?')[0] ?? '')
     ) {
       if (webDist) {
-        const page = await readWhole(path.join(path.resolve(webDist), 'index.html'));
+        const { bytes: page } = await readBoundedNoFollow(path.join(path.resolve(webDist), 'index.html'), {
+          maxBytes: 4 << 20,
+        });
         return reply.type('text/html; charset=utf-8').send(page);
       }
       return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);

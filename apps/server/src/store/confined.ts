@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDirSync, READ_CHUNK_BYTES } from './files';
+import { atomicWriteSync, fsyncDirSync, READ_CHUNK_BYTES } from './files';
 
 /** Why a file operation was refused or failed; each maps to one specific client error. */
 export type FileRefusal =
@@ -198,6 +198,28 @@ export function* piecesOfSync(
   }
 }
 
+/**
+ * The session file from `start` to its end (as it is while reading) in fresh buffers of at most
+ * `chunkBytes`, through a verified descriptor (the outline printed by the CLI).
+ */
+export async function* readChunksConfined(
+  file: string,
+  start = 0,
+  chunkBytes = READ_CHUNK_BYTES,
+): AsyncGenerator<Buffer, void, undefined> {
+  const { fd } = openConfinedSync(file, fs.constants.O_RDONLY);
+  try {
+    for (let position = start; ;) {
+      const piece = readAtSync(fd, position, chunkBytes);
+      if (piece.length === 0) return;
+      position += piece.length;
+      yield piece;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** The pieces of `pieces`, each shown to `see` before it is handed on. */
 export function* seenSync<T>(pieces: Iterable<T>, see: (piece: T) => void): Generator<T> {
   for (const piece of pieces) {
@@ -382,6 +404,45 @@ export function readBoundedNoFollowSync(file: string, options: BoundedReadOption
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The most bytes of a configuration or settings file read (they are a few hundred bytes). */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+/**
+ * A small JSON file (configuration, Canopy's state) read through {@link readBoundedNoFollow}:
+ * undefined when it does not exist; a link, a FIFO, a file over `maxBytes` or bad JSON throw.
+ */
+export async function readJsonNoFollow(file: string, maxBytes = MAX_CONFIG_BYTES): Promise<unknown> {
+  let read: BoundedRead;
+  try {
+    read = await readBoundedNoFollow(file, { maxBytes });
+  } catch (error) {
+    if (error instanceof FileSafetyError && error.reason === 'deleted') return undefined;
+    throw error;
+  }
+  return JSON.parse(read.bytes.toString('utf8')) as unknown;
+}
+
+/**
+ * Reads a small secret kept in the state folder through {@link readBoundedNoFollowSync}, creating
+ * it (owner-only, mode 0600, renamed into place: a link or FIFO there is replaced, never followed)
+ * with `create()` when it is missing, not one valid line, or not a small regular file.
+ */
+export function readOrCreateSecretSync(
+  file: string,
+  create: () => string,
+  valid: (value: string) => boolean,
+): string {
+  try {
+    const value = readBoundedNoFollowSync(file, { maxBytes: 4096 }).bytes.toString('utf8').trim();
+    if (valid(value)) return value;
+  } catch (error) {
+    if (!(error instanceof FileSafetyError) || error.reason === 'failed') throw error;
+  }
+  const value = create();
+  atomicWriteSync(file, `${value}\n`);
+  return value;
 }
 
 // ------------------------------------------------------------------ oh-my-pi's lock file

@@ -156,11 +156,6 @@ export async function listJsonlFiles(
   return found;
 }
 
-/** A small file read whole (the web app's index page); session files are read in pieces. */
-export async function readWhole(file: string): Promise<Buffer> {
-  return fsp.readFile(file);
-}
-
 /**
  * Bytes per read when a whole session file is read. A session file can be larger than the longest
  * string the runtime holds (about 512 MB), so it is never decoded at once: each piece is parsed on
@@ -175,27 +170,6 @@ export const READ_CHUNK_BYTES = 4 << 20;
  * at once (running-hash.ts: one slot of its ring).
  */
 export const PARSE_SLICE_BYTES = 512 << 10;
-
-/** The file from `start` to its end (as it is while reading), in fresh buffers of at most `chunkBytes`. */
-export async function* readChunks(
-  file: string,
-  start = 0,
-  chunkBytes = READ_CHUNK_BYTES,
-): AsyncGenerator<Buffer, void, undefined> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    let position = start;
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(chunkBytes);
-      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
-      if (bytesRead === 0) return;
-      position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 export function sha256(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
@@ -266,39 +240,8 @@ export function ensureDirSync(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
 }
 
-export async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-  return JSON.parse(text) as unknown;
-}
-
 export function writeJsonFileSync(file: string, value: unknown): void {
   atomicWriteSync(file, `${JSON.stringify(value, null, 2)}\n`);
-}
-
-/**
- * Reads a small secret kept in the state folder, creating it (owner-only, mode 0600) with
- * `create()` when it is missing or unreadable as one non-empty line.
- */
-export function readOrCreateSecretSync(
-  file: string,
-  create: () => string,
-  valid: (value: string) => boolean,
-): string {
-  try {
-    const value = fs.readFileSync(file, 'utf8').trim();
-    if (valid(value)) return value;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
-  const value = create();
-  atomicWriteSync(file, `${value}\n`);
-  return value;
 }
 
 export function pathExistsSync(p: string): boolean {
