@@ -447,42 +447,118 @@ export function readOrCreateSecretSync(
 
 // ------------------------------------------------------------------ oh-my-pi's lock file
 
-/** A lock older than this is a leftover of a crash, whatever its pid says. */
+/**
+ * The longest Canopy honours a lock whose process runs: oh-my-pi holds it for the microseconds of
+ * one append or rename, so a lock this old is a leftover (its pid reused by another process).
+ */
 export const LOCK_STALE_MS = 10_000;
+/**
+ * oh-my-pi 18.3.4's own rule for a lock without a valid `pid:time` record (empty: its writer is
+ * between creating it and writing it; garbage): held only while its modification time is this
+ * recent (SESSION_PUBLISH_LOCK_WAIT_MS in its session-storage.ts), else a crash orphan.
+ */
+export const LOCK_UNRECORDED_MS = 500;
+/** A lock's time may be this far ahead of Canopy's clock (clock granularity); further: not honoured. */
+export const LOCK_CLOCK_SLACK_MS = 500;
+/** oh-my-pi writes `<pid>:<ms>\n`, a few dozen bytes; a larger file is not its lock. */
+const MAX_LOCK_BYTES = 128;
 
 /** oh-my-pi's lock beside a session while it writes: `.<name>.jsonl.lock`, containing `pid:ms`. */
 export function lockFileOf(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.lock`);
 }
 
+/** The largest process id any system gives (a larger one is no process: not a valid record). */
+const MAX_PID = 0x7fffffff;
+
+/** oh-my-pi's test: ESRCH is a dead process; EPERM (or anything else) a live one. */
 function processAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
-/** The live lock on `file`, if any: one whose process runs and that is not stale. */
-export function liveLockOf(file: string, now: number): { pid: number; since: number } | undefined {
-  let text: string;
-  let stat: fs.Stats;
+/** What oh-my-pi's lock file beside a session says now. */
+export type LockState =
+  | { held: false; ignored?: undefined }
+  | { held: true; message: string }
+  /** A lock file is there, but oh-my-pi's rule (or Canopy's bound on it) says it is not held. */
+  | { held: false; ignored: string; key: string };
+
+function seconds(ms: number): string {
+  return `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * oh-my-pi's lock on `file` as Canopy honours it (docs/safety.md#appends). The lock is read like every
+ * other file (readBoundedNoFollowSync: no link followed, no FIFO waited on, at most 128 bytes, a
+ * regular file in the session's folder), so it never blocks or grows memory. Then oh-my-pi's own rule
+ * (session-storage.ts): a `pid:time` record is held while its process runs; anything else is held
+ * only while the file is younger than LOCK_UNRECORDED_MS. And Canopy's bound: never a lock whose
+ * time is older than LOCK_STALE_MS or ahead of the clock, so no lock blocks writes for long.
+ */
+export function lockStateOf(file: string, now: number): LockState {
+  const lock = lockFileOf(file);
+  const name = path.basename(lock);
+  let read: BoundedRead;
   try {
-    const lock = lockFileOf(file);
-    text = fs.readFileSync(lock, 'utf8');
-    stat = fs.statSync(lock);
-  } catch {
-    return undefined;
+    read = readBoundedNoFollowSync(lock, { maxBytes: MAX_LOCK_BYTES, inside: [path.dirname(file)] });
+  } catch (error) {
+    if (!(error instanceof FileSafetyError) || error.reason === 'deleted') return { held: false };
+    const why =
+      error.reason === 'outside-roots'
+        ? 'is a symbolic link'
+        : error.reason === 'not-a-file'
+          ? 'is not a regular file'
+          : error.reason === 'too-large'
+            ? `is larger than the ${MAX_LOCK_BYTES} bytes of a lock`
+            : `cannot be read (${error.message})`;
+    return ignoredLock(lock, `${name} ${why}: it is not a lock oh-my-pi writes, so Canopy ignored it.`);
   }
-  const match = /^\s*(\d+):(\d+)\s*$/.exec(text);
-  // An unreadable lock (being written right now) counts by its file time.
-  const pid = match ? Number(match[1]) : undefined;
-  const since = match ? Number(match[2]) : stat.mtimeMs;
-  if (now - since > LOCK_STALE_MS) return undefined;
-  if (pid !== undefined && !processAlive(pid)) return undefined;
-  return { pid: pid ?? 0, since };
+  const text = read.bytes.toString('latin1');
+  const match = /^(\d+):(\d+)\s*$/.exec(text);
+  const pid = match ? Number(match[1]) : NaN;
+  const since = match ? Number(match[2]) : NaN;
+  if (match && pid > 0 && pid <= MAX_PID && Number.isSafeInteger(since)) {
+    const age = now - since;
+    if (!processAlive(pid)) {
+      return ignoredLock(lock, `${name} was left by process ${pid}, which is gone: Canopy ignored it.`, text);
+    }
+    if (age > LOCK_STALE_MS) {
+      return ignoredLock(
+        lock,
+        `${name} says process ${pid} has held it for ${seconds(age)}, longer than any write (Canopy honours a lock for ${seconds(LOCK_STALE_MS)}): ignored.`,
+        text,
+      );
+    }
+    if (age < -LOCK_CLOCK_SLACK_MS) {
+      return ignoredLock(lock, `${name} is dated ${seconds(age)} in the future: Canopy ignored it.`, text);
+    }
+    return {
+      held: true,
+      message: `oh-my-pi (process ${pid}) holds the session's lock file ${name} (for ${seconds(age)})`,
+    };
+  }
+  // No valid record: held only while it is as young as a lock its writer has not written yet.
+  const mtimeMs = fs.lstatSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+  if (mtimeMs === undefined) return { held: false };
+  const age = now - mtimeMs;
+  if (age >= -LOCK_CLOCK_SLACK_MS && age <= LOCK_UNRECORDED_MS) {
+    return { held: true, message: `oh-my-pi is creating the session's lock file ${name}` };
+  }
+  return ignoredLock(
+    lock,
+    `${name} holds no "pid:time" record and was last changed ${seconds(age)} ${age < 0 ? 'in the future' : 'ago'} (oh-my-pi counts such a lock as held for ${seconds(LOCK_UNRECORDED_MS)}): Canopy ignored it.`,
+    `${text}@${mtimeMs}`,
+  );
+}
+
+function ignoredLock(lock: string, message: string, content = ''): LockState {
+  return { held: false, ignored: message, key: `${lock}\0${content}` };
 }
 
 // ------------------------------------------------------------------ appending
@@ -540,9 +616,8 @@ export function appendConfinedSync(
     if (!unchanged(seen, now)) {
       throw new FileSafetyError('changed', 'The session file changed since Canopy last read it.');
     }
-    if (liveLockOf(file, options.now)) {
-      throw new FileSafetyError('locked', 'oh-my-pi is writing this session (its lock file is held).');
-    }
+    const lock = lockStateOf(file, options.now);
+    if (lock.held) throw new FileSafetyError('locked', `${lock.message}.`);
     const start = stat.size;
     if (start > 0 && readAtSync(fd, start - 1, 1)[0] !== 0x0a) {
       throw new FileSafetyError('mid-write', 'The last line of the session file is cut off.');

@@ -14,7 +14,8 @@ import {
   FileSafetyError,
   LINE_BATCH_BYTES,
   lineBatches,
-  liveLockOf,
+  lockStateOf,
+  type LockState,
   openConfinedSync,
   readAtSync,
   readIntoSync,
@@ -109,6 +110,8 @@ export class OpenSession {
   private lastGrowthAt = Number.NEGATIVE_INFINITY;
   /** Why the file cannot be read any more (deleted, or now resolving outside the roots). */
   private unreachable: FileSafetyError | undefined;
+  /** The lock file last reported as ignored (see reportIgnoredLock). */
+  private ignoredLock: string | undefined;
   /** Set by an append that landed after another writer's complete lines: reload after the write. */
   private landedAfterOthers = false;
   /** The backup and the lines a migration left out, reported after the write. */
@@ -522,13 +525,26 @@ export class OpenSession {
     }
   }
 
-  /** Why a write must wait now, if it must. */
-  private writeBlocker(): 'mid-write' | 'busy' | 'locked' | undefined {
+  /** Why a write must wait now, if it must (a held lock in its own words). */
+  private writeBlocker(): { reason: 'mid-write' | 'busy' | 'locked'; message: string } | undefined {
     const now = this.options.clock.now();
-    if (this.sm.pendingBytes > 0) return 'mid-write';
-    if (now - this.lastGrowthAt < this.options.quietWindowMs) return 'busy';
-    if (liveLockOf(this.file, now)) return 'locked';
+    if (this.sm.pendingBytes > 0) return { reason: 'mid-write', message: 'mid-write' };
+    if (now - this.lastGrowthAt < this.options.quietWindowMs) return { reason: 'busy', message: 'busy' };
+    const lock = lockStateOf(this.file, now);
+    if (lock.held) return { reason: 'locked', message: lock.message };
+    if (lock.ignored) this.reportIgnoredLock(lock);
     return undefined;
+  }
+
+  /**
+   * Says (log and a notice on the page) that a lock file beside the session was ignored and why,
+   * once per lock file as it is.
+   */
+  private reportIgnoredLock(lock: Extract<LockState, { ignored: string }>): void {
+    if (this.ignoredLock === lock.key) return;
+    this.ignoredLock = lock.key;
+    this.options.log?.(`${this.file}: ${lock.ignored}`);
+    this.options.publish({ type: 'error', code: 'LOCK_IGNORED', sessionId: this.id, message: lock.ignored });
   }
 
   /**
@@ -545,13 +561,14 @@ export class OpenSession {
       const blocker = this.writeBlocker();
       if (!blocker) return;
       if (clock.now() >= deadline) {
-        if (blocker === 'busy') {
+        if (blocker.reason === 'busy') {
           throw new AppError(
             'FILE_BUSY',
             'Another program keeps appending to the session file; nothing was written. Try again when it pauses.',
           );
         }
-        throw fileErrorToAppError(new FileSafetyError(blocker, blocker));
+        const waited = `Canopy waited ${(this.options.midWriteWaitMs / 1000).toFixed(1)} s for it.`;
+        throw fileErrorToAppError(new FileSafetyError(blocker.reason, `${blocker.message}. ${waited}`));
       }
       await clock.sleep(Math.min(50, Math.max(1, deadline - clock.now())));
     }
@@ -640,9 +657,8 @@ export class OpenSession {
       if (!this.tail.isExactly(fd, state)) {
         throw new FileSafetyError('changed', 'the file changed before the migration rewrite');
       }
-      if (liveLockOf(this.file, this.options.clock.now())) {
-        throw new FileSafetyError('locked', 'oh-my-pi holds the lock');
-      }
+      const lock = lockStateOf(this.file, this.options.clock.now());
+      if (lock.held) throw new FileSafetyError('locked', `${lock.message}.`);
       const backup = backupExactSync(
         this.file,
         this.sm.version ?? 1,
