@@ -11,7 +11,8 @@ import {
 } from '@canopy/session-core';
 import { readChunksConfined } from './store/confined';
 import { listJsonlFiles } from './store/files';
-import { isArchive, readSessionBytes } from './store/omp-files';
+import { archivePieces } from './store/archive';
+import { isArchive } from './store/omp-files';
 
 export interface OutlineOptions {
   home?: string;
@@ -52,11 +53,11 @@ export async function printOutlines(
   for (const file of files) {
     let manager: SessionManager;
     try {
-      // An archived oh-my-pi session (.jsonl.gz) is decompressed first; a plain file is read in
-      // pieces, since it can be larger than the longest string the runtime holds.
-      manager = isArchive(file)
-        ? SessionManager.fromJsonl(await readSessionBytes(file))
-        : await SessionManager.fromJsonlChunks(readChunksConfined(file));
+      // Read in pieces (an archived oh-my-pi session, .jsonl.gz, decompressed piece by piece), since a
+      // session can be larger than the longest string the runtime holds.
+      manager = await SessionManager.fromJsonlChunks(
+        isArchive(file) ? archivePieces(file) : readChunksConfined(file),
+      );
     } catch (error) {
       write(`${file}: ${(error as Error).message}\n\n`);
       continue;

@@ -465,7 +465,7 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     expect(blocks).toHaveLength(3);
     expect(blocks[1]!.replace('b.jsonl.gz', 'a.jsonl')).toBe(blocks[0]);
     expect(blocks[2]).toBe(
-      `${path.join(fs.realpathSync(sessions), 'c.jsonl.gz')}: The archived session could not be decompressed.`,
+      `${path.join(fs.realpathSync(sessions), 'c.jsonl.gz')}: The archive is damaged (incorrect header check after 0 decompressed bytes); it is not a gzip file Canopy can read.`,
     );
   });
 });

@@ -5,7 +5,6 @@
 // strict patterns, the resolved real path must stay inside its folder, and sizes are capped.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { CURRENT_SESSION_VERSION } from '@canopy/session-core';
 import { AppError } from '../errors';
 import { FileSafetyError, readBoundedNoFollow } from './confined';
@@ -15,8 +14,6 @@ import { isDirectory, isInside, isNotFound, realpathOrUndefined } from './files'
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
 /** Artifacts are sent up to this size, with a note on what was left out. */
 export const MAX_ARTIFACT_BYTES = 4 * 1024 * 1024;
-/** An archived session is decompressed up to this size. */
-export const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
 
 const BLOB_HASH = /^[a-f0-9]{64}$/;
 const ARTIFACT_ID = /^[0-9]{1,9}$/;
@@ -43,23 +40,6 @@ export function readOnlyReason(file: string, version: number | undefined): strin
     return `Format version ${version} is newer than the version ${CURRENT_SESSION_VERSION} Canopy knows: it is shown read-only so nothing of it is lost.`;
   }
   return undefined;
-}
-
-/** An archived session's bytes, decompressed (capped). */
-export function decompressArchive(raw: Buffer): Buffer {
-  try {
-    return gunzipSync(raw, { maxOutputLength: MAX_ARCHIVE_BYTES });
-  } catch (error) {
-    throw new AppError('SESSION_INVALID', 'The archived session could not be decompressed.', {
-      cause: error,
-    });
-  }
-}
-
-/** The bytes of a session file: an archive is decompressed (capped), a plain file read as it is. */
-export async function readSessionBytes(file: string): Promise<Buffer> {
-  const raw = await fsp.readFile(file);
-  return isArchive(file) ? decompressArchive(raw) : raw;
 }
 
 export type SubagentKind = 'subagent' | 'advisor';

@@ -36,7 +36,8 @@ import {
 import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
 import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
 import { PARSE_SLICE_BYTES, READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
-import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
+import { archivePiecesOf } from './archive';
+import { isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { LoadProgress } from './load-progress';
@@ -297,7 +298,7 @@ export class OpenSession {
   /**
    * (Re)reads the whole file through one verified descriptor, piece by piece: each piece is parsed,
    * hashed and dropped before the next is read, so neither the file nor its text is ever held
-   * whole (an archive, read-only, is decompressed whole). The manager keeps only its index and reads
+   * whole (an archive, read-only, is decompressed piece by piece too, and kept as entries). The manager keeps only its index and reads
    * an entry back from the file when it is asked for (see docs/architecture.md#state); the tree
    * model gets every entry once through onEntries. The new manager, tree, list facts and tail
    * replace the current ones together at the end, so nothing reads a half-loaded state. The tail
@@ -375,9 +376,11 @@ export class OpenSession {
     progress: LoadProgress | undefined,
   ): AsyncGenerator<Buffer> {
     if (isArchive(this.file)) {
-      const bytes = decompressArchive(readAtSync(fd, 0, size));
-      tail.took(bytes);
-      yield bytes;
+      // Decompressed piece by piece, with its limits (an error says why it cannot be read).
+      for await (const piece of archivePiecesOf(fd, size)) {
+        tail.took(piece);
+        yield piece;
+      }
       progress?.advanced(size);
       return;
     }

@@ -8,7 +8,8 @@ import type { ListingProgress, SessionListItem } from '@canopy/protocol';
 import { getSessionVersion, ompSessionName, SessionLineParser, type TitleSlot } from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
-import { isArchive, readOnlyReason, readSessionBytes, subagentParentCandidates } from './omp-files';
+import { ArchiveError, archivePieces } from './archive';
+import { isArchive, readOnlyReason, subagentParentCandidates } from './omp-files';
 import { openConfinedSync, readIntoSync, readRangeConfinedSync, statConfinedSync } from './confined';
 import {
   isInside,
@@ -51,6 +52,8 @@ export interface IndexedSession extends RowFacts {
    * it at once) and an open session can adopt it.
    */
   pending?: boolean;
+  /** [oh-my-pi] Why an archive cannot be opened (corrupt, cut off, over the limits), if so. */
+  problem?: ArchiveError;
   /**
    * The file is open: its row comes from the open session (see {@link SessionIndex.adopt}) and the
    * index does not read it. After it closes, `offset` and `parser` are behind: the next change is
@@ -429,11 +432,23 @@ export class SessionIndex {
     return pieces;
   }
 
+  /**
+   * An archive is read whole, decompressed in pieces with their limits (see archive.ts); one that
+   * cannot be read is still listed, with why (`problem`), and cannot be opened.
+   */
   private async readArchive(session: IndexedSession): Promise<void> {
-    const bytes = await readSessionBytes(session.file);
     session.offset = 0;
-    this.absorb(session, session.parser.push(bytes), bytes);
-    session.parser.end();
+    try {
+      for await (const piece of archivePieces(session.file)) {
+        this.absorb(session, session.parser.push(piece), session.offset === 0 ? piece : EMPTY);
+        session.offset += piece.length;
+        if (session.adopted === 'open' || this.stopped) return;
+      }
+      session.parser.end();
+    } catch (error) {
+      if (!(error instanceof ArchiveError)) throw error;
+      session.problem = error;
+    }
   }
 
   private async rereadTitleSlot(session: IndexedSession): Promise<void> {
@@ -527,6 +542,10 @@ export class SessionIndex {
     if (name !== undefined) item.name = name;
     if (parentSession !== undefined) item.parentSession = parentSession;
     if (!header) item.invalid = true;
+    if (session.problem) {
+      item.invalid = true;
+      item.problem = session.problem.message;
+    }
     if (subagent) item.kind = subagent.kind;
     const readOnly = readOnlyReason(session.file, header ? version : undefined);
     if (readOnly) item.readOnly = readOnly;

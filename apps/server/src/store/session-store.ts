@@ -273,6 +273,8 @@ export class SessionStore {
     const created = new Promise<OpenSession>((resolve) => (createdNow = resolve));
     const pending = (async () => {
       const indexed = await this.resolve(id);
+      // An archive the listing could not read says why, before anything is sent.
+      if (indexed.problem) throw indexed.problem;
       // The first reading of the folders may be reading this very file: it stops, the open reads it.
       this.index.claim(id);
       const session: OpenSession = new OpenSession({
