@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyWebsocket from '@fastify/websocket';
-import { MAX_CLIENT_MESSAGE_BYTES, type ServerEvent } from '@canopy/protocol';
+import { MAX_CLIENT_MESSAGE_BYTES, WS_PROTOCOL, type ServerEvent } from '@canopy/protocol';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ExtensionHost, loadExtensions } from './extensions/host';
 import type { CanopyExtension } from './extensions/types';
@@ -218,7 +218,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const services: ApiDeps = { store, reads, writes, state, navigator, summaries, summarizers, home };
   app.decorate('canopy', { ...services, hub, extensions, publish });
 
-  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4 } });
+  await app.register(fastifyWebsocket, {
+    options: {
+      maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4,
+      // The page offers `canopy` and its token as subprotocols (see installSecurity): `canopy` is
+      // the answer, never the token.
+      handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    },
+  });
   registerWsRoute(
     app,
     {

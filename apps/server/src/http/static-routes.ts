@@ -33,15 +33,6 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
     scope.addHook('onRoute', (route) => {
       route.config = { ...(route.config ?? {}), public: true };
     });
-    // A first load with ?token= has just set the cookie: drop the token from the address bar.
-    scope.addHook('onRequest', async (request, reply) => {
-      if (request.method !== 'GET' || !request.url.includes('token=')) return;
-      const url = new URL(request.url, 'http://localhost');
-      if (!url.searchParams.has('token')) return;
-      url.searchParams.delete('token');
-      const rest = url.searchParams.toString();
-      return reply.redirect(`${url.pathname}${rest ? `?${rest}` : ''}`, 302);
-    });
     if (webDist) {
       // The build names every file under assets/ by a hash of its content: a name never changes
       // what it holds, so a reopened page takes them from the browser's cache without asking (no
@@ -76,6 +67,6 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
       }
       return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     }
-    throw new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    throw new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split(/[?#]/)[0] ?? ''}`);
   });
 }
