@@ -171,11 +171,17 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
     if (request.headers.upgrade !== undefined) request.raw.socket?.destroy();
   });
 
-  // No page of Canopy may be framed (clickjacking) or leak its URL (which can carry the token).
+  // No page of Canopy may be framed (clickjacking) or leak its URL (which can carry the token). A
+  // route that set its own policy (blobs and artifacts: sandboxed data) keeps it, with framing
+  // forbidden added.
   app.addHook('onSend', async (_request, reply) => {
     reply.header('referrer-policy', 'no-referrer');
     reply.header('x-frame-options', 'DENY');
-    reply.header('content-security-policy', "frame-ancestors 'none'");
+    const own = reply.getHeader('content-security-policy');
+    reply.header(
+      'content-security-policy',
+      typeof own === 'string' && own !== '' ? `${own}; frame-ancestors 'none'` : "frame-ancestors 'none'",
+    );
     reply.header('x-content-type-options', 'nosniff');
   });
 }
