@@ -7,6 +7,7 @@ import {
   type SessionManager,
 } from '@canopy/session-core';
 import { AppError, toClientError } from '../errors';
+import { boundDepth } from '../json-depth';
 import { blobDirOf, readArtifact, readBlob, type ArtifactContent, type BlobContent } from './omp-files';
 import type { OpenSession } from './open-session';
 import type { SessionStore } from './session-store';
@@ -90,6 +91,7 @@ export class SessionReads {
     };
     const label = sm.getLabel(entryId);
     if (label !== undefined) detail.label = label;
+    // The entry and the tool call are file content: bounded in depth, so that they always serialise.
     if (entry.type === 'message') {
       const message = entry.message as Record<string, unknown>;
       if (message.role === 'assistant' && message.usage && typeof message.usage === 'object') {
@@ -100,7 +102,7 @@ export class SessionReads {
         if (call) detail.toolCall = call;
       }
     }
-    return detail;
+    return boundDepth(detail);
   }
 
   async context(id: string, at: string | undefined): Promise<ContextResponse> {
@@ -119,7 +121,7 @@ export class SessionReads {
       role: message.role,
       text: llmText(message),
     }));
-    return {
+    return boundDepth({
       at: leaf,
       messages: context.messages as unknown as Record<string, unknown>[],
       llm,
@@ -128,7 +130,7 @@ export class SessionReads {
       models: context.models,
       mode: context.mode,
       tokens: estimateContextTokens(context.messages, dialect),
-    };
+    });
   }
 
   /** [oh-my-pi] An image blob of the session's agent folder (hash validated, confined, checked, capped). */
@@ -177,7 +179,7 @@ function llmText(message: { role: string; content?: unknown }): string {
     else if (block?.type === 'thinking' && typeof block.thinking === 'string')
       parts.push(`[thinking] ${block.thinking}`);
     else if (block?.type === 'toolCall')
-      parts.push(`[tool call] ${String(block.name)}(${JSON.stringify(block.arguments ?? {})})`);
+      parts.push(`[tool call] ${String(block.name)}(${JSON.stringify(boundDepth(block.arguments ?? {}))})`);
     else if (block?.type === 'image') parts.push('[image]');
   }
   return parts.join('\n');
