@@ -5,7 +5,7 @@
 // strict patterns, the resolved real path must stay inside its folder, and sizes are capped.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { CURRENT_SESSION_VERSION } from '@canopy/session-core';
+import { CURRENT_SESSION_VERSION, isKnownSessionVersion, type SessionHeader } from '@canopy/session-core';
 import { AppError } from '../errors';
 import { FileSafetyError, readBoundedNoFollow } from './confined';
 import { isDirectory, isInside, isNotFound, realpathOrUndefined } from './files';
@@ -33,13 +33,26 @@ export function sessionFolderOf(file: string): string {
   return file;
 }
 
-/** Why a session opens read-only, or undefined when Canopy may write to it. */
-export function readOnlyReason(file: string, version: number | undefined): string | undefined {
+/**
+ * Why a session opens read-only, or undefined when Canopy may write to it: an archive, or a header
+ * whose version is not one Canopy knows (newer, or not a whole number: `{"major": 4}`, `"3"`, 3.5),
+ * which must be neither migrated nor written to. `header` is undefined when the file has none;
+ * `known` is decided on the version as written (an open session's header may have been migrated in
+ * memory since: it passes SessionManager.versionKnown).
+ */
+export function readOnlyReason(
+  file: string,
+  header: Pick<SessionHeader, 'version'> | undefined,
+  known = isKnownSessionVersion(header),
+): string | undefined {
   if (isArchive(file)) return 'An archived session (.jsonl.gz): it is shown read-only.';
-  if (version !== undefined && version > CURRENT_SESSION_VERSION) {
-    return `Format version ${version} is newer than the version ${CURRENT_SESSION_VERSION} Canopy knows: it is shown read-only so nothing of it is lost.`;
+  if (!header || known) return undefined;
+  const raw: unknown = header.version;
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw > CURRENT_SESSION_VERSION) {
+    return `Format version ${raw} is newer than the version ${CURRENT_SESSION_VERSION} Canopy knows: it is shown read-only so nothing of it is lost.`;
   }
-  return undefined;
+  const shown = (JSON.stringify(raw) ?? String(raw)).slice(0, 40);
+  return `The header's version ${shown} is not a format version Canopy knows (a whole number from 1 to ${CURRENT_SESSION_VERSION}): it is shown read-only so nothing of it is lost.`;
 }
 
 export type SubagentKind = 'subagent' | 'advisor';

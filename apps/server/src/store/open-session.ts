@@ -159,7 +159,7 @@ export class OpenSession {
 
   /** Why Canopy does not write to this session (an archive, an unknown format version), if so. */
   get readOnly(): string | undefined {
-    return readOnlyReason(this.file, this.sm?.version);
+    return readOnlyReason(this.file, this.sm?.getHeader() ?? undefined, this.sm?.versionKnown ?? true);
   }
 
   /** Bytes per read of the file (and at most per write of a rewrite). */
@@ -724,6 +724,7 @@ export class OpenSession {
         dev: this.tail.fileState.dev,
       },
       issueCount: this.sm.issueCount,
+      versionKnown: this.sm.versionKnown,
     };
   }
 

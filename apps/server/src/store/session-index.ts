@@ -5,7 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ListingProgress, SessionListItem } from '@canopy/protocol';
-import { getSessionVersion, ompSessionName, SessionLineParser, type TitleSlot } from '@canopy/session-core';
+import {
+  getSessionVersion,
+  isKnownSessionVersion,
+  ompSessionName,
+  SessionLineParser,
+  type SessionHeader,
+  type TitleSlot,
+} from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { ArchiveError, archivePieces } from './archive';
@@ -52,6 +59,8 @@ export interface IndexedSession extends RowFacts {
    * it at once) and an open session can adopt it.
    */
   pending?: boolean;
+  /** Set from an open session: whether its header's version as written is known (see readOnlyReason). */
+  versionKnown?: boolean;
   /** [oh-my-pi] Why an archive cannot be opened (corrupt, cut off, over the limits), if so. */
   problem?: ArchiveError;
   /**
@@ -229,6 +238,7 @@ export class SessionIndex {
     session.titleSlot = row.titleSlot;
     session.identity = row.identity;
     session.issueCount = row.issueCount;
+    session.versionKnown = row.versionKnown;
     session.adopted = 'open';
   }
 
@@ -547,7 +557,11 @@ export class SessionIndex {
       item.problem = session.problem.message;
     }
     if (subagent) item.kind = subagent.kind;
-    const readOnly = readOnlyReason(session.file, header ? version : undefined);
+    const readOnly = readOnlyReason(
+      session.file,
+      header as Pick<SessionHeader, 'version'> | undefined,
+      session.versionKnown ?? isKnownSessionVersion(header as Pick<SessionHeader, 'version'> | undefined),
+    );
     if (readOnly) item.readOnly = readOnly;
     return item;
   }
