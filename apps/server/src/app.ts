@@ -8,6 +8,7 @@ import { ExtensionHost, loadExtensions } from './extensions/host';
 import type { CanopyExtension } from './extensions/types';
 import { Navigator } from './navigation/navigate-tree';
 import { installErrorHandler } from './http/error-handler';
+import { boundRequestLife } from './http/request-life';
 import { installSecurity, redactToken } from './http/security';
 import { createSerializerCompiler } from './http/serializers';
 import { SessionStore } from './store/session-store';
@@ -33,6 +34,7 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   idleMs: 60_000,
   keepAliveMs: 5_000,
   checkEveryMs: 1_000,
+  lifeMs: 600_000,
 };
 
 export interface HttpTimeouts {
@@ -46,6 +48,11 @@ export interface HttpTimeouts {
   keepAliveMs: number;
   /** How often the header and request deadlines are enforced. */
   checkEveryMs: number;
+  /**
+   * The answer to a request must have been sent within this long of its start (a snapshot of a
+   * gigabyte session, a summary by a slow model fit well within it); see http/request-life.ts.
+   */
+  lifeMs: number;
 }
 
 /** The logger with request URLs stripped of `?token=` (info-level request logs must not leak it). */
@@ -157,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const home = options.home ?? os.homedir();
 
   installErrorHandler(app);
+  boundRequestLife(app, timeouts);
   installSecurity(app, { token: options.token, host: options.host ?? '127.0.0.1', port: options.port });
 
   ensurePrivateDirSync(options.stateDir);

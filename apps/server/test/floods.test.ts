@@ -1,8 +1,10 @@
 // Floods and slow clients: per-socket WebSocket limits and HTTP timeouts.
+import fs from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createHoldSummarizer } from '../src/test-summarizer';
 import { WS_POLICY_VIOLATION } from '../src/ws/route';
-import { AUTH } from './helpers';
+import { AUTH, TOKEN } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
 describe('floods and slow clients', () => {
@@ -69,5 +71,75 @@ describe('floods and slow clients', () => {
       clearInterval(drip);
     }
     expect(Buffer.concat(received).toString('utf8')).toMatch(/^HTTP\/1\.1 408/);
+  });
+
+  it('a client dribbling a body byte by byte is disconnected once the request outlives its bound, answered early or not', async () => {
+    env = await setupOwn(
+      { 'a.jsonl': makeSession().text },
+      { port: undefined, httpTimeouts: { headersMs: 300, requestMs: 400, checkEveryMs: 50 } },
+    );
+    await env.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = env.app.server.address() as { port: number };
+    const dribble = async (head: string): Promise<string> => {
+      const socket = net.connect(port, '127.0.0.1');
+      const received: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      socket.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.write(head);
+      // One more body byte now and then, never finishing the body (each byte resets an idle timer).
+      const drip = setInterval(() => {
+        if (!socket.destroyed) socket.write('x');
+      }, 20);
+      try {
+        await closed;
+      } finally {
+        clearInterval(drip);
+      }
+      return Buffer.concat(received).toString('utf8');
+    };
+    const host = `Host: 127.0.0.1:${port}\r\n`;
+    const body = 'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n';
+    // Refused at once (no token): the answer goes out, the body keeps coming.
+    expect(await dribble(`PUT /api/settings HTTP/1.1\r\n${host}${body}`)).toMatch(/^HTTP\/1\.1 401/);
+    // Accepted, waiting for its body.
+    const authorised = await dribble(
+      `PUT /api/settings HTTP/1.1\r\n${host}Authorization: Bearer ${TOKEN}\r\n${body}`,
+    );
+    expect(authorised === '' || /^HTTP\/1\.1 (408|400)/.test(authorised)).toBe(true);
+  });
+
+  it('an answer not sent within the life bound closes the connection (a summary that never ends), and nothing is written', async () => {
+    const session = makeSession(2);
+    env = await setupOwn(
+      { 'a.jsonl': session.text },
+      {
+        port: undefined,
+        summarizers: [createHoldSummarizer()],
+        httpTimeouts: { lifeMs: 400, checkEveryMs: 50 },
+      },
+    );
+    await env.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = env.app.server.address() as { port: number };
+    const list = await env.app.inject({
+      method: 'GET',
+      url: '/api/sessions',
+      headers: { ...AUTH, host: `127.0.0.1:${port}` },
+    });
+    const id = (list.json() as { sessions: Array<{ id: string }> }).sessions[0]!.id;
+    const before = fs.readFileSync(env.file('a.jsonl'));
+    const body = JSON.stringify({ targetId: session.ids[0], summarize: true });
+    const socket = net.connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(
+      `POST /api/sessions/${id}/navigate HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await closed;
+    expect(Buffer.concat(received).toString('utf8')).toBe('');
+    expect(fs.readFileSync(env.file('a.jsonl')).equals(before)).toBe(true);
   });
 });
