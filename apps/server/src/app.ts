@@ -16,6 +16,7 @@ import type { WriteOnce } from './store/confined';
 import type { Clock } from './store/open-session';
 import { registerApiRoutes, type ApiDeps } from './http/api-routes';
 import { registerStatic } from './http/static-routes';
+import { AppendJournal } from './store/append-journal';
 import { ensurePrivateDirSync, isDirectory } from './store/files';
 import { resolveRoots } from './store/session-index';
 import { SessionReads } from './store/session-reads';
@@ -196,6 +197,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     quietWindowMs: options.quietWindowMs,
     clock: options.clock,
     write: options.appendWrite,
+    journal: new AppendJournal(options.stateDir),
     ...(options.afterPiece ? { afterPiece: options.afterPiece } : {}),
     ...(options.pieceBytes ? { pieceBytes: options.pieceBytes } : {}),
     log: (message) => app.log.warn(message),
@@ -240,8 +242,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       hub,
       subscribe: async (sessionId) => {
         const session = await sessionStore.open(sessionId);
-        const greeting = session.takeGreeting();
-        return { leafId: session.sm.getLeafId(), notices: greeting ? [greeting] : [] };
+        const notices = [session.takeGreeting(), sessionStore.takeRepairNotice(sessionId)];
+        return {
+          leafId: session.sm.getLeafId(),
+          notices: notices.filter((notice): notice is ServerEvent => notice !== undefined),
+        };
       },
       abortSummary: (sessionId) => runner.abort(sessionId),
       clientClosed: (clientId) => runner.abortClient(clientId),
@@ -254,6 +259,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 
+  // Canopy's own writes a crash cut off are repaired before the first listing reads the files.
+  store.repairLeftovers();
   store.start();
   if (options.awaitFirstScan ?? true) await store.firstScan;
   app.addHook('onClose', async () => {

@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type { AppendJournal } from './append-journal';
 import { atomicWriteSync, fsyncDirSync, READ_CHUNK_BYTES } from './files';
 
 /** Why a file operation was refused or failed; each maps to one specific client error. */
@@ -571,6 +572,8 @@ export const writeOnce: WriteOnce = (fd, data) => fs.writeSync(fd, data, 0, data
 export interface AppendOptions {
   now: number;
   write?: WriteOnce;
+  /** Where the append is recorded before its write, and cleared after (crash repair). */
+  journal?: Pick<AppendJournal, 'record' | 'clear'>;
 }
 
 export interface AppendResult {
@@ -622,34 +625,59 @@ export function appendConfinedSync(
     if (start > 0 && readAtSync(fd, start - 1, 1)[0] !== 0x0a) {
       throw new FileSafetyError('mid-write', 'The last line of the session file is cut off.');
     }
-    let written = 0;
+    // Recorded before the write, so that a crash in the middle of it can be repaired (append-journal.ts).
     try {
-      written = (options.write ?? writeOnce)(fd, data);
+      options.journal?.record({ file, dev: stat.dev, ino: stat.ino, offset: start, data });
     } catch (error) {
-      if (!rollBack(fd, start, data)) {
-        throw new FileSafetyError(
-          'torn',
-          `The write failed (${(error as Error).message}) after part of the line was written, and another program appended after it.`,
-          { cause: error },
-        );
-      }
-      throw wrap(error, 'Could not write to the session file');
-    }
-    if (written < data.length) {
-      const rolledBack = rollBack(fd, start, data);
-      const free = freeBytes(file);
-      const reason: FileRefusal = free !== undefined && free < data.length ? 'disk-full' : 'failed';
       throw new FileSafetyError(
-        rolledBack ? reason : 'torn',
-        rolledBack
-          ? `Only ${written} of ${data.length} bytes could be written; they were removed again.`
-          : `Only ${written} of ${data.length} bytes could be written and another program appended after them.`,
+        'failed',
+        `Could not record the write in Canopy's state folder first (${(error as Error).message}); nothing was written.`,
+        { cause: error },
       );
     }
-    return verifyAppended(fd, start, data);
+    try {
+      return writeRecorded(fd, file, start, data, options);
+    } finally {
+      options.journal?.clear(file);
+    }
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The write of an append and what follows it (rollback or read-back); see appendConfinedSync. */
+function writeRecorded(
+  fd: number,
+  file: string,
+  start: number,
+  data: Buffer,
+  options: AppendOptions,
+): AppendResult {
+  let written = 0;
+  try {
+    written = (options.write ?? writeOnce)(fd, data);
+  } catch (error) {
+    if (!rollBack(fd, start, data)) {
+      throw new FileSafetyError(
+        'torn',
+        `The write failed (${(error as Error).message}) after part of the line was written, and another program appended after it.`,
+        { cause: error },
+      );
+    }
+    throw wrap(error, 'Could not write to the session file');
+  }
+  if (written < data.length) {
+    const rolledBack = rollBack(fd, start, data);
+    const free = freeBytes(file);
+    const reason: FileRefusal = free !== undefined && free < data.length ? 'disk-full' : 'failed';
+    throw new FileSafetyError(
+      rolledBack ? reason : 'torn',
+      rolledBack
+        ? `Only ${written} of ${data.length} bytes could be written; they were removed again.`
+        : `Only ${written} of ${data.length} bytes could be written and another program appended after them.`,
+    );
+  }
+  return verifyAppended(fd, start, data);
 }
 
 /**

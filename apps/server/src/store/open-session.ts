@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { LeafChange, ServerEvent, TreeNode } from '@canopy/protocol';
 import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
+import type { AppendJournal } from './append-journal';
 import {
   appendConfinedSync,
   backupExactSync,
@@ -69,6 +70,8 @@ export interface OpenSessionOptions {
   clock: Clock;
   /** The one write() of an append; a test seam for full disks and racing writers. */
   write?: WriteOnce;
+  /** Where each append is recorded before it is written (crash repair, append-journal.ts). */
+  journal?: AppendJournal;
   /** Bytes per read of the file (default READ_CHUNK_BYTES); a test seam, like `afterPiece`. */
   pieceBytes?: number;
   /**
@@ -640,6 +643,7 @@ export class OpenSession {
     const result = appendConfinedSync(this.file, data, this.tail.fileState, {
       now: this.options.clock.now(),
       write: this.options.write,
+      journal: this.options.journal,
     });
     if (result.before.length > 0) this.landedAfterOthers = true;
     this.tail.appended(result.start, result.before, data, result.state);

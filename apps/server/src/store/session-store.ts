@@ -6,6 +6,7 @@ import type {
   SessionListItem,
 } from '@canopy/protocol';
 import { AppError } from '../errors';
+import type { AppendJournal, RepairOutcome } from './append-journal';
 import type { WriteOnce } from './confined';
 import { NewFileStorageProvider } from './file-storage';
 import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files';
@@ -37,6 +38,8 @@ export interface SessionStoreOptions {
   clock?: Clock;
   /** Test seam: the one write() of an append. */
   write?: WriteOnce;
+  /** Records each append before its write; its leftovers are repaired (append-journal.ts). */
+  journal?: AppendJournal;
   /** Test seam: runs after each piece of a session's whole read; the read waits for it (OpenSession). */
   afterPiece?: (readSoFar: number) => void | Promise<void>;
   /** Test seam: bytes per read of a session file (OpenSession). */
@@ -275,6 +278,8 @@ export class SessionStore {
       const indexed = await this.resolve(id);
       // An archive the listing could not read says why, before anything is sent.
       if (indexed.problem) throw indexed.problem;
+      // A crash in the middle of Canopy's own append to it is repaired before it is read.
+      this.repairLeftover(id);
       // The first reading of the folders may be reading this very file: it stops, the open reads it.
       this.index.claim(id);
       const session: OpenSession = new OpenSession({
@@ -294,6 +299,7 @@ export class SessionStore {
         quietWindowMs: this.options.quietWindowMs ?? QUIET_WINDOW_MS,
         clock: this.clock,
         write: this.options.write,
+        journal: this.options.journal,
         onChange: () => this.publishOpenRow(session),
         log: this.options.log,
         ...(this.options.afterPiece ? { afterPiece: this.options.afterPiece } : {}),
@@ -368,6 +374,45 @@ export class SessionStore {
     if (released.length > 0 && afterRelease) setTimeout(afterRelease, 1000).unref();
     return released;
   }
+
+  /**
+   * Repairs what a crash mid-append left of Canopy's own writes (see append-journal.ts): every
+   * leftover record at start (before the first listing reads the files), one session's when it opens.
+   */
+  repairLeftovers(): void {
+    for (const outcome of this.options.journal?.repairAll(this.confined) ?? []) this.noteRepair(outcome);
+  }
+
+  private repairLeftover(id: string): void {
+    const journal = this.options.journal;
+    if (!journal?.has(id)) return;
+    const outcome = journal.repair(id, this.confined);
+    if (outcome) this.noteRepair(outcome);
+  }
+
+  /** Says what a repair found: in the log, and to the page that subscribes to the session next. */
+  private noteRepair(outcome: RepairOutcome): void {
+    this.options.log?.(`${outcome.file}: ${outcome.message}`);
+    if (outcome.kind !== 'repaired' && outcome.kind !== 'left') return;
+    const event: ServerEvent = {
+      type: 'error',
+      code: outcome.kind === 'repaired' ? 'WRITE_REPAIRED' : 'WRITE_NOT_REPAIRED',
+      sessionId: outcome.sessionId,
+      message: outcome.message,
+    };
+    // Told to the page that opens the session next (a repair runs before the session is open, so
+    // no page follows it yet).
+    this.repairNotices.set(outcome.sessionId, event);
+  }
+
+  /** What a repair of this session found, once (its first subscriber is told). */
+  takeRepairNotice(id: string): ServerEvent | undefined {
+    const event = this.repairNotices.get(id);
+    this.repairNotices.delete(id);
+    return event;
+  }
+
+  private readonly repairNotices = new Map<string, ServerEvent>();
 
   /** Is the session open now (tailed, in memory)? */
   isOpen(id: string): boolean {
