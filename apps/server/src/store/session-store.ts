@@ -1,3 +1,7 @@
+// The server's one view of the session files: the list (the index and its watches) and the open
+// sessions (their lifecycle, and the repair of a crashed append before one opens). One file because
+// every open, close and listing change goes through the same maps of open sessions and the same
+// index; what stands alone lives beside it (session-index.ts, open-session.ts, append-journal.ts).
 import path from 'node:path';
 import type {
   ListingProgress,
