@@ -7,26 +7,8 @@ import path from 'node:path';
 import type { ServerEvent } from '@canopy/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LOCK_STALE_MS, LOCK_UNRECORDED_MS, lockFileOf, lockStateOf } from '../src/store/confined';
-import type { Clock } from '../src/store/open-session';
-import { AUTH, sessionIdOf } from './helpers';
+import { AUTH, deadPid, fakeClock, sessionIdOf } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
-
-/** A clock whose sleep advances its time at once (waits cost nothing, depend on nothing). */
-function fakeClock(): Clock {
-  let now = Date.now();
-  return {
-    now: () => now,
-    sleep: async (ms: number) => {
-      now += ms;
-    },
-  };
-}
-
-/** The pid of a process that has exited. */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-  return Number(child.stdout.toString());
-}
 
 describe('lockStateOf', () => {
   let env: OwnEnv;

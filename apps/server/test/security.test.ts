@@ -27,6 +27,18 @@ async function listen(env: OwnEnv): Promise<number> {
   return address.port;
 }
 
+/** A log stream for the app's logger, and the lines written to it. */
+function logLines(): { lines: string[]; stream: Writable } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
 describe('access control', () => {
   let env: OwnEnv;
   afterEach(async () => env.close());
@@ -180,13 +192,7 @@ describe('access control', () => {
   });
 
   it('request logs at level info never contain the token', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, stream } = logLines();
     env = await setupOwn({ 'a.jsonl': makeSession().text }, { logger: { level: 'info', stream } });
     await env.app.inject({ method: 'GET', url: `/?token=${TOKEN}`, headers: { host: HOST } });
     await env.app.inject({ method: 'GET', url: `/api/sessions?token=${TOKEN}`, headers: { host: HOST } });
@@ -196,13 +202,7 @@ describe('access control', () => {
   });
 
   it('a token a non-browser client sends in a URL fragment is never logged', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, stream } = logLines();
     env = await setupOwn(
       { 'a.jsonl': makeSession().text },
       { port: undefined, logger: { level: 'info', stream } },

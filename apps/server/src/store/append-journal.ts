@@ -7,7 +7,7 @@
 // written, that partial line is Canopy's own and is truncated away; if the whole append is there, it
 // had completed. Anything else (another program wrote after it, the file was replaced or changed)
 // is left exactly as it is, and said. Either way the outcome is logged and shown to the page.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -18,7 +18,7 @@ import {
   readBoundedNoFollowSync,
   sameFile,
 } from './confined';
-import { ensurePrivateDirSync, fsyncDirSync } from './files';
+import { atomicWriteSync } from './files';
 import { sessionIdOf } from './ids';
 
 /** The folder of the records, inside the state folder. */
@@ -75,12 +75,8 @@ export class AppendJournal {
     return path.join(this.dir, sessionIdOf(file));
   }
 
-  /**
-   * Records an append before its write: written to a temporary name, synced, renamed into place
-   * (owner-only from its first byte). Throws when it cannot be recorded: then nothing is written.
-   */
+  /** Records an append before its write. Throws when it cannot be recorded: then nothing is written. */
   record(append: AppendRecord): void {
-    ensurePrivateDirSync(this.dir);
     const head: RecordHead = {
       v: 1,
       file: append.file,
@@ -90,27 +86,11 @@ export class AppendJournal {
       length: append.data.length,
       sha256: sha256(append.data),
     };
-    const target = this.recordFile(append.file);
-    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    const fd = fs.openSync(temp, 'wx', 0o600);
-    try {
-      const bytes = Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`, 'utf8'), append.data]);
-      let written = 0;
-      while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-      fs.fdatasyncSync(fd);
-    } catch (error) {
-      fs.closeSync(fd);
-      fs.rmSync(temp, { force: true });
-      throw error;
-    }
-    fs.closeSync(fd);
-    try {
-      fs.renameSync(temp, target);
-    } catch (error) {
-      fs.rmSync(temp, { force: true });
-      throw error;
-    }
-    fsyncDirSync(this.dir);
+    // Synced under a temporary name and renamed into place, owner-only from its first byte.
+    atomicWriteSync(
+      this.recordFile(append.file),
+      Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`, 'utf8'), append.data]),
+    );
   }
 
   /** The append returned (written, or rolled back and reported): its record goes. */
