@@ -56,6 +56,7 @@ export interface RepairOutcome {
    * was changed. `later`: the file is not reachable now (outside the roots): the record is kept.
    */
   kind: 'repaired' | 'completed' | 'unwritten' | 'left' | 'later';
+  /** What happened, without the file's name. */
   message: string;
 }
 
@@ -154,7 +155,6 @@ export class AppendJournal {
     confined: (real: string) => boolean,
   ): RepairOutcome {
     const { file, offset } = head;
-    const name = path.basename(file);
     const outcome = (kind: RepairOutcome['kind'], message: string): RepairOutcome => ({
       sessionId,
       file,
@@ -164,7 +164,7 @@ export class AppendJournal {
     if (!confined(path.dirname(file))) {
       return outcome(
         'later',
-        `${name}: Canopy's last write to it was cut off by a crash, and the file is not under the folders read now; it is looked at again when it is.`,
+        `Canopy's last write to it was cut off by a crash, and the file is not under the folders read now; it is looked at again when it is.`,
       );
     }
     let opened: { fd: number; stat: fs.Stats };
@@ -173,22 +173,19 @@ export class AppendJournal {
     } catch (error) {
       return outcome(
         'left',
-        `${name}: Canopy's last write to it was cut off by a crash, but the file cannot be opened as it was (${(error as Error).message}); nothing was changed.`,
+        `Canopy's last write to it was cut off by a crash, but the file cannot be opened as it was (${(error as Error).message}); nothing was changed.`,
       );
     }
     const { fd, stat } = opened;
     try {
       const left = (why: string) =>
-        outcome(
-          'left',
-          `${name}: Canopy's last write to it was cut off by a crash, but ${why}; nothing was changed.`,
-        );
+        outcome('left', `Canopy's last write to it was cut off by a crash, but ${why}; nothing was changed.`);
       if (!sameFile(stat, head)) return left('the file was replaced since');
       const size = stat.size;
       if (size === offset)
         return outcome(
           'unwritten',
-          `${name}: Canopy's last write had not started when it stopped; the file is whole.`,
+          `Canopy's last write had not started when it stopped; the file is whole.`,
         );
       if (size < offset) return left('the file is shorter now than where that write began');
       if (offset > 0 && readAtSync(fd, offset - 1, 1)[0] !== 0x0a) {
@@ -199,7 +196,7 @@ export class AppendJournal {
         return left("the bytes after the file's last whole line are not Canopy's");
       }
       if (there.length === data.length) {
-        return outcome('completed', `${name}: Canopy's last write had been written whole before it stopped.`);
+        return outcome('completed', `Canopy's last write had been written whole before it stopped.`);
       }
       if (size > offset + there.length) return left('another program wrote after it');
       if (lockStateOf(file, Date.now()).held) return left("oh-my-pi holds the session's lock now");
@@ -209,7 +206,7 @@ export class AppendJournal {
       fs.fsyncSync(fd);
       return outcome(
         'repaired',
-        `${name}: Canopy's last write was cut off by a crash after ${size - offset} of its ${data.length} bytes; that partial line was removed, and the file ends with its last whole line again.`,
+        `Canopy's last write was cut off by a crash after ${size - offset} of its ${data.length} bytes; that partial line was removed, and the file ends with its last whole line again.`,
       );
     } finally {
       fs.closeSync(fd);

@@ -402,7 +402,7 @@ export class SessionStore {
       type: 'error',
       code: outcome.kind === 'repaired' ? 'WRITE_REPAIRED' : 'WRITE_NOT_REPAIRED',
       sessionId: outcome.sessionId,
-      message: outcome.message,
+      message: `${path.basename(outcome.file)}: ${outcome.message}`,
     };
     // Told to the page that opens the session next (a repair runs before the session is open, so
     // no page follows it yet).
