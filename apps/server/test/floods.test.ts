@@ -127,4 +127,22 @@ describe('floods and slow clients', () => {
     expect(answer).toBe('');
     expect(fs.readFileSync(env.file('a.jsonl')).equals(before)).toBe(true);
   });
+
+  it('in-process requests (inject, as the start-up warm-up makes) have no connection to bound and never bring the server down', async () => {
+    env = await setupOwn({ 'a.jsonl': makeSession().text }, { httpTimeouts: { requestMs: 1, lifeMs: 2 } });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const response = await env.app.inject({
+        method: 'PUT',
+        url: '/api/settings',
+        headers: AUTH,
+        payload: { defaultFilter: 'all' },
+      });
+      expect(response.statusCode).toBe(200);
+      // Every deadline set meanwhile comes due now: none may throw (one did, and ended the process).
+      expect(() => vi.runOnlyPendingTimers()).not.toThrow();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

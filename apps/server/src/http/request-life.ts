@@ -6,6 +6,7 @@
 // after an early answer, such as a refusal, was sent), and its answer must have been sent within
 // `lifeMs`. Past either, the connection is closed. WebSocket upgrades leave HTTP at once and are
 // bounded by the socket's own heartbeat instead.
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 export interface RequestLife {
@@ -17,10 +18,10 @@ export interface RequestLife {
 
 export function boundRequestLife(app: FastifyInstance, life: RequestLife): void {
   app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.upgrade !== undefined) return;
     const raw = request.raw;
     const socket = raw.socket;
-    if (!socket) return;
+    // Only requests on a real connection: an in-process request (`inject`) has no socket to close.
+    if (request.headers.upgrade !== undefined || !(socket instanceof Socket)) return;
     const close = () => socket.destroy();
     const receiving = setTimeout(() => {
       if (!raw.complete) close();
