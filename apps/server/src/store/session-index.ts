@@ -457,6 +457,12 @@ export class SessionIndex {
       session.parser.end();
     } catch (error) {
       if (!(error instanceof ArchiveError)) throw error;
+      // What was read before the archive failed is not the session: the row says only why.
+      Object.assign(session, emptyRowFacts());
+      session.header = undefined;
+      session.titleSlot = undefined;
+      session.issueCount = 0;
+      session.parser = listingParser();
       session.problem = error;
     }
   }

@@ -124,7 +124,7 @@ export function SessionBrowser() {
                 )}
                 {sessionTitle(session)}
               </div>
-              <div className="s-cwd mono">
+              <div className="s-cwd mono" title={session.problem}>
                 {session.invalid ? (session.problem ?? 'not a session file (no header line)') : session.cwd}
               </div>
               <div className="s-meta">
