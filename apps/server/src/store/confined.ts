@@ -742,8 +742,8 @@ function checkFolder(dir: string, confined: (realDir: string) => boolean): void 
 }
 
 /**
- * Creates `file` (O_EXCL: never an existing file) with `data` and permission bits `mode`, in a
- * folder that must still be the real, confined folder. A failed write removes the partial file.
+ * Creates `file` (never an existing file) with `data` and permission bits `mode`, in a folder that
+ * must still be the real, confined folder, atomically (see createAtomicallySync).
  */
 export function createConfinedSync(
   file: string,
@@ -751,7 +751,33 @@ export function createConfinedSync(
   mode: number,
   confined: (realDir: string) => boolean,
 ): void {
-  createConfinedFromSync(file, [data], mode, confined);
+  createAtomicallySync(file, [data], mode, confined);
+}
+
+/**
+ * A new file (a branch, a fork) appears whole or not at all: its pieces go to a hidden temporary
+ * file in the same verified folder (O_EXCL, synced), which is then linked to `file` (failing if
+ * that name exists: never overwriting) and removed. A crash part-way leaves only the hidden
+ * temporary file, which no listing shows, never a session cut off mid-line under `file`.
+ */
+function createAtomicallySync(
+  file: string,
+  pieces: Iterable<Uint8Array>,
+  mode: number,
+  confined: (realDir: string) => boolean,
+): void {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  createConfinedFromSync(temp, pieces, mode, confined);
+  try {
+    checkFolder(dir, confined);
+    fs.linkSync(temp, file);
+  } catch (error) {
+    throw wrap(error, 'Could not create the session file');
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+  fsyncDirSync(dir);
 }
 
 /** Bytes of lines gathered before one write: few system calls, and never the whole file at once. */
@@ -788,7 +814,7 @@ export function* lineBatches(lines: Iterable<string>, batchBytes = LINE_BATCH_BY
 /**
  * Creates `file` like {@link createConfinedSync} from `lines` (each without its "\n"), written batch
  * by batch as they are produced, so a large file is never one string or one buffer. A failure
- * anywhere (producing a line included) removes the partial file.
+ * anywhere (producing a line included) leaves no file.
  */
 export function createConfinedLinesSync(
   file: string,
@@ -796,7 +822,7 @@ export function createConfinedLinesSync(
   mode: number,
   confined: (realDir: string) => boolean,
 ): void {
-  createConfinedFromSync(file, lineBatches(lines), mode, confined);
+  createAtomicallySync(file, lineBatches(lines), mode, confined);
 }
 
 function createConfinedFromSync(
