@@ -25,7 +25,7 @@ test('the printed URL opens the app and lists every session with its title, cwd,
   const branched = app.sessionItem('branched-from-seed-example.jsonl');
   await expect(branched.getByTestId('session.lineage')).toHaveText('from Start task');
   await expect(branched.locator('.s-lineage').first()).toHaveText('↳ ');
-  // The token is dropped from the address bar once the cookie is set.
+  // The token is dropped from the address bar once the page has kept it.
   expect(new URL(app.page.url()).searchParams.has('token')).toBe(false);
 });
 

@@ -34,7 +34,8 @@ test('a deep link opened in a new tab selects the entry, and Back returns to the
   expect(otherId).not.toBe(seedId);
 
   const tab = await context.newPage();
-  await tab.goto(`${app.canopy.origin}/?session=${encodeURIComponent(seedId)}&entry=${SEED_IDS.tryB}`);
+  // A new tab has no token of its own: the deep link goes with the printed URL's token.
+  await tab.goto(`${app.canopy.url}&session=${encodeURIComponent(seedId)}&entry=${SEED_IDS.tryB}`);
   await expect(tab.locator(`[data-testid="tree.node"][data-entry-id="${SEED_IDS.tryB}"]`)).toHaveAttribute(
     'aria-selected',
     'true',

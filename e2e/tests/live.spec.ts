@@ -58,7 +58,8 @@ test('lines appended by another process in pieces appear without a reload and be
 test('a leaf moved in another tab shows in this one', async ({ app, page, context }) => {
   const sessionId = await app.sessionIdFromUrl();
   const other = await context.newPage();
-  await other.goto(`${app.canopy.origin}/?session=${encodeURIComponent(sessionId)}`);
+  // A new tab has no token of its own: it is opened from the printed URL (docs/safety.md#access).
+  await other.goto(`${app.canopy.url}&session=${encodeURIComponent(sessionId)}`);
   const otherRow = other.locator(`[data-testid="tree.node"][data-entry-id="${SEED_IDS.bResult}"]`);
   await otherRow.click();
   await other.keyboard.press('Enter');

@@ -87,6 +87,8 @@ test('an oh-my-pi session shows its title, a blob image, an artifact and its sub
   const image = app.detail.getByTestId('detail.image');
   await expect(image).toBeVisible();
   await expect.poll(() => image.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(2);
+  // Fetched with the token's header and shown from an object URL: the <img> names no API URL.
+  expect(await image.getAttribute('src')).toMatch(/^blob:/);
 
   // The tool result links its artifact; opening it shows the saved output.
   await app.row(files.resultEntry).click();
@@ -95,6 +97,13 @@ test('an oh-my-pi session shows its title, a blob image, an artifact and its sub
   await artifact.locator('summary').click();
   await expect(artifact).toContainText('BUILD OK');
   await expect(artifact).toContainText('0.bash.log');
+  // "open" shows the saved output in a tab of its own (the text fetched with the token's header).
+  const [opened] = await Promise.all([
+    page.context().waitForEvent('page'),
+    artifact.getByTestId('detail.artifact-link').click(),
+  ]);
+  await expect(opened.locator('body')).toContainText('BUILD OK');
+  await opened.close();
 
   // The subagent opens like any other session.
   await app.openSession('main/Scout.jsonl');

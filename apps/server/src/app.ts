@@ -2,12 +2,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fastifyWebsocket from '@fastify/websocket';
-import { MAX_CLIENT_MESSAGE_BYTES, type ServerEvent } from '@canopy/protocol';
+import { MAX_CLIENT_MESSAGE_BYTES, WS_PROTOCOL, type ServerEvent } from '@canopy/protocol';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ExtensionHost, loadExtensions } from './extensions/host';
 import type { CanopyExtension } from './extensions/types';
 import { Navigator } from './navigation/navigate-tree';
 import { installErrorHandler } from './http/error-handler';
+import { boundRequestLife } from './http/request-life';
 import { installSecurity, redactToken } from './http/security';
 import { createSerializerCompiler } from './http/serializers';
 import { SessionStore } from './store/session-store';
@@ -15,6 +16,7 @@ import type { WriteOnce } from './store/confined';
 import type { Clock } from './store/open-session';
 import { registerApiRoutes, type ApiDeps } from './http/api-routes';
 import { registerStatic } from './http/static-routes';
+import { AppendJournal } from './store/append-journal';
 import { ensurePrivateDirSync, isDirectory } from './store/files';
 import { resolveRoots } from './store/session-index';
 import { SessionReads } from './store/session-reads';
@@ -35,6 +37,7 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   idleMs: 60_000,
   keepAliveMs: 5_000,
   checkEveryMs: 1_000,
+  lifeMs: 600_000,
 };
 
 export interface HttpTimeouts {
@@ -48,6 +51,11 @@ export interface HttpTimeouts {
   keepAliveMs: number;
   /** How often the header and request deadlines are enforced. */
   checkEveryMs: number;
+  /**
+   * The answer to a request must have been sent within this long of its start (a snapshot of a
+   * gigabyte session, a summary by a slow model fit well within it); see http/request-life.ts.
+   */
+  lifeMs: number;
 }
 
 /** The logger with request URLs stripped of `?token=` (info-level request logs must not leak it). */
@@ -174,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const home = options.home ?? os.homedir();
 
   installErrorHandler(app);
+  boundRequestLife(app, timeouts);
   installSecurity(app, { token: options.token, host: options.host ?? '127.0.0.1', port: options.port });
 
   ensurePrivateDirSync(options.stateDir);
@@ -205,6 +214,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     quietWindowMs: options.quietWindowMs,
     clock: options.clock,
     write: options.appendWrite,
+    journal: new AppendJournal(options.stateDir),
     ...(options.afterPiece ? { afterPiece: options.afterPiece } : {}),
     ...(options.pieceBytes ? { pieceBytes: options.pieceBytes } : {}),
     log: (message) => app.log.warn(message),
@@ -264,15 +274,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   app.decorate('canopy', { ...services, hub, extensions, publish });
 
-  await app.register(fastifyWebsocket, { options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4 } });
+  await app.register(fastifyWebsocket, {
+    options: {
+      maxPayload: MAX_CLIENT_MESSAGE_BYTES * 4,
+      // The page offers `canopy` and its token as subprotocols (see installSecurity): `canopy` is
+      // the answer, never the token.
+      handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    },
+  });
   registerWsRoute(
     app,
     {
       hub,
       subscribe: async (sessionId) => {
         const session = await sessionStore.open(sessionId);
-        const greeting = session.takeGreeting();
-        return { leafId: session.sm.getLeafId(), notices: greeting ? [greeting] : [] };
+        const notices = [session.takeGreeting(), sessionStore.takeRepairNotice(sessionId)];
+        return {
+          leafId: session.sm.getLeafId(),
+          notices: notices.filter((notice): notice is ServerEvent => notice !== undefined),
+        };
       },
       abortSummary: (sessionId) => runner.abort(sessionId),
       clientClosed: (clientId) => runner.abortClient(clientId),
@@ -285,6 +305,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 
+  // Canopy's own writes a crash cut off are repaired before the first listing reads the files.
+  store.repairLeftovers();
   store.start();
   if (options.awaitFirstScan ?? true) await store.firstScan;
   app.addHook('onClose', async () => {

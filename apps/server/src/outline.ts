@@ -9,8 +9,10 @@ import {
   toViewEntries,
   ViewTree,
 } from '@canopy/session-core';
-import { listJsonlFiles, readChunks } from './store/files';
-import { isArchive, readSessionBytes } from './store/omp-files';
+import { readChunksConfined } from './store/confined';
+import { listJsonlFiles } from './store/files';
+import { archivePieces } from './store/archive';
+import { isArchive } from './store/omp-files';
 
 export interface OutlineOptions {
   home?: string;
@@ -51,11 +53,11 @@ export async function printOutlines(
   for (const file of files) {
     let manager: SessionManager;
     try {
-      // An archived oh-my-pi session (.jsonl.gz) is decompressed first; a plain file is read in
-      // pieces, since it can be larger than the longest string the runtime holds.
-      manager = isArchive(file)
-        ? SessionManager.fromJsonl(await readSessionBytes(file))
-        : await SessionManager.fromJsonlChunks(readChunks(file));
+      // Read in pieces (an archived oh-my-pi session, .jsonl.gz, decompressed piece by piece), since a
+      // session can be larger than the longest string the runtime holds.
+      manager = await SessionManager.fromJsonlChunks(
+        isArchive(file) ? archivePieces(file) : readChunksConfined(file),
+      );
     } catch (error) {
       write(`${file}: ${(error as Error).message}\n\n`);
       continue;

@@ -25,18 +25,12 @@ import { createToken, isWellFormedToken } from './http/security';
 import { warmUp } from './http/warm-up';
 import { writeDemoSessions } from './store/demo';
 import { startHashThread } from './store/running-hash';
-import {
-  ensureDirSync,
-  ensurePrivateDirSync,
-  isDirectory,
-  pathExistsSync,
-  readJsonFile,
-  readOrCreateSecretSync,
-} from './store/files';
+import { ensureDirSync, ensurePrivateDirSync, isDirectory, pathExistsSync } from './store/files';
+import { readJsonNoFollow, readOrCreateSecretSync } from './store/confined';
 
 async function readConfig(stateDir: string): Promise<ConfigFile> {
   const file = path.join(stateDir, CONFIG_FILE_NAME);
-  const raw = await readJsonFile(file).catch((error: unknown) => {
+  const raw = await readJsonNoFollow(file).catch((error: unknown) => {
     throw new Error(`${file}: ${(error as Error).message}`);
   });
   return raw === undefined ? {} : checkConfigFile(raw);

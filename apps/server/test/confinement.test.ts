@@ -1,11 +1,15 @@
 // Files changed or swapped under Canopy: confinement at every operation, same-size rewrites,
 // migration backups, symlink loops, and the permissions of what Canopy creates.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app';
-import { readOrCreateSecretSync } from '../src/store/files';
+import { DEFAULT_SETTINGS } from '@canopy/protocol';
+import { CONFIG_FILE_NAME } from '../src/config';
+import { readJsonNoFollow, readOrCreateSecretSync } from '../src/store/confined';
+import { StateStore } from '../src/store/state';
 import { AUTH, PORT, TOKEN } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
@@ -295,5 +299,69 @@ describe('the state folder', () => {
       spy.mockRestore();
       await env.close();
     }
+  });
+});
+
+describe('state and configuration files are read like every other file (no link, no FIFO, bounded)', () => {
+  let dir: string;
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function mkfifo(file: string): void {
+    expect(spawnSync('mkfifo', [file]).status).toBe(0);
+  }
+
+  it('settings and leaves that are a FIFO, a link or too large are ignored with a warning; the server starts on defaults', async () => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-state-')));
+    const stateDir = path.join(dir, 'state');
+    fs.mkdirSync(stateDir, { mode: 0o700 });
+    mkfifo(path.join(stateDir, 'settings.json'));
+    fs.writeFileSync(path.join(dir, 'leaves.json'), '{}');
+    fs.symlinkSync(path.join(dir, 'leaves.json'), path.join(stateDir, 'leaves.json'));
+    const warnings: string[] = [];
+    const state = new StateStore(stateDir, (message) => warnings.push(message));
+    await state.load();
+    expect(state.getSettings()).toEqual(DEFAULT_SETTINGS);
+    expect(warnings.join('\n')).toMatch(/settings\.json.*not a regular file/);
+    expect(warnings.join('\n')).toMatch(/leaves\.json.*symbolic link/);
+
+    fs.rmSync(path.join(stateDir, 'settings.json'));
+    fs.writeFileSync(path.join(stateDir, 'settings.json'), `{"defaultFilter":"all"}${' '.repeat(2 << 20)}`);
+    const big = new StateStore(stateDir, (message) => warnings.push(message));
+    await big.load();
+    expect(big.getSettings()).toEqual(DEFAULT_SETTINGS);
+    expect(warnings.at(-1)).toMatch(/settings\.json.*at most/);
+  });
+
+  it('a token that is a FIFO or a link is replaced by a new one, never read through', () => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-state-')));
+    const token = path.join(dir, 'token');
+    mkfifo(token);
+    const made = readOrCreateSecretSync(
+      token,
+      () => 'n'.repeat(40),
+      (value) => value.length === 40,
+    );
+    expect(made).toBe('n'.repeat(40));
+    expect(fs.lstatSync(token).isFile()).toBe(true);
+    fs.rmSync(token);
+    fs.writeFileSync(path.join(dir, 'elsewhere'), `${'e'.repeat(40)}\n`);
+    fs.symlinkSync(path.join(dir, 'elsewhere'), token);
+    expect(
+      readOrCreateSecretSync(
+        token,
+        () => 'm'.repeat(40),
+        (value) => value.length === 40,
+      ),
+    ).toBe('m'.repeat(40));
+    expect(fs.readFileSync(path.join(dir, 'elsewhere'), 'utf8')).toBe(`${'e'.repeat(40)}\n`);
+  });
+
+  it('canopy.config.json (and any pi configuration read the same way) is not read through a link', async () => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-config-')));
+    fs.writeFileSync(path.join(dir, 'real.json'), '{"port": 1234}');
+    fs.symlinkSync(path.join(dir, 'real.json'), path.join(dir, CONFIG_FILE_NAME));
+    await expect(readJsonNoFollow(path.join(dir, CONFIG_FILE_NAME))).rejects.toThrow(/symbolic link/);
+    expect(await readJsonNoFollow(path.join(dir, 'real.json'))).toEqual({ port: 1234 });
+    expect(await readJsonNoFollow(path.join(dir, 'missing.json'))).toBeUndefined();
   });
 });

@@ -1,32 +1,15 @@
 // The write path's promises (README, "Safety with your files"): whole lines only, never beside a
 // writer mid-line or mid-burst or holding oh-my-pi's lock, failed writes rolled back with a
 // specific error, tears reported, every operation confined to the roots.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../src/store/open-session';
 import type { WriteOnce } from '../src/store/confined';
-import { AUTH, getSnapshot, sessionIdOf } from './helpers';
+import { AUTH, deadPid, fakeClock, getSnapshot, sessionIdOf } from './helpers';
 import { makeSession, sendMessage, setupOwn, type OwnEnv } from './own-sessions';
 
 interface ErrorBody {
   error: { code: string; message: string };
-}
-
-/** A clock whose sleep advances time at once and runs `onSleep` (another writer acting meanwhile). */
-function fakeClock(onSleep: () => void = () => undefined): Clock & { slept: number } {
-  let now = Date.now();
-  const clock = {
-    slept: 0,
-    now: () => now,
-    sleep: async (ms: number) => {
-      now += ms;
-      clock.slept += ms;
-      onSleep();
-    },
-  };
-  return clock;
 }
 
 function externalLine(id: string, parentId: string | null, text: string): string {
@@ -67,12 +50,6 @@ function everyLineIsJson(text: string): boolean {
         }
       })
   );
-}
-
-/** The pid of a process that has exited. */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-  return Number(child.stdout.toString());
 }
 
 describe('appending beside another writer', () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToken, isWellFormedToken } from '../src/http/security';
-import { readOrCreateSecretSync } from '../src/store/files';
+import { readOrCreateSecretSync } from '../src/store/confined';
 import { sessionIdOf as sessionIdOfPath } from '../src/store/ids';
 import { AUTH, getSnapshot, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { outlineOfSession, printOutlines } from '../src/outline';
-import { READ_CHUNK_BYTES, readChunks } from '../src/store/files';
+import { readChunksConfined } from '../src/store/confined';
+import { READ_CHUNK_BYTES } from '../src/store/files';
 import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv } from './helpers';
 
 // A session file can be larger than the longest string the runtime holds (about 512 MB), so the
@@ -129,7 +130,7 @@ describe('a session file larger than one read piece', () => {
   });
 });
 
-describe('readChunks', () => {
+describe('readChunksConfined', () => {
   let env: TestEnv;
   afterEach(async () => env.close());
 
@@ -139,9 +140,13 @@ describe('readChunks', () => {
     const content = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
     fs.writeFileSync(file, content);
     const pieces: Buffer[] = [];
-    for await (const piece of readChunks(file, 10, 64)) pieces.push(piece);
+    for await (const piece of readChunksConfined(file, 10, 64)) pieces.push(piece);
     expect(pieces.every((piece) => piece.length <= 64)).toBe(true);
     expect(pieces.map((piece) => piece.length)).toEqual([...Array<number>(15).fill(64), 30]);
     expect(Buffer.concat(pieces).equals(content.subarray(10))).toBe(true);
+    // A link put in its place is not followed.
+    fs.renameSync(file, `${file}.moved`);
+    fs.symlinkSync(`${file}.moved`, file);
+    await expect(readChunksConfined(file).next()).rejects.toMatchObject({ reason: 'outside-roots' });
   });
 });

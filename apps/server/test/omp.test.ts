@@ -217,6 +217,10 @@ describe('blobs (blob-store.ts: blob:sha256:<hex> in <agent dir>/blobs/<hex>)', 
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('image/png');
     expect(response.headers['x-content-type-options']).toBe('nosniff');
+    // Its own sandboxing policy, not replaced by the pages' global one.
+    expect(response.headers['content-security-policy']).toBe(
+      "default-src 'none'; sandbox; frame-ancestors 'none'",
+    );
     expect(response.rawPayload.equals(PNG)).toBe(true);
     const anonymous = await e.app.inject({
       method: 'GET',
@@ -314,6 +318,10 @@ describe('artifacts (artifacts.ts: artifact://N in <session file without .jsonl>
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(response.headers['x-canopy-artifact-name']).toBe('0.bash.log');
+    expect(response.headers['content-security-policy']).toBe(
+      "default-src 'none'; sandbox; frame-ancestors 'none'",
+    );
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.body).toBe('full build log\n');
   });
 
@@ -465,7 +473,7 @@ describe('tailing an oh-my-pi session (session-manager.ts setSessionName, append
     expect(blocks).toHaveLength(3);
     expect(blocks[1]!.replace('b.jsonl.gz', 'a.jsonl')).toBe(blocks[0]);
     expect(blocks[2]).toBe(
-      `${path.join(fs.realpathSync(sessions), 'c.jsonl.gz')}: The archived session could not be decompressed.`,
+      `${path.join(fs.realpathSync(sessions), 'c.jsonl.gz')}: The archive is damaged (incorrect header check after 0 decompressed bytes); it is not a gzip file Canopy can read.`,
     );
   });
 });

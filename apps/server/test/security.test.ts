@@ -3,7 +3,6 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tokenCookieName } from '../src/http/security';
 import { AUTH, HOST, PORT, sessionIdOf, TOKEN } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
@@ -26,6 +25,18 @@ async function listen(env: OwnEnv): Promise<number> {
   const address = env.app.server.address();
   if (!address || typeof address !== 'object') throw new Error('not listening');
   return address.port;
+}
+
+/** A log stream for the app's logger, and the lines written to it. */
+function logLines(): { lines: string[]; stream: Writable } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, stream };
 }
 
 describe('access control', () => {
@@ -116,37 +127,56 @@ describe('access control', () => {
     }
   });
 
-  it('the cookie is named for the port; a malformed or foreign-port cookie counts as absent, not as a 500', async () => {
+  it('no cookie is ever set, and a token cookie alone (of any name) is refused', async () => {
     env = await setupOwn({ 'a.jsonl': makeSession().text });
-    const first = await env.app.inject({ method: 'GET', url: `/?token=${TOKEN}`, headers: { host: HOST } });
-    expect(String(first.headers['set-cookie'])).toMatch(
-      new RegExp(`^${tokenCookieName(PORT)}=${TOKEN}; Path=/; HttpOnly; SameSite=Strict$`),
-    );
-    expect(tokenCookieName(PORT)).toBe(`canopy_token_${PORT}`);
-    const good = await env.app.inject({
-      method: 'GET',
-      url: '/api/sessions',
-      headers: { host: HOST, cookie: `canopy_token_${PORT}=${TOKEN}` },
-    });
-    expect(good.statusCode).toBe(200);
-    const otherPort = await env.app.inject({
-      method: 'GET',
-      url: '/api/sessions',
-      headers: { host: HOST, cookie: `canopy_token=${TOKEN}; canopy_token_1234=${TOKEN}` },
-    });
-    expect(otherPort.statusCode).toBe(401);
-    const malformed = await env.app.inject({
-      method: 'GET',
-      url: '/api/sessions',
-      headers: { host: HOST, cookie: `canopy_token_${PORT}=%E0%A4%A` },
-    });
-    expect(malformed.statusCode).toBe(401);
-    const malformedWithBearer = await env.app.inject({
+    for (const url of [`/?token=${TOKEN}`, `/api/sessions?token=${TOKEN}`, '/api/sessions']) {
+      const response = await env.app.inject({ method: 'GET', url, headers: AUTH });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['set-cookie'], url).toBeUndefined();
+    }
+    for (const cookie of [
+      `canopy_token_${PORT}=${TOKEN}`,
+      `canopy_token=${TOKEN}`,
+      `token=${TOKEN}`,
+      `canopy_token_${PORT}=%E0%A4%A`,
+    ]) {
+      const response = await env.app.inject({
+        method: 'GET',
+        url: '/api/sessions',
+        headers: { host: HOST, cookie },
+      });
+      expect(response.statusCode, cookie).toBe(401);
+      expect(response.body).not.toContain('a.jsonl');
+    }
+    // A cookie beside the header changes nothing.
+    const both = await env.app.inject({
       method: 'GET',
       url: '/api/sessions',
       headers: { ...AUTH, cookie: `canopy_token_${PORT}=%E0%A4%A` },
     });
-    expect(malformedWithBearer.statusCode).toBe(200);
+    expect(both.statusCode).toBe(200);
+  });
+
+  it("the page's WebSocket offers the token as a subprotocol and is answered `canopy`; a cookie or a wrong one is refused", async () => {
+    env = await setupOwn({ 'a.jsonl': makeSession().text }, { port: undefined });
+    const port = await listen(env);
+    const attempt = (protocols: string[], headers: Record<string, string> = {}) =>
+      new Promise<string>((resolve) => {
+        const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`, protocols, { headers });
+        socket.on('open', () => {
+          resolve(`open ${socket.protocol}`);
+          socket.terminate();
+        });
+        socket.on('unexpected-response', (request, response) => {
+          request.destroy();
+          resolve(`status ${response.statusCode}`);
+        });
+        socket.on('error', () => resolve('error'));
+      });
+    expect(await attempt(['canopy', `canopy.token.${TOKEN}`])).toBe('open canopy');
+    expect(await attempt(['canopy', 'canopy.token.wrong-token-0123456789'])).toBe('status 401');
+    expect(await attempt(['canopy'], { cookie: `canopy_token_${port}=${TOKEN}` })).toBe('status 401');
+    expect(await attempt([], { cookie: `canopy_token_${port}=${TOKEN}` })).toBe('status 401');
   });
 
   it('every answer forbids framing and referrers', async () => {
@@ -162,18 +192,31 @@ describe('access control', () => {
   });
 
   it('request logs at level info never contain the token', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(chunk.toString('utf8'));
-        done();
-      },
-    });
+    const { lines, stream } = logLines();
     env = await setupOwn({ 'a.jsonl': makeSession().text }, { logger: { level: 'info', stream } });
     await env.app.inject({ method: 'GET', url: `/?token=${TOKEN}`, headers: { host: HOST } });
     await env.app.inject({ method: 'GET', url: `/api/sessions?token=${TOKEN}`, headers: { host: HOST } });
     const log = lines.join('');
     expect(log).toContain('token=[redacted]');
+    expect(log).not.toContain(TOKEN);
+  });
+
+  it('a token a non-browser client sends in a URL fragment is never logged', async () => {
+    const { lines, stream } = logLines();
+    env = await setupOwn(
+      { 'a.jsonl': makeSession().text },
+      { port: undefined, logger: { level: 'info', stream } },
+    );
+    const port = await listen(env);
+    for (const target of [`/api/sessions#token=${TOKEN}`, `/api/sessions?x=1#${TOKEN}`, `/#token=${TOKEN}`]) {
+      const answer = await rawRequest(
+        port,
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(answer.status, target).toBeGreaterThan(0);
+    }
+    const log = lines.join('');
+    expect(log).toContain('/api/sessions');
     expect(log).not.toContain(TOKEN);
   });
 });

@@ -6,13 +6,16 @@ import { prepareFormatters } from './lib/format';
 import { prepareSnapshotReader } from './net/snapshot';
 import { loadEventCheck } from './net/serverEvents';
 import { checkServerEvents } from './net/socket';
+import { adoptToken } from './net/token';
 import { createAppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
 import { loadMarkdown } from './components/Markdown';
 import './styles.css';
 
-// The server set its cookie when it served this page with ?token=…; drop the token from the
-// address bar so it does not end up in bookmarks or shared links.
+// The page keeps the access token of its URL (?token=…) in memory and this tab's session storage
+// (net/token.ts) and drops it from the address bar, so it does not end up in bookmarks or shared
+// links; every request then sends it.
+adoptToken(window.location.search);
 if (new URLSearchParams(window.location.search).has('token')) {
   const current = new URLSearchParams(window.location.search);
   history.replaceState(

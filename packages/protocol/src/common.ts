@@ -35,6 +35,12 @@ export const ERROR_CODES = [
   'READ_ONLY',
   /** A migration left out lines it could not use; they are kept in the backup. A notice, not a failure. */
   'LINES_DROPPED',
+  /** A lock file beside the session is not a lock oh-my-pi holds (stale, malformed, not a file): ignored. A notice. */
+  'LOCK_IGNORED',
+  /** Canopy's own write was cut off by a crash; its partial line was removed. A notice. */
+  'WRITE_REPAIRED',
+  /** Canopy's own write was cut off by a crash and the file does not match it: nothing was changed. A notice. */
+  'WRITE_NOT_REPAIRED',
   'WRITE_FAILED',
   /** The session is opened read-only (an archive, an unknown format version): nothing is written. */
   'READ_ONLY',

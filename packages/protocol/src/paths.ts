@@ -43,3 +43,11 @@ export function apiPath(url: string, params: Record<string, string> = {}): strin
 
 /** The WebSocket endpoint. */
 export const WS_PATH = '/ws';
+
+/**
+ * The WebSocket subprotocol the server answers with. A browser cannot put a header on a WebSocket,
+ * so the page offers the access token as a second subprotocol, `WS_TOKEN_PROTOCOL_PREFIX + token`
+ * (docs/safety.md#access); the server never echoes that one.
+ */
+export const WS_PROTOCOL = 'canopy';
+export const WS_TOKEN_PROTOCOL_PREFIX = 'canopy.token.';

@@ -62,6 +62,8 @@ export const SessionListItem = Type.Object({
   writerActive: Type.Boolean(),
   /** The file is not a session (no header): listed so the user sees it, but it cannot be opened. */
   invalid: Type.Optional(Type.Boolean()),
+  /** Why an invalid file cannot be opened, when there is more to say (a damaged or oversized archive). */
+  problem: Type.Optional(Type.String()),
   /**
    * [oh-my-pi] A subagent or advisor transcript kept in its parent session's folder; `parentId`
    * is then that parent session.

@@ -8,7 +8,7 @@
 
 import type { Settings, SettingsPatch } from './settings';
 
-export { ROUTE_PATHS, apiPath, WS_PATH } from './paths';
+export { ROUTE_PATHS, apiPath, WS_PATH, WS_PROTOCOL, WS_TOKEN_PROTOCOL_PREFIX } from './paths';
 export { encodeNodes, decodeNodes, USAGE_FIELDS } from './tree-codec';
 
 /** Bumped on every incompatible change of a REST body or WebSocket message. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getSessionVersion, migrateSessionEntries } from './migrate';
+import { getSessionVersion, isKnownSessionVersion, migrateSessionEntries } from './migrate';
 import type { FileLine } from './types';
 
 type Loose = Record<string, unknown>;
@@ -155,5 +155,16 @@ describe('getSessionVersion', () => {
     expect(getSessionVersion({ version: 2 })).toBe(2);
     expect(getSessionVersion({ version: '3' as unknown as number })).toBe(3);
     expect(getSessionVersion({ version: 'new' as unknown as number })).toBe(1);
+  });
+});
+
+describe('isKnownSessionVersion', () => {
+  it('knows an absent version (v1) and the whole numbers 1 to 3, nothing else', () => {
+    for (const version of [undefined, 1, 2, 3])
+      expect(isKnownSessionVersion({ version }), String(version)).toBe(true);
+    expect(isKnownSessionVersion(undefined)).toBe(true);
+    for (const version of [{ major: 4 }, '3', 3.5, 0, -1, 4, null, true, Number.NaN]) {
+      expect(isKnownSessionVersion({ version: version as number }), JSON.stringify(version)).toBe(false);
+    }
   });
 });

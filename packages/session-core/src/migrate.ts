@@ -22,6 +22,18 @@ export function getSessionVersion(header: Pick<SessionHeader, 'version'> | null 
   return Number.isNaN(coerced) ? 1 : coerced;
 }
 
+/**
+ * Is the header's `version` one whose rules are known: absent (a v1 file) or a whole number from 1
+ * to CURRENT_SESSION_VERSION, written as a number? Anything else (`{"major": 4}`, `"3"`, `3.5`, a
+ * newer version) is a file of an unknown format: it may be read, but it must not be migrated or
+ * written to, so nothing of it is lost (docs/format.md#migrations).
+ */
+export function isKnownSessionVersion(header: Pick<SessionHeader, 'version'> | null | undefined): boolean {
+  const raw: unknown = header?.version;
+  if (raw === undefined) return true;
+  return typeof raw === 'number' && Number.isInteger(raw) && raw >= 1 && raw <= CURRENT_SESSION_VERSION;
+}
+
 /** Finds the line a v1 compaction's `firstKeptEntryIndex` points at (0-based, header at 0). */
 export type LineAtIndex = (index: number) => FileLine | undefined;
 

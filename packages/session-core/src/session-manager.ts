@@ -9,7 +9,7 @@ import { EntryStore } from './entry-store';
 import type { EntryRetention, RangeReader } from './entry-store';
 import { generateEntryId, generateSessionId } from './ids';
 import { isAbridged } from './line-scan';
-import { getSessionVersion, migrateV1Line, migrateV2Line } from './migrate';
+import { getSessionVersion, isKnownSessionVersion, migrateV1Line, migrateV2Line } from './migrate';
 import type { V1ChainState } from './migrate';
 import { SessionLineParser, utf8Length } from './parse';
 import type { ParseBatch, TitleSlot } from './parse';
@@ -225,6 +225,7 @@ export class SessionManager {
   private currentDialect: Dialect;
   private dialectFixed: boolean;
   private loadedVersion: number | undefined;
+  private knownVersion = true;
   private rewriteNeeded = false;
   /** While the file is still a legacy one, lines read from it are migrated as they arrive. */
   private legacy: { version: number; v1: V1ChainState; v1Lines: Map<number, FileLine> } | undefined;
@@ -267,6 +268,7 @@ export class SessionManager {
     this.currentDialect = options.dialect ?? 'pi';
     this.dialectFixed = options.dialect !== undefined;
     this.loadedVersion = options.header ? getSessionVersion(options.header) : undefined;
+    this.knownVersion = isKnownSessionVersion(options.header);
   }
 
   // ------------------------------------------------------------------ construction
@@ -369,6 +371,7 @@ export class SessionManager {
       // another writer puts content there first, `absorb` adopts its header or drops this one.
       this.header = buildHeader(generateSessionId(), this.cwdFallback, this.now());
       this.loadedVersion = CURRENT_SESSION_VERSION;
+      this.knownVersion = true;
     }
     return this;
   }
@@ -404,6 +407,14 @@ export class SessionManager {
   /** The format version of the file as it was read (before migration); undefined without a header. */
   get version(): number | undefined {
     return this.loadedVersion;
+  }
+
+  /**
+   * Whether the header's `version`, as written in the file, is one whose rules are known
+   * (isKnownSessionVersion); a file of an unknown version must not be migrated or written to.
+   */
+  get versionKnown(): boolean {
+    return this.knownVersion;
   }
 
   get dialect(): Dialect {
@@ -1088,6 +1099,7 @@ export class SessionManager {
       // Someone else started the file without a header: ours can no longer go on its first line.
       this.header = undefined;
       this.loadedVersion = undefined;
+      this.knownVersion = true;
     }
 
     const added: SessionEntry[] = [];
@@ -1130,6 +1142,8 @@ export class SessionManager {
     this.headerOnDisk = true;
     this.headerLine = line;
     this.loadedVersion = getSessionVersion(header);
+    // Decided on the version as written, before a migration in memory replaces it.
+    this.knownVersion = isKnownSessionVersion(header);
     this.noteDialectEvidence(header.title !== undefined);
     if (this.loadedVersion >= CURRENT_SESSION_VERSION) return;
 
@@ -1252,6 +1266,7 @@ export class SessionManager {
     this.rewriteNeeded = false;
     this.legacy = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
+    this.knownVersion = true;
     // The entries stay whole: a reader holding the replaced file open would not see the new one.
     this.store.setReader(undefined);
     this.reindex(entries, lines, bytes);
@@ -1303,6 +1318,7 @@ export class SessionManager {
     this.headerLine = 1;
     this.titleSlot = undefined;
     this.loadedVersion = CURRENT_SESSION_VERSION;
+    this.knownVersion = true;
     this.rewriteNeeded = false;
     this.legacy = undefined;
     this.parseIssues = [];

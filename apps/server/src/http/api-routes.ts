@@ -25,7 +25,7 @@ import type { Navigator } from '../navigation/navigate-tree';
 import type { SummaryService } from '../navigation/summaries';
 import { TOO_LATE_MESSAGE } from '../navigation/summary-runner';
 import type { SessionReads } from '../store/session-reads';
-import { snapshotLines } from '../store/snapshot-stream';
+import { SNAPSHOT_WRITE_BYTES, snapshotLines, snapshotPieces } from '../store/snapshot-stream';
 import { serializerFor } from './serializers';
 import type { SessionStore } from '../store/session-store';
 import type { SessionWrites } from '../store/session-writes';
@@ -93,10 +93,12 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       // A large session is hundreds of thousands of nodes: they go as NodeColumns lines, each
       // encoded when the socket takes the previous one (and, while the server still reads the
       // file, as they are read), so the browser draws the first rows while the rest is read and
-      // encoded, and the server never holds the JSON of the whole tree.
+      // encoded, and the server never holds the JSON of the whole tree; written in small pieces,
+      // so a client that stops reading holds little (snapshotPieces).
+      const pieces = snapshotPieces(snapshotLines(source, snapshotEncoders));
       return reply
         .type(SNAPSHOT_CONTENT_TYPE)
-        .send(Readable.from(snapshotLines(source, snapshotEncoders), { objectMode: false }));
+        .send(Readable.from(pieces, { objectMode: false, highWaterMark: SNAPSHOT_WRITE_BYTES }));
     },
   });
 

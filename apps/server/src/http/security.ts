@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { WS_TOKEN_PROTOCOL_PREFIX } from '@canopy/protocol';
 import { AppError } from '../errors';
 
 declare module 'fastify' {
@@ -7,11 +8,6 @@ declare module 'fastify' {
     /** Served without the access token (the SPA shell and its assets, which hold no data). */
     public?: boolean;
   }
-}
-
-/** The cookie is per port: browsers send cookies to every port of a host, so another local server must not receive ours. */
-export function tokenCookieName(port: number | undefined): string {
-  return `canopy_token_${port ?? 0}`;
 }
 
 export interface SecurityOptions {
@@ -36,18 +32,15 @@ function sameToken(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** A cookie's value; a malformed one (another local page can set anything) counts as absent. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
+/**
+ * The token a WebSocket upgrade offers as a subprotocol (`canopy.token.<token>` beside `canopy`):
+ * a browser cannot put a header on a WebSocket, and a cookie would reach every local server.
+ */
+function protocolToken(header: string | string[] | undefined): string | undefined {
+  const offered = Array.isArray(header) ? header.join(',') : (header ?? '');
+  for (const protocol of offered.split(',')) {
+    const name = protocol.trim();
+    if (name.startsWith(WS_TOKEN_PROTOCOL_PREFIX)) return name.slice(WS_TOKEN_PROTOCOL_PREFIX.length);
   }
   return undefined;
 }
@@ -58,9 +51,14 @@ function queryToken(url: string): string | undefined {
   return new URLSearchParams(url.slice(q + 1)).get('token') ?? undefined;
 }
 
-/** The URL with any `token` query parameter replaced, for logs. */
+/**
+ * The URL as logged: any `token` query parameter replaced, and no fragment at all (a browser never
+ * sends one; a client that does may have put the token there).
+ */
 export function redactToken(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  const hash = url.indexOf('#');
+  const withoutFragment = hash < 0 ? url : url.slice(0, hash);
+  return withoutFragment.replace(/([?&]token=)[^&]*/gi, '$1[redacted]');
 }
 
 function bracketed(host: string): string {
@@ -74,7 +72,9 @@ function bracketed(host: string): string {
  * was registered with `config.public`; unmatched requests only ever get the SPA shell or a 404.
  * Refused first: a request target that is not a path on this server (absolute-form naming another
  * authority), then a foreign Host (DNS rebinding), then a foreign Origin on writes and upgrades.
- * A valid `?token=` sets an HttpOnly SameSite=Strict cookie, named for this port.
+ * The token is taken only from what the client sends on purpose: an `Authorization: Bearer` header,
+ * a `?token=` query, or (a WebSocket from the page) a subprotocol. Never a cookie: browsers send a
+ * localhost cookie to every port, so any other local server would receive it.
  */
 export function installSecurity(app: FastifyInstance, options: SecurityOptions): void {
   const listeningPort = (): number | undefined => {
@@ -94,7 +94,7 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
     return hosts;
   };
 
-  const check = (request: FastifyRequest, reply: FastifyReply): void => {
+  const check = (request: FastifyRequest): void => {
     const hosts = allowedHosts();
     const target = request.raw.url ?? '';
     if (!target.startsWith('/')) {
@@ -146,20 +146,13 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
       }
     }
 
-    const cookieName = tokenCookieName(listeningPort());
-    const fromQuery = queryToken(target);
     const authorization = request.headers.authorization;
-    const fromHeader = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
-    const fromCookie = cookieValue(request.headers.cookie, cookieName);
-    if (fromQuery !== undefined && sameToken(fromQuery, options.token)) {
-      reply.header(
-        'set-cookie',
-        `${cookieName}=${encodeURIComponent(options.token)}; Path=/; HttpOnly; SameSite=Strict`,
-      );
-      return;
-    }
-    const presented = fromHeader ?? fromCookie;
-    if (presented !== undefined && sameToken(presented, options.token)) return;
+    const presented = [
+      authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined,
+      queryToken(target),
+      isUpgrade ? protocolToken(request.headers['sec-websocket-protocol']) : undefined,
+    ];
+    if (presented.some((token) => token !== undefined && sameToken(token, options.token))) return;
     // The not-found handler serves only the SPA shell or a coded 404: nothing to protect.
     if (request.is404 || request.routeOptions.config.public === true) return;
     throw new AppError(
@@ -168,8 +161,8 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
     );
   };
 
-  app.addHook('onRequest', async (request, reply) => {
-    check(request, reply);
+  app.addHook('onRequest', async (request) => {
+    check(request);
   });
 
   // A refused upgrade is answered before the WebSocket plugin's own hooks run, so it would not
@@ -178,11 +171,17 @@ export function installSecurity(app: FastifyInstance, options: SecurityOptions):
     if (request.headers.upgrade !== undefined) request.raw.socket?.destroy();
   });
 
-  // No page of Canopy may be framed (clickjacking) or leak its URL (which can carry the token).
+  // No page of Canopy may be framed (clickjacking) or leak its URL (which can carry the token). A
+  // route that set its own policy (blobs and artifacts: sandboxed data) keeps it, with framing
+  // forbidden added.
   app.addHook('onSend', async (_request, reply) => {
     reply.header('referrer-policy', 'no-referrer');
     reply.header('x-frame-options', 'DENY');
-    reply.header('content-security-policy', "frame-ancestors 'none'");
+    const own = reply.getHeader('content-security-policy');
+    reply.header(
+      'content-security-policy',
+      typeof own === 'string' && own !== '' ? `${own}; frame-ancestors 'none'` : "frame-ancestors 'none'",
+    );
     reply.header('x-content-type-options', 'nosniff');
   });
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors';
-import { readWhole } from '../store/files';
+import { readBoundedNoFollow } from '../store/confined';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Canopy</title>
@@ -33,15 +33,6 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
     scope.addHook('onRoute', (route) => {
       route.config = { ...(route.config ?? {}), public: true };
     });
-    // A first load with ?token= has just set the cookie: drop the token from the address bar.
-    scope.addHook('onRequest', async (request, reply) => {
-      if (request.method !== 'GET' || !request.url.includes('token=')) return;
-      const url = new URL(request.url, 'http://localhost');
-      if (!url.searchParams.has('token')) return;
-      url.searchParams.delete('token');
-      const rest = url.searchParams.toString();
-      return reply.redirect(`${url.pathname}${rest ? `?${rest}` : ''}`, 302);
-    });
     if (webDist) {
       // The build names every file under assets/ by a hash of its content: a name never changes
       // what it holds, so a reopened page takes them from the browser's cache without asking (no
@@ -69,11 +60,13 @@ export async function registerStatic(app: FastifyInstance, webDist: string | und
       !path.extname(request.url.split('?')[0] ?? '')
     ) {
       if (webDist) {
-        const page = await readWhole(path.join(path.resolve(webDist), 'index.html'));
+        const { bytes: page } = await readBoundedNoFollow(path.join(path.resolve(webDist), 'index.html'), {
+          maxBytes: 4 << 20,
+        });
         return reply.type('text/html; charset=utf-8').send(page);
       }
       return reply.type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
     }
-    throw new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    throw new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split(/[?#]/)[0] ?? ''}`);
   });
 }

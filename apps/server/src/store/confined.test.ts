@@ -7,6 +7,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   backupExactSync,
+  createConfinedLinesSync,
+  createConfinedSync,
   FileSafetyError,
   piecesOfSync,
   replaceConfinedSync,
@@ -84,5 +86,37 @@ describe('the migration rewrite, in pieces', () => {
     expect(error).toBeInstanceOf(FileSafetyError);
     expect((error as FileSafetyError).reason).toBe('changed');
     expect(beside()).toEqual([]);
+  });
+});
+
+describe('a new file (branch, fork)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-create-')));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('appears whole or not at all: while its lines are written only a hidden temporary file exists', () => {
+    const file = path.join(dir, 'new.jsonl');
+    const seen: string[][] = [];
+    function* lines(): Generator<string> {
+      for (let i = 0; i < 3000; i++) {
+        // Looked at between batches: a crash here must leave no session cut off mid-line.
+        if (i % 1000 === 999) seen.push(fs.readdirSync(dir));
+        yield JSON.stringify({ line: i, text: 'x'.repeat(1000) });
+      }
+    }
+    createConfinedLinesSync(file, lines(), 0o640, () => true);
+    expect(seen.length).toBe(3);
+    for (const names of seen) {
+      expect(names).not.toContain('new.jsonl');
+      expect(names.every((name) => name.startsWith('.new.jsonl.') && name.endsWith('.tmp'))).toBe(true);
+    }
+    expect(fs.readdirSync(dir)).toEqual(['new.jsonl']);
+    expect(fs.readFileSync(file, 'utf8').split('\n')).toHaveLength(3001);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o640);
+    // Never over an existing file.
+    expect(() => createConfinedSync(file, Buffer.from('{}\n'), 0o600, () => true)).toThrow(FileSafetyError);
+    expect(fs.readdirSync(dir)).toEqual(['new.jsonl']);
   });
 });

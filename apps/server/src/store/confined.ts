@@ -10,7 +10,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { fsyncDirSync, READ_CHUNK_BYTES } from './files';
+import type { AppendJournal } from './append-journal';
+import { atomicWriteSync, fsyncDirSync, READ_CHUNK_BYTES } from './files';
 
 /** Why a file operation was refused or failed; each maps to one specific client error. */
 export type FileRefusal =
@@ -195,6 +196,28 @@ export function* piecesOfSync(
     if (piece.length === 0) return;
     at += piece.length;
     yield piece;
+  }
+}
+
+/**
+ * The session file from `start` to its end (as it is while reading) in fresh buffers of at most
+ * `chunkBytes`, through a verified descriptor (the outline printed by the CLI).
+ */
+export async function* readChunksConfined(
+  file: string,
+  start = 0,
+  chunkBytes = READ_CHUNK_BYTES,
+): AsyncGenerator<Buffer, void, undefined> {
+  const { fd } = openConfinedSync(file, fs.constants.O_RDONLY);
+  try {
+    for (let position = start; ;) {
+      const piece = readAtSync(fd, position, chunkBytes);
+      if (piece.length === 0) return;
+      position += piece.length;
+      yield piece;
+    }
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -384,44 +407,159 @@ export function readBoundedNoFollowSync(file: string, options: BoundedReadOption
   }
 }
 
+/** The most bytes of a configuration or settings file read (they are a few hundred bytes). */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+/**
+ * A small JSON file (configuration, Canopy's state) read through {@link readBoundedNoFollow}:
+ * undefined when it does not exist; a link, a FIFO, a file over `maxBytes` or bad JSON throw.
+ */
+export async function readJsonNoFollow(file: string, maxBytes = MAX_CONFIG_BYTES): Promise<unknown> {
+  let read: BoundedRead;
+  try {
+    read = await readBoundedNoFollow(file, { maxBytes });
+  } catch (error) {
+    if (error instanceof FileSafetyError && error.reason === 'deleted') return undefined;
+    throw error;
+  }
+  return JSON.parse(read.bytes.toString('utf8')) as unknown;
+}
+
+/**
+ * Reads a small secret kept in the state folder through {@link readBoundedNoFollowSync}, creating
+ * it (owner-only, mode 0600, renamed into place: a link or FIFO there is replaced, never followed)
+ * with `create()` when it is missing, not one valid line, or not a small regular file.
+ */
+export function readOrCreateSecretSync(
+  file: string,
+  create: () => string,
+  valid: (value: string) => boolean,
+): string {
+  try {
+    const value = readBoundedNoFollowSync(file, { maxBytes: 4096 }).bytes.toString('utf8').trim();
+    if (valid(value)) return value;
+  } catch (error) {
+    if (!(error instanceof FileSafetyError) || error.reason === 'failed') throw error;
+  }
+  const value = create();
+  atomicWriteSync(file, `${value}\n`);
+  return value;
+}
+
 // ------------------------------------------------------------------ oh-my-pi's lock file
 
-/** A lock older than this is a leftover of a crash, whatever its pid says. */
+/**
+ * The longest Canopy honours a lock whose process runs: oh-my-pi holds it for the microseconds of
+ * one append or rename, so a lock this old is a leftover (its pid reused by another process).
+ */
 export const LOCK_STALE_MS = 10_000;
+/**
+ * oh-my-pi 18.3.4's own rule for a lock without a valid `pid:time` record (empty: its writer is
+ * between creating it and writing it; garbage): held only while its modification time is this
+ * recent (SESSION_PUBLISH_LOCK_WAIT_MS in its session-storage.ts), else a crash orphan.
+ */
+export const LOCK_UNRECORDED_MS = 500;
+/** A lock's time may be this far ahead of Canopy's clock (clock granularity); further: not honoured. */
+export const LOCK_CLOCK_SLACK_MS = 500;
+/** oh-my-pi writes `<pid>:<ms>\n`, a few dozen bytes; a larger file is not its lock. */
+const MAX_LOCK_BYTES = 128;
 
 /** oh-my-pi's lock beside a session while it writes: `.<name>.jsonl.lock`, containing `pid:ms`. */
 export function lockFileOf(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.lock`);
 }
 
+/** The largest process id any system gives (a larger one is no process: not a valid record). */
+const MAX_PID = 0x7fffffff;
+
+/** oh-my-pi's test: ESRCH is a dead process; EPERM (or anything else) a live one. */
 function processAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
-/** The live lock on `file`, if any: one whose process runs and that is not stale. */
-export function liveLockOf(file: string, now: number): { pid: number; since: number } | undefined {
-  let text: string;
-  let stat: fs.Stats;
+/** What oh-my-pi's lock file beside a session says now. */
+export type LockState =
+  | { held: false; ignored?: undefined }
+  | { held: true; message: string }
+  /** A lock file is there, but oh-my-pi's rule (or Canopy's bound on it) says it is not held. */
+  | { held: false; ignored: string; key: string };
+
+function seconds(ms: number): string {
+  return `${(Math.abs(ms) / 1000).toFixed(1)} s`;
+}
+
+/**
+ * oh-my-pi's lock on `file` as Canopy honours it (docs/safety.md#appends). The lock is read like every
+ * other file (readBoundedNoFollowSync: no link followed, no FIFO waited on, at most 128 bytes, a
+ * regular file in the session's folder), so it never blocks or grows memory. Then oh-my-pi's own rule
+ * (session-storage.ts): a `pid:time` record is held while its process runs; anything else is held
+ * only while the file is younger than LOCK_UNRECORDED_MS. And Canopy's bound: never a lock whose
+ * time is older than LOCK_STALE_MS or ahead of the clock, so no lock blocks writes for long.
+ */
+export function lockStateOf(file: string, now: number): LockState {
+  const lock = lockFileOf(file);
+  const name = path.basename(lock);
+  let read: BoundedRead;
   try {
-    const lock = lockFileOf(file);
-    text = fs.readFileSync(lock, 'utf8');
-    stat = fs.statSync(lock);
-  } catch {
-    return undefined;
+    read = readBoundedNoFollowSync(lock, { maxBytes: MAX_LOCK_BYTES, inside: [path.dirname(file)] });
+  } catch (error) {
+    if (!(error instanceof FileSafetyError) || error.reason === 'deleted') return { held: false };
+    const why =
+      error.reason === 'outside-roots'
+        ? 'is a symbolic link'
+        : error.reason === 'not-a-file'
+          ? 'is not a regular file'
+          : error.reason === 'too-large'
+            ? `is larger than the ${MAX_LOCK_BYTES} bytes of a lock`
+            : `cannot be read (${error.message})`;
+    return ignoredLock(lock, `${name} ${why}: it is not a lock oh-my-pi writes, so Canopy ignored it.`);
   }
-  const match = /^\s*(\d+):(\d+)\s*$/.exec(text);
-  // An unreadable lock (being written right now) counts by its file time.
-  const pid = match ? Number(match[1]) : undefined;
-  const since = match ? Number(match[2]) : stat.mtimeMs;
-  if (now - since > LOCK_STALE_MS) return undefined;
-  if (pid !== undefined && !processAlive(pid)) return undefined;
-  return { pid: pid ?? 0, since };
+  const text = read.bytes.toString('latin1');
+  const match = /^(\d+):(\d+)\s*$/.exec(text);
+  const pid = match ? Number(match[1]) : NaN;
+  const since = match ? Number(match[2]) : NaN;
+  if (match && pid > 0 && pid <= MAX_PID && Number.isSafeInteger(since)) {
+    const age = now - since;
+    if (!processAlive(pid)) {
+      return ignoredLock(lock, `${name} was left by process ${pid}, which is gone: Canopy ignored it.`, text);
+    }
+    if (age > LOCK_STALE_MS) {
+      return ignoredLock(
+        lock,
+        `${name} says process ${pid} has held it for ${seconds(age)}, longer than any write (Canopy honours a lock for ${seconds(LOCK_STALE_MS)}): ignored.`,
+        text,
+      );
+    }
+    if (age < -LOCK_CLOCK_SLACK_MS) {
+      return ignoredLock(lock, `${name} is dated ${seconds(age)} in the future: Canopy ignored it.`, text);
+    }
+    return {
+      held: true,
+      message: `oh-my-pi (process ${pid}) holds the session's lock file ${name} (for ${seconds(age)})`,
+    };
+  }
+  // No valid record: held only while it is as young as a lock its writer has not written yet.
+  const mtimeMs = fs.lstatSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+  if (mtimeMs === undefined) return { held: false };
+  const age = now - mtimeMs;
+  if (age >= -LOCK_CLOCK_SLACK_MS && age <= LOCK_UNRECORDED_MS) {
+    return { held: true, message: `oh-my-pi is creating the session's lock file ${name}` };
+  }
+  return ignoredLock(
+    lock,
+    `${name} holds no "pid:time" record and was last changed ${seconds(age)} ${age < 0 ? 'in the future' : 'ago'} (oh-my-pi counts such a lock as held for ${seconds(LOCK_UNRECORDED_MS)}): Canopy ignored it.`,
+    `${text}@${mtimeMs}`,
+  );
+}
+
+function ignoredLock(lock: string, message: string, content = ''): LockState {
+  return { held: false, ignored: message, key: `${lock}\0${content}` };
 }
 
 // ------------------------------------------------------------------ appending
@@ -434,6 +572,8 @@ export const writeOnce: WriteOnce = (fd, data) => fs.writeSync(fd, data, 0, data
 export interface AppendOptions {
   now: number;
   write?: WriteOnce;
+  /** Where the append is recorded before its write, and cleared after (crash repair). */
+  journal?: Pick<AppendJournal, 'record' | 'clear'>;
 }
 
 export interface AppendResult {
@@ -479,41 +619,65 @@ export function appendConfinedSync(
     if (!unchanged(seen, now)) {
       throw new FileSafetyError('changed', 'The session file changed since Canopy last read it.');
     }
-    if (liveLockOf(file, options.now)) {
-      throw new FileSafetyError('locked', 'oh-my-pi is writing this session (its lock file is held).');
-    }
+    const lock = lockStateOf(file, options.now);
+    if (lock.held) throw new FileSafetyError('locked', `${lock.message}.`);
     const start = stat.size;
     if (start > 0 && readAtSync(fd, start - 1, 1)[0] !== 0x0a) {
       throw new FileSafetyError('mid-write', 'The last line of the session file is cut off.');
     }
-    let written = 0;
+    // Recorded before the write, so that a crash in the middle of it can be repaired (append-journal.ts).
     try {
-      written = (options.write ?? writeOnce)(fd, data);
+      options.journal?.record({ file, dev: stat.dev, ino: stat.ino, offset: start, data });
     } catch (error) {
-      if (!rollBack(fd, start, data)) {
-        throw new FileSafetyError(
-          'torn',
-          `The write failed (${(error as Error).message}) after part of the line was written, and another program appended after it.`,
-          { cause: error },
-        );
-      }
-      throw wrap(error, 'Could not write to the session file');
-    }
-    if (written < data.length) {
-      const rolledBack = rollBack(fd, start, data);
-      const free = freeBytes(file);
-      const reason: FileRefusal = free !== undefined && free < data.length ? 'disk-full' : 'failed';
       throw new FileSafetyError(
-        rolledBack ? reason : 'torn',
-        rolledBack
-          ? `Only ${written} of ${data.length} bytes could be written; they were removed again.`
-          : `Only ${written} of ${data.length} bytes could be written and another program appended after them.`,
+        'failed',
+        `Could not record the write in Canopy's state folder first (${(error as Error).message}); nothing was written.`,
+        { cause: error },
       );
     }
-    return verifyAppended(fd, start, data);
+    try {
+      return writeRecorded(fd, file, start, data, options);
+    } finally {
+      options.journal?.clear(file);
+    }
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The write of an append and what follows it (rollback or read-back); see appendConfinedSync. */
+function writeRecorded(
+  fd: number,
+  file: string,
+  start: number,
+  data: Buffer,
+  options: AppendOptions,
+): AppendResult {
+  let written = 0;
+  try {
+    written = (options.write ?? writeOnce)(fd, data);
+  } catch (error) {
+    if (!rollBack(fd, start, data)) {
+      throw new FileSafetyError(
+        'torn',
+        `The write failed (${(error as Error).message}) after part of the line was written, and another program appended after it.`,
+        { cause: error },
+      );
+    }
+    throw wrap(error, 'Could not write to the session file');
+  }
+  if (written < data.length) {
+    const rolledBack = rollBack(fd, start, data);
+    const free = freeBytes(file);
+    const reason: FileRefusal = free !== undefined && free < data.length ? 'disk-full' : 'failed';
+    throw new FileSafetyError(
+      rolledBack ? reason : 'torn',
+      rolledBack
+        ? `Only ${written} of ${data.length} bytes could be written; they were removed again.`
+        : `Only ${written} of ${data.length} bytes could be written and another program appended after them.`,
+    );
+  }
+  return verifyAppended(fd, start, data);
 }
 
 /**
@@ -578,8 +742,8 @@ function checkFolder(dir: string, confined: (realDir: string) => boolean): void 
 }
 
 /**
- * Creates `file` (O_EXCL: never an existing file) with `data` and permission bits `mode`, in a
- * folder that must still be the real, confined folder. A failed write removes the partial file.
+ * Creates `file` (never an existing file) with `data` and permission bits `mode`, in a folder that
+ * must still be the real, confined folder, atomically (see createAtomicallySync).
  */
 export function createConfinedSync(
   file: string,
@@ -587,7 +751,33 @@ export function createConfinedSync(
   mode: number,
   confined: (realDir: string) => boolean,
 ): void {
-  createConfinedFromSync(file, [data], mode, confined);
+  createAtomicallySync(file, [data], mode, confined);
+}
+
+/**
+ * A new file (a branch, a fork) appears whole or not at all: its pieces go to a hidden temporary
+ * file in the same verified folder (O_EXCL, synced), which is then linked to `file` (failing if
+ * that name exists: never overwriting) and removed. A crash part-way leaves only the hidden
+ * temporary file, which no listing shows, never a session cut off mid-line under `file`.
+ */
+function createAtomicallySync(
+  file: string,
+  pieces: Iterable<Uint8Array>,
+  mode: number,
+  confined: (realDir: string) => boolean,
+): void {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  createConfinedFromSync(temp, pieces, mode, confined);
+  try {
+    checkFolder(dir, confined);
+    fs.linkSync(temp, file);
+  } catch (error) {
+    throw wrap(error, 'Could not create the session file');
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+  fsyncDirSync(dir);
 }
 
 /** Bytes of lines gathered before one write: few system calls, and never the whole file at once. */
@@ -624,7 +814,7 @@ export function* lineBatches(lines: Iterable<string>, batchBytes = LINE_BATCH_BY
 /**
  * Creates `file` like {@link createConfinedSync} from `lines` (each without its "\n"), written batch
  * by batch as they are produced, so a large file is never one string or one buffer. A failure
- * anywhere (producing a line included) removes the partial file.
+ * anywhere (producing a line included) leaves no file.
  */
 export function createConfinedLinesSync(
   file: string,
@@ -632,7 +822,7 @@ export function createConfinedLinesSync(
   mode: number,
   confined: (realDir: string) => boolean,
 ): void {
-  createConfinedFromSync(file, lineBatches(lines), mode, confined);
+  createAtomicallySync(file, lineBatches(lines), mode, confined);
 }
 
 function createConfinedFromSync(

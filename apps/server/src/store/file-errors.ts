@@ -32,10 +32,7 @@ export function fileErrorToAppError(error: FileSafetyError): AppError {
         `The last line of the session file is cut off (another program is writing it, or it crashed mid-write); ${nothing}. Try again in a moment.`,
       );
     case 'locked':
-      return new AppError(
-        'FILE_LOCKED',
-        `oh-my-pi is writing this session (its lock file is held); ${nothing}.`,
-      );
+      return new AppError('FILE_LOCKED', `${error.message} ${capitalized(nothing)}.`);
     case 'disk-full':
       return new AppError('DISK_FULL', `The disk is full; ${nothing} (a partial line was removed again).`);
     case 'read-only':

@@ -12,8 +12,9 @@ import {
 
 /**
  * Storage for a brand-new session file (branch, fork, new session), named like the reference's
- * `<dir>/<timestamp>_<sessionId>.jsonl` beside the file it came from. The file is created with
- * O_EXCL in the verified folder, with the permission bits of the session it came from.
+ * `<dir>/<timestamp>_<sessionId>.jsonl` beside the file it came from. The file is created whole or
+ * not at all (createConfinedSync) in the verified folder, with the permission bits of the session it
+ * came from.
  */
 export class NewFileStorage implements SessionStorage {
   constructor(

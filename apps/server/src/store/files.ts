@@ -79,12 +79,6 @@ export function isInside(root: string, candidate: string): boolean {
 }
 
 /**
- * Every `*.jsonl` file under `root`, found with an explicit stack (no recursion), following
- * symlinked directories only when they resolve inside the root; each directory is visited once.
- * A link that cannot be resolved (a symlink loop, ELOOP) or an unreadable folder is skipped with a
- * warning, so one bad entry never stops a scan.
- */
-/**
  * A session file's name: `*.jsonl`, or an archived `*.jsonl.gz` (oh-my-pi). Hidden names are the
  * staging and lock files of a writer (`.<name>.jsonl.lock`, `.<name>.<rand>.tmp`) and never sessions;
  * `.tmp` / `.bak` / `.lock` names do not end in `.jsonl` anyway.
@@ -94,9 +88,16 @@ export function isSessionFileName(name: string): boolean {
   return name.endsWith('.jsonl') || name.endsWith('.jsonl.gz');
 }
 
+/**
+ * Every session file under `root`, found with an explicit stack (no recursion), following
+ * symlinked directories only when they resolve inside the root; each directory is visited once
+ * (and told to `onFolder`, by its real path). A link that cannot be resolved (a symlink loop,
+ * ELOOP) or an unreadable folder is skipped with a warning, so one bad entry never stops a scan.
+ */
 export async function listJsonlFiles(
   root: string,
   warn: (where: string, message: string) => void = () => undefined,
+  onFolder: (realDir: string) => void = () => undefined,
 ): Promise<string[]> {
   let realRoot: string | undefined;
   try {
@@ -114,6 +115,7 @@ export async function listJsonlFiles(
   const stack = [realRoot];
   while (stack.length > 0) {
     const dir = stack.pop() as string;
+    onFolder(dir);
     let entries: fs.Dirent[];
     try {
       entries = await fsp.readdir(dir, { withFileTypes: true });
@@ -154,28 +156,6 @@ export async function listJsonlFiles(
   return found;
 }
 
-/** Reads `length` bytes at `start` (fewer at the end of the file). */
-export async function readRange(file: string, start: number, length: number): Promise<Buffer> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(length);
-    let filled = 0;
-    while (filled < length) {
-      const { bytesRead } = await handle.read(buffer, filled, length - filled, start + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A small file read whole (the web app's index page); session files are read in pieces. */
-export async function readWhole(file: string): Promise<Buffer> {
-  return fsp.readFile(file);
-}
-
 /**
  * Bytes per read when a whole session file is read. A session file can be larger than the longest
  * string the runtime holds (about 512 MB), so it is never decoded at once: each piece is parsed on
@@ -190,27 +170,6 @@ export const READ_CHUNK_BYTES = 4 << 20;
  * at once (running-hash.ts: one slot of its ring).
  */
 export const PARSE_SLICE_BYTES = 512 << 10;
-
-/** The file from `start` to its end (as it is while reading), in fresh buffers of at most `chunkBytes`. */
-export async function* readChunks(
-  file: string,
-  start = 0,
-  chunkBytes = READ_CHUNK_BYTES,
-): AsyncGenerator<Buffer, void, undefined> {
-  const handle = await fsp.open(file, 'r');
-  try {
-    let position = start;
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(chunkBytes);
-      const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
-      if (bytesRead === 0) return;
-      position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
-    }
-  } finally {
-    await handle.close();
-  }
-}
 
 export function sha256(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
@@ -281,39 +240,8 @@ export function ensureDirSync(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
 }
 
-export async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await fsp.readFile(file, 'utf8');
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-  return JSON.parse(text) as unknown;
-}
-
 export function writeJsonFileSync(file: string, value: unknown): void {
   atomicWriteSync(file, `${JSON.stringify(value, null, 2)}\n`);
-}
-
-/**
- * Reads a small secret kept in the state folder, creating it (owner-only, mode 0600) with
- * `create()` when it is missing or unreadable as one non-empty line.
- */
-export function readOrCreateSecretSync(
-  file: string,
-  create: () => string,
-  valid: (value: string) => boolean,
-): string {
-  try {
-    const value = fs.readFileSync(file, 'utf8').trim();
-    if (valid(value)) return value;
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
-  const value = create();
-  atomicWriteSync(file, `${value}\n`);
-  return value;
 }
 
 export function pathExistsSync(p: string): boolean {

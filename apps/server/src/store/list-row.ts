@@ -48,4 +48,6 @@ export interface OpenRow {
   titleSlot?: TitleSlot;
   identity: FileIdentity;
   issueCount: number;
+  /** Whether the header's version as written is known (the header may be migrated in memory). */
+  versionKnown: boolean;
 }

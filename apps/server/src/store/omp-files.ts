@@ -5,17 +5,15 @@
 // strict patterns, the resolved real path must stay inside its folder, and sizes are capped.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { CURRENT_SESSION_VERSION } from '@canopy/session-core';
+import { CURRENT_SESSION_VERSION, isKnownSessionVersion, type SessionHeader } from '@canopy/session-core';
 import { AppError } from '../errors';
-import { isDirectory, isInside, isNotFound, readRange, realpathOrUndefined } from './files';
+import { FileSafetyError, readBoundedNoFollow } from './confined';
+import { isDirectory, isInside, isNotFound, realpathOrUndefined } from './files';
 
 /** Larger blobs are refused: an image in a chat never needs more. */
 export const MAX_BLOB_BYTES = 20 * 1024 * 1024;
 /** Artifacts are sent up to this size, with a note on what was left out. */
 export const MAX_ARTIFACT_BYTES = 4 * 1024 * 1024;
-/** An archived session is decompressed up to this size. */
-export const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
 
 const BLOB_HASH = /^[a-f0-9]{64}$/;
 const ARTIFACT_ID = /^[0-9]{1,9}$/;
@@ -35,30 +33,26 @@ export function sessionFolderOf(file: string): string {
   return file;
 }
 
-/** Why a session opens read-only, or undefined when Canopy may write to it. */
-export function readOnlyReason(file: string, version: number | undefined): string | undefined {
+/**
+ * Why a session opens read-only, or undefined when Canopy may write to it: an archive, or a header
+ * whose version is not one Canopy knows (newer, or not a whole number: `{"major": 4}`, `"3"`, 3.5),
+ * which must be neither migrated nor written to. `header` is undefined when the file has none;
+ * `known` is decided on the version as written (an open session's header may have been migrated in
+ * memory since: it passes SessionManager.versionKnown).
+ */
+export function readOnlyReason(
+  file: string,
+  header: Pick<SessionHeader, 'version'> | undefined,
+  known = isKnownSessionVersion(header),
+): string | undefined {
   if (isArchive(file)) return 'An archived session (.jsonl.gz): it is shown read-only.';
-  if (version !== undefined && version > CURRENT_SESSION_VERSION) {
-    return `Format version ${version} is newer than the version ${CURRENT_SESSION_VERSION} Canopy knows: it is shown read-only so nothing of it is lost.`;
+  if (!header || known) return undefined;
+  const raw: unknown = header.version;
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw > CURRENT_SESSION_VERSION) {
+    return `Format version ${raw} is newer than the version ${CURRENT_SESSION_VERSION} Canopy knows: it is shown read-only so nothing of it is lost.`;
   }
-  return undefined;
-}
-
-/** An archived session's bytes, decompressed (capped). */
-export function decompressArchive(raw: Buffer): Buffer {
-  try {
-    return gunzipSync(raw, { maxOutputLength: MAX_ARCHIVE_BYTES });
-  } catch (error) {
-    throw new AppError('SESSION_INVALID', 'The archived session could not be decompressed.', {
-      cause: error,
-    });
-  }
-}
-
-/** The bytes of a session file: an archive is decompressed (capped), a plain file read as it is. */
-export async function readSessionBytes(file: string): Promise<Buffer> {
-  const raw = await fsp.readFile(file);
-  return isArchive(file) ? decompressArchive(raw) : raw;
+  const shown = (JSON.stringify(raw) ?? String(raw)).slice(0, 40);
+  return `The header's version ${shown} is not a format version Canopy knows (a whole number from 1 to ${CURRENT_SESSION_VERSION}): it is shown read-only so nothing of it is lost.`;
 }
 
 export type SubagentKind = 'subagent' | 'advisor';
@@ -81,14 +75,19 @@ export function subagentParentCandidates(file: string): { kind: SubagentKind; pa
 /**
  * The blobs folder of the agent a session belongs to: `blobs/` beside the sessions folder
  * (`~/.omp/agent/blobs`, or `$XDG_DATA_HOME/omp/blobs`), looked for from the session's folder up to
- * the parent of its root.
+ * the parent of its root. Its real path must lie inside that parent: a `blobs` that links elsewhere
+ * is no blobs folder.
  */
 export async function blobDirOf(sessionFile: string, rootPath: string): Promise<string | undefined> {
   const stop = path.dirname(rootPath);
   let dir = path.dirname(sessionFile);
   for (let depth = 0; depth < 64; depth++) {
     const candidate = path.join(dir, 'blobs');
-    if (await isDirectory(candidate)) return realpathOrUndefined(candidate);
+    if (await isDirectory(candidate)) {
+      // A blobs folder that links out of the agent folder is not the agent's: none is used.
+      const real = await realpathOrUndefined(candidate);
+      return real !== undefined && isInside(stop, real) ? real : undefined;
+    }
     if (dir === stop || !isInside(stop, dir)) return undefined;
     const parent = path.dirname(dir);
     if (parent === dir) return undefined;
@@ -108,27 +107,38 @@ export function sniffImageType(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
-/** A file inside `dir` by its real path, or a 404/403 AppError; `dir` must be a real path. */
-async function confinedFile(
-  dir: string,
+/**
+ * A file served beside a session, read through readBoundedNoFollow (never a link, a regular file
+ * inside `folder` checked on its descriptor, bounded), its refusals as client errors.
+ */
+async function readServed(
+  folder: string,
   name: string,
   what: string,
-): Promise<{ file: string; size: number }> {
-  const candidate = path.join(dir, name);
-  const real = await realpathOrUndefined(candidate);
-  if (!real) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
-  if (!isInside(dir, real) || real === dir) {
-    throw new AppError('OUTSIDE_ROOTS', `The ${what} resolves outside its folder.`);
-  }
-  let stat;
+  options: { maxBytes: number; truncate?: boolean },
+) {
   try {
-    stat = await fsp.stat(real);
+    return await readBoundedNoFollow(path.join(folder, name), { ...options, inside: [folder] });
   } catch (error) {
-    if (isNotFound(error)) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
-    throw error;
+    if (!(error instanceof FileSafetyError)) throw error;
+    switch (error.reason) {
+      case 'deleted':
+      case 'not-a-file':
+        throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
+      case 'outside-roots':
+        throw new AppError(
+          'OUTSIDE_ROOTS',
+          `The ${what} is a link or resolves outside its folder; Canopy does not follow it.`,
+        );
+      case 'too-large':
+        throw new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `The ${what} is larger than the ${options.maxBytes} bytes Canopy shows.`,
+        );
+      default:
+        throw new AppError('NOT_FOUND', `The ${what} ${name} cannot be read: ${error.message}`);
+    }
   }
-  if (!stat.isFile()) throw new AppError('NOT_FOUND', `No ${what} ${name}.`);
-  return { file: real, size: stat.size };
 }
 
 export interface BlobContent {
@@ -136,19 +146,16 @@ export interface BlobContent {
   contentType: string;
 }
 
-/** Reads `<blobDir>/<hash>`: the hash is 64 hex digits, the file stays inside, is an image, and is capped. */
+/**
+ * Reads `<blobDir>/<hash>`: the hash is 64 hex digits; the file is opened without following a link,
+ * checked on its descriptor (a regular file inside the blobs folder, at most MAX_BLOB_BYTES) and read
+ * from it; it is served only as an image its bytes show.
+ */
 export async function readBlob(blobDir: string | undefined, hash: string): Promise<BlobContent> {
   if (!BLOB_HASH.test(hash))
     throw new AppError('BAD_REQUEST', 'A blob is named by 64 lower-case hex digits.');
   if (!blobDir) throw new AppError('NOT_FOUND', 'This session has no blobs folder.');
-  const { file, size } = await confinedFile(blobDir, hash, 'blob');
-  if (size > MAX_BLOB_BYTES) {
-    throw new AppError(
-      'PAYLOAD_TOO_LARGE',
-      `The blob is ${size} bytes; Canopy shows images up to ${MAX_BLOB_BYTES}.`,
-    );
-  }
-  const bytes = await fsp.readFile(file);
+  const { bytes } = await readServed(blobDir, hash, 'blob', { maxBytes: MAX_BLOB_BYTES });
   const contentType = sniffImageType(bytes);
   if (!contentType) throw new AppError('INVALID_TARGET', 'The blob is not a PNG, JPEG, GIF or WebP image.');
   return { bytes, contentType };
@@ -162,11 +169,25 @@ export interface ArtifactContent {
   truncated: boolean;
 }
 
-/** Reads artifact N of a session: `<session folder>/N.<tool>.log`, confined to that folder, capped. */
-export async function readArtifact(sessionFile: string, artifactId: string): Promise<ArtifactContent> {
+/**
+ * Reads artifact N of a session: `<session folder>/N.<tool>.log`. The folder is taken by its real
+ * path, which must lie inside the roots (`confined`); the file is read like a blob (no link, a
+ * regular file inside that folder, checked on its descriptor), its first MAX_ARTIFACT_BYTES only.
+ */
+export async function readArtifact(
+  sessionFile: string,
+  artifactId: string,
+  confined: (real: string) => boolean,
+): Promise<ArtifactContent> {
   if (!ARTIFACT_ID.test(artifactId)) throw new AppError('BAD_REQUEST', 'An artifact is named by its number.');
   const folder = await realpathOrUndefined(sessionFolderOf(sessionFile));
   if (!folder) throw new AppError('NOT_FOUND', 'This session has no artifacts folder.');
+  if (!confined(folder)) {
+    throw new AppError(
+      'OUTSIDE_ROOTS',
+      "The session's artifacts folder resolves outside the configured folders.",
+    );
+  }
   let names: string[];
   try {
     names = await fsp.readdir(folder);
@@ -174,10 +195,17 @@ export async function readArtifact(sessionFile: string, artifactId: string): Pro
     if (isNotFound(error)) throw new AppError('NOT_FOUND', 'This session has no artifacts folder.');
     throw error;
   }
-  const wanted = String(Number(artifactId));
-  const name = names.sort().find((candidate) => ARTIFACT_FILE.exec(candidate)?.[1] === wanted);
+  const name = firstArtifactName(names, String(Number(artifactId)));
   if (!name) throw new AppError('NOT_FOUND', `No artifact ${artifactId} in this session.`);
-  const { file, size } = await confinedFile(folder, name, 'artifact');
-  const bytes = await readRange(file, 0, Math.min(size, MAX_ARTIFACT_BYTES));
-  return { text: bytes.toString('utf8'), name, size, truncated: size > MAX_ARTIFACT_BYTES };
+  const read = await readServed(folder, name, 'artifact', { maxBytes: MAX_ARTIFACT_BYTES, truncate: true });
+  return { text: read.bytes.toString('utf8'), name, size: read.size, truncated: read.truncated };
+}
+
+/** The first (in sort order) of `names` that is artifact `id`: one pass, however many files the folder holds. */
+function firstArtifactName(names: readonly string[], id: string): string | undefined {
+  let first: string | undefined;
+  for (const name of names) {
+    if (ARTIFACT_FILE.exec(name)?.[1] === id && (first === undefined || name < first)) first = name;
+  }
+  return first;
 }

@@ -8,13 +8,15 @@ import fs from 'node:fs';
 import type { LeafChange, ServerEvent, TreeNode } from '@canopy/protocol';
 import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
+import type { AppendJournal } from './append-journal';
 import {
   appendConfinedSync,
   backupExactSync,
   FileSafetyError,
   LINE_BATCH_BYTES,
   lineBatches,
-  liveLockOf,
+  lockStateOf,
+  type LockState,
   openConfinedSync,
   readAtSync,
   readIntoSync,
@@ -35,7 +37,8 @@ import {
 import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
 import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
 import { PARSE_SLICE_BYTES, READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
-import { decompressArchive, isArchive, readOnlyReason } from './omp-files';
+import { archivePiecesOf } from './archive';
+import { isArchive, readOnlyReason } from './omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
 import { LoadProgress } from './load-progress';
@@ -67,6 +70,8 @@ export interface OpenSessionOptions {
   clock: Clock;
   /** The one write() of an append; a test seam for full disks and racing writers. */
   write?: WriteOnce;
+  /** Where each append is recorded before it is written (crash repair, append-journal.ts). */
+  journal?: AppendJournal;
   /** Bytes per read of the file (default READ_CHUNK_BYTES); a test seam, like `afterPiece`. */
   pieceBytes?: number;
   /**
@@ -109,6 +114,8 @@ export class OpenSession {
   private lastGrowthAt = Number.NEGATIVE_INFINITY;
   /** Why the file cannot be read any more (deleted, or now resolving outside the roots). */
   private unreachable: FileSafetyError | undefined;
+  /** The lock file last reported as ignored (see reportIgnoredLock). */
+  private ignoredLock: string | undefined;
   /** Set by an append that landed after another writer's complete lines: reload after the write. */
   private landedAfterOthers = false;
   /** The backup and the lines a migration left out, reported after the write. */
@@ -155,7 +162,7 @@ export class OpenSession {
 
   /** Why Canopy does not write to this session (an archive, an unknown format version), if so. */
   get readOnly(): string | undefined {
-    return readOnlyReason(this.file, this.sm?.version);
+    return readOnlyReason(this.file, this.sm?.getHeader() ?? undefined, this.sm?.versionKnown ?? true);
   }
 
   /** Bytes per read of the file (and at most per write of a rewrite). */
@@ -294,7 +301,7 @@ export class OpenSession {
   /**
    * (Re)reads the whole file through one verified descriptor, piece by piece: each piece is parsed,
    * hashed and dropped before the next is read, so neither the file nor its text is ever held
-   * whole (an archive, read-only, is decompressed whole). The manager keeps only its index and reads
+   * whole (an archive, read-only, is decompressed piece by piece too, and kept as entries). The manager keeps only its index and reads
    * an entry back from the file when it is asked for (see docs/architecture.md#state); the tree
    * model gets every entry once through onEntries. The new manager, tree, list facts and tail
    * replace the current ones together at the end, so nothing reads a half-loaded state. The tail
@@ -372,9 +379,11 @@ export class OpenSession {
     progress: LoadProgress | undefined,
   ): AsyncGenerator<Buffer> {
     if (isArchive(this.file)) {
-      const bytes = decompressArchive(readAtSync(fd, 0, size));
-      tail.took(bytes);
-      yield bytes;
+      // Decompressed piece by piece, with its limits (an error says why it cannot be read).
+      for await (const piece of archivePiecesOf(fd, size)) {
+        tail.took(piece);
+        yield piece;
+      }
       progress?.advanced(size);
       return;
     }
@@ -522,13 +531,26 @@ export class OpenSession {
     }
   }
 
-  /** Why a write must wait now, if it must. */
-  private writeBlocker(): 'mid-write' | 'busy' | 'locked' | undefined {
+  /** Why a write must wait now, if it must (a held lock in its own words). */
+  private writeBlocker(): { reason: 'mid-write' | 'busy' | 'locked'; message: string } | undefined {
     const now = this.options.clock.now();
-    if (this.sm.pendingBytes > 0) return 'mid-write';
-    if (now - this.lastGrowthAt < this.options.quietWindowMs) return 'busy';
-    if (liveLockOf(this.file, now)) return 'locked';
+    if (this.sm.pendingBytes > 0) return { reason: 'mid-write', message: 'mid-write' };
+    if (now - this.lastGrowthAt < this.options.quietWindowMs) return { reason: 'busy', message: 'busy' };
+    const lock = lockStateOf(this.file, now);
+    if (lock.held) return { reason: 'locked', message: lock.message };
+    if (lock.ignored) this.reportIgnoredLock(lock);
     return undefined;
+  }
+
+  /**
+   * Says (log and a notice on the page) that a lock file beside the session was ignored and why,
+   * once per lock file as it is.
+   */
+  private reportIgnoredLock(lock: Extract<LockState, { ignored: string }>): void {
+    if (this.ignoredLock === lock.key) return;
+    this.ignoredLock = lock.key;
+    this.options.log?.(`${this.file}: ${lock.ignored}`);
+    this.options.publish({ type: 'error', code: 'LOCK_IGNORED', sessionId: this.id, message: lock.ignored });
   }
 
   /**
@@ -545,13 +567,14 @@ export class OpenSession {
       const blocker = this.writeBlocker();
       if (!blocker) return;
       if (clock.now() >= deadline) {
-        if (blocker === 'busy') {
+        if (blocker.reason === 'busy') {
           throw new AppError(
             'FILE_BUSY',
             'Another program keeps appending to the session file; nothing was written. Try again when it pauses.',
           );
         }
-        throw fileErrorToAppError(new FileSafetyError(blocker, blocker));
+        const waited = `Canopy waited ${(this.options.midWriteWaitMs / 1000).toFixed(1)} s for it.`;
+        throw fileErrorToAppError(new FileSafetyError(blocker.reason, `${blocker.message}. ${waited}`));
       }
       await clock.sleep(Math.min(50, Math.max(1, deadline - clock.now())));
     }
@@ -620,6 +643,7 @@ export class OpenSession {
     const result = appendConfinedSync(this.file, data, this.tail.fileState, {
       now: this.options.clock.now(),
       write: this.options.write,
+      journal: this.options.journal,
     });
     if (result.before.length > 0) this.landedAfterOthers = true;
     this.tail.appended(result.start, result.before, data, result.state);
@@ -640,9 +664,8 @@ export class OpenSession {
       if (!this.tail.isExactly(fd, state)) {
         throw new FileSafetyError('changed', 'the file changed before the migration rewrite');
       }
-      if (liveLockOf(this.file, this.options.clock.now())) {
-        throw new FileSafetyError('locked', 'oh-my-pi holds the lock');
-      }
+      const lock = lockStateOf(this.file, this.options.clock.now());
+      if (lock.held) throw new FileSafetyError('locked', `${lock.message}.`);
       const backup = backupExactSync(
         this.file,
         this.sm.version ?? 1,
@@ -705,6 +728,7 @@ export class OpenSession {
         dev: this.tail.fileState.dev,
       },
       issueCount: this.sm.issueCount,
+      versionKnown: this.sm.versionKnown,
     };
   }
 

@@ -200,6 +200,7 @@ describe('SessionIndex: the first scan of a large folder', () => {
     index.adopt(oldest.id, {
       facts,
       header: { type: 'session', id: 'h0' },
+      versionKnown: true,
       identity: oldest.identity,
       issueCount: 0,
     });
@@ -228,6 +229,7 @@ describe('SessionIndex: the first scan of a large folder', () => {
     index.adopt(oldest.id, {
       facts: { ...emptyRowFacts(), entryCount: 1, messageCount: 1, firstMessage: 'm0' },
       header: { type: 'session', id: 'h0' },
+      versionKnown: true,
       identity: oldest.identity,
       issueCount: 0,
     });

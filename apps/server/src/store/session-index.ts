@@ -7,14 +7,17 @@ import path from 'node:path';
 import type { ListingProgress, SessionListItem } from '@canopy/protocol';
 import {
   getSessionVersion,
+  isKnownSessionVersion,
   ompSessionName,
   parseTitleSlot,
   SessionLineParser,
+  type SessionHeader,
   type TitleSlot,
 } from '@canopy/session-core';
 import { sessionIdOf } from './ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
-import { isArchive, readOnlyReason, readSessionBytes, subagentParentCandidates } from './omp-files';
+import { ArchiveError, archivePieces } from './archive';
+import { isArchive, readOnlyReason, subagentParentCandidates } from './omp-files';
 import { openConfinedSync, readIntoSync, readRangeConfinedSync, statConfinedSync } from './confined';
 import {
   isInside,
@@ -57,6 +60,10 @@ export interface IndexedSession extends RowFacts {
    * it at once) and an open session can adopt it.
    */
   pending?: boolean;
+  /** Set from an open session: whether its header's version as written is known (see readOnlyReason). */
+  versionKnown?: boolean;
+  /** [oh-my-pi] Why an archive cannot be opened (corrupt, cut off, over the limits), if so. */
+  problem?: ArchiveError;
   /**
    * The file is open: its row comes from the open session (see {@link SessionIndex.adopt}) and the
    * index does not read it. After it closes, `offset` and `parser` are behind: the next change is
@@ -115,6 +122,11 @@ export class SessionIndex {
     readonly roots: Root[],
     private readonly log: (message: string) => void = () => undefined,
     private readonly onRows: (delta: ListDelta) => void = () => undefined,
+    /**
+     * The folders a listing walks (real paths): each as it is reached, before it is read (to add),
+     * and after a whole scan every folder under the roots at once (`whole`).
+     */
+    private readonly onFolders: (folders: ReadonlySet<string>, whole: boolean) => void = () => undefined,
   ) {}
 
   private warnOnce(where: string, message: string): void {
@@ -199,7 +211,14 @@ export class SessionIndex {
     const delta = emptyDelta();
     const root = this.rootOf(changed);
     if (!root) return delta;
-    const listed = await listJsonlFiles(changed, (where, message) => this.warnOnce(where, message));
+    const listed = await listJsonlFiles(
+      changed,
+      (where, message) => this.warnOnce(where, message),
+      // Watched before it is read: a file created meanwhile is an event, not missed.
+      (folder) => {
+        if (isInside(root.path, folder)) this.onFolders(new Set([folder]), false);
+      },
+    );
     // A link from inside a root to a file elsewhere lists the real path outside: never indexed.
     const present = new Set(listed.filter((file) => isInside(root.path, file)));
     for (const file of present) await this.update(file, root, delta);
@@ -220,6 +239,7 @@ export class SessionIndex {
     session.titleSlot = row.titleSlot;
     session.identity = row.identity;
     session.issueCount = row.issueCount;
+    session.versionKnown = row.versionKnown;
     session.adopted = 'open';
   }
 
@@ -249,10 +269,16 @@ export class SessionIndex {
     this.found = new Promise<void>((resolve) => (foundEvery = resolve));
     const found: { file: string; root: Root; mtimeMs: number }[] = [];
     const seen = new Set<string>();
+    const folders = new Set<string>();
     try {
       for (const root of this.roots) {
-        for (const file of await listJsonlFiles(root.path, (where, message) =>
-          this.warnOnce(where, message),
+        for (const file of await listJsonlFiles(
+          root.path,
+          (where, message) => this.warnOnce(where, message),
+          (folder) => {
+            folders.add(folder);
+            this.onFolders(new Set([folder]), false);
+          },
         )) {
           if (seen.has(file)) continue; // nested or duplicate roots
           seen.add(file);
@@ -262,6 +288,7 @@ export class SessionIndex {
     } finally {
       foundEvery();
     }
+    if (!this.stopped) this.onFolders(folders, true);
     for (const [file, session] of this.byFile) {
       if (!seen.has(file)) this.drop(session, delta);
     }
@@ -416,11 +443,29 @@ export class SessionIndex {
     return pieces;
   }
 
+  /**
+   * An archive is read whole, decompressed in pieces with their limits (see archive.ts); one that
+   * cannot be read is still listed, with why (`problem`), and cannot be opened.
+   */
   private async readArchive(session: IndexedSession): Promise<void> {
-    const bytes = await readSessionBytes(session.file);
     session.offset = 0;
-    this.absorb(session, session.parser.push(bytes), bytes);
-    session.parser.end();
+    try {
+      for await (const piece of archivePieces(session.file)) {
+        this.absorb(session, session.parser.push(piece), session.offset === 0 ? piece : EMPTY);
+        session.offset += piece.length;
+        if (session.adopted === 'open' || this.stopped) return;
+      }
+      session.parser.end();
+    } catch (error) {
+      if (!(error instanceof ArchiveError)) throw error;
+      // What was read before the archive failed is not the session: the row says only why.
+      Object.assign(session, emptyRowFacts());
+      session.header = undefined;
+      session.titleSlot = undefined;
+      session.issueCount = 0;
+      session.parser = listingParser();
+      session.problem = error;
+    }
   }
 
   private async rereadTitleSlot(session: IndexedSession): Promise<void> {
@@ -509,8 +554,16 @@ export class SessionIndex {
     if (name !== undefined) item.name = name;
     if (parentSession !== undefined) item.parentSession = parentSession;
     if (!header) item.invalid = true;
+    if (session.problem) {
+      item.invalid = true;
+      item.problem = session.problem.message;
+    }
     if (subagent) item.kind = subagent.kind;
-    const readOnly = readOnlyReason(session.file, header ? version : undefined);
+    const readOnly = readOnlyReason(
+      session.file,
+      header as Pick<SessionHeader, 'version'> | undefined,
+      session.versionKnown ?? isKnownSessionVersion(header as Pick<SessionHeader, 'version'> | undefined),
+    );
     if (readOnly) item.readOnly = readOnly;
     return item;
   }

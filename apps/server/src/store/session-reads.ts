@@ -7,6 +7,7 @@ import {
   llmText,
 } from '@canopy/session-core';
 import { AppError, toClientError } from '../errors';
+import { boundDepth } from '../json-depth';
 import { blobDirOf, readArtifact, readBlob, type ArtifactContent, type BlobContent } from './omp-files';
 import type { OpenSession } from './open-session';
 import type { SessionStore } from './session-store';
@@ -90,6 +91,7 @@ export class SessionReads {
     };
     const label = sm.getLabel(entryId);
     if (label !== undefined) detail.label = label;
+    // The entry and the tool call are file content: bounded in depth, so that they always serialise.
     if (entry.type === 'message') {
       const message = entry.message as Record<string, unknown>;
       if (message.role === 'assistant' && message.usage && typeof message.usage === 'object') {
@@ -102,7 +104,7 @@ export class SessionReads {
     }
     // What its fromId means depends on who wrote the file (docs/format.md#branch-summary-fromid).
     if (entry.type === 'branch_summary') detail.summaryOrigin = sm.branchSummaryOrigin(entry);
-    return detail;
+    return boundDepth(detail);
   }
 
   async context(id: string, at: string | undefined): Promise<ContextResponse> {
@@ -121,7 +123,7 @@ export class SessionReads {
       role: message.role,
       text: llmText(message),
     }));
-    return {
+    return boundDepth({
       at: leaf,
       messages: context.messages as unknown as Record<string, unknown>[],
       llm,
@@ -130,7 +132,7 @@ export class SessionReads {
       models: context.models,
       mode: context.mode,
       tokens: estimateContextTokens(context.messages, dialect),
-    };
+    });
   }
 
   /** [oh-my-pi] An image blob of the session's agent folder (hash validated, confined, checked, capped). */
@@ -139,9 +141,9 @@ export class SessionReads {
     return readBlob(await blobDirOf(indexed.file, indexed.root.path), hash);
   }
 
-  /** [oh-my-pi] Artifact N of a session (`<session file without .jsonl>/N.<tool>.log`). */
+  /** [oh-my-pi] Artifact N of a session (`<session file without .jsonl>/N.<tool>.log`, its folder inside the roots). */
   async artifact(id: string, artifactId: string): Promise<ArtifactContent> {
     const indexed = await this.store.resolve(id);
-    return readArtifact(indexed.file, artifactId);
+    return readArtifact(indexed.file, artifactId, this.store.confined);
   }
 }

@@ -1,3 +1,7 @@
+// The server's one view of the session files: the list (the index and its watches) and the open
+// sessions (their lifecycle, and the repair of a crashed append before one opens). One file because
+// every open, close and listing change goes through the same maps of open sessions and the same
+// index; what stands alone lives beside it (session-index.ts, open-session.ts, append-journal.ts).
 import path from 'node:path';
 import type {
   ListingProgress,
@@ -6,9 +10,11 @@ import type {
   SessionListItem,
 } from '@canopy/protocol';
 import { AppError } from '../errors';
+import type { AppendJournal, RepairOutcome } from './append-journal';
 import type { WriteOnce } from './confined';
 import { NewFileStorageProvider } from './file-storage';
 import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files';
+import { FolderWatches, ignoredWatchName, NATIVE_RECURSIVE_WATCH } from './folder-watches';
 import { OpenSession, REAL_CLOCK, type Clock } from './open-session';
 import { sessionListChanged } from './session-events';
 import { SessionIndex, type IndexedSession, type ListDelta, type Root } from './session-index';
@@ -36,6 +42,8 @@ export interface SessionStoreOptions {
   clock?: Clock;
   /** Test seam: the one write() of an append. */
   write?: WriteOnce;
+  /** Records each append before its write; its leftovers are repaired (append-journal.ts). */
+  journal?: AppendJournal;
   /** Test seam: runs after each piece of a session's whole read; the read waits for it (OpenSession). */
   afterPiece?: (readSoFar: number) => void | Promise<void>;
   /** Test seam: bytes per read of a session file (OpenSession). */
@@ -45,6 +53,11 @@ export interface SessionStoreOptions {
 
 /** An open session nobody follows is closed after this long without use. */
 export const DEFAULT_IDLE_CLOSE_MS = 60_000;
+
+/** Different paths named by watch events that are looked at one by one; more at once: one rescan. */
+export const MAX_QUEUED_PATHS = 64;
+/** How long after a flood of watch events the rescan that replaces them runs. */
+export const FLOODED_RESCAN_DELAY_MS = 1000;
 
 /** Default quiet window: an agent streaming lines writes them closer together than this. */
 export const QUIET_WINDOW_MS = 250;
@@ -68,10 +81,28 @@ export class SessionStore {
   private scanTimer: NodeJS.Timeout | undefined;
   private pathTimer: NodeJS.Timeout | undefined;
   private readonly changedPaths = new Set<string>();
+  /** The delay of the rescan scheduled now. */
+  private scanDelay = 0;
   private closed = false;
 
   constructor(private readonly options: SessionStoreOptions) {
-    this.index = new SessionIndex(options.roots, options.log, (delta) => this.publishRows(delta));
+    this.index = new SessionIndex(
+      options.roots,
+      options.log,
+      (delta) => this.publishRows(delta),
+      (folders, whole) => this.watchFolders(folders, whole),
+    );
+  }
+
+  /** Folder watches (Linux), kept to the folders the listing walks; see folder-watches.ts. */
+  private folderWatches: FolderWatches | undefined;
+
+  private watchFolders(folders: ReadonlySet<string>, whole: boolean): void {
+    const watches = this.folderWatches;
+    if (!watches) return;
+    if (!whole) return watches.add(folders);
+    // A root that is a single file is watched itself.
+    watches.sync(new Set([...this.options.roots.map((root) => root.path), ...folders]));
   }
 
   /** Is a real path inside one of the roots? Checked again at every file operation. */
@@ -91,10 +122,13 @@ export class SessionStore {
         this.endFirstScan({ upserted: new Set(), removed: new Set() });
       },
     );
-    for (const root of this.options.roots) {
-      this.watchers.push(
-        watchPath(root.path, true, (changed) => (changed ? this.queuePath(changed) : this.scheduleScan())),
-      );
+    const onChange = (changed: string | undefined) =>
+      changed ? this.queuePath(changed) : this.scheduleScan();
+    if (NATIVE_RECURSIVE_WATCH) {
+      for (const root of this.options.roots) this.watchers.push(watchPath(root.path, true, onChange));
+    } else {
+      this.folderWatches = new FolderWatches(onChange);
+      this.folderWatches.add(this.options.roots.map((root) => root.path));
     }
     this.rescanTimer = setInterval(() => this.scheduleScan(), this.options.rescanMs ?? 5000);
     this.rescanTimer.unref();
@@ -131,6 +165,7 @@ export class SessionStore {
     this.closed = true;
     this.index.stop();
     for (const watcher of this.watchers) watcher.close();
+    this.folderWatches?.close();
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     if (this.scanTimer) clearTimeout(this.scanTimer);
     if (this.pathTimer) clearTimeout(this.pathTimer);
@@ -148,20 +183,34 @@ export class SessionStore {
    * A watch event that names no path, or the periodic timer (the fallback for watch events a file
    * system does not deliver): rescan every root soon, coalescing bursts. Open files are not read.
    */
-  scheduleScan(): void {
+  scheduleScan(delayMs = 50): void {
     if (this.closed || this.scanTimer) return;
+    this.scanDelay = delayMs;
     this.scanTimer = setTimeout(() => {
       this.scanTimer = undefined;
       void this.index.scan().then(
         (delta) => this.publishRows(delta),
         (error: unknown) => this.options.log?.(`rescan failed: ${(error as Error).message}`),
       );
-    }, 50);
+    }, delayMs);
   }
 
-  /** A watch event for one path: only that path is looked at, soon, coalescing bursts. */
+  /**
+   * A watch event for one path: only that path is looked at, soon, coalescing bursts. A name that
+   * is never a session nor a folder of sessions (a tool output, a lock, a temporary file) is ignored;
+   * past MAX_QUEUED_PATHS different paths in one burst (a program renaming files over and over), the
+   * paths are dropped and one rescan, a while later, looks at everything instead.
+   */
   private queuePath(changed: string): void {
-    if (this.closed) return;
+    if (this.closed || ignoredWatchName(changed)) return;
+    if (this.changedPaths.size >= MAX_QUEUED_PATHS && !this.changedPaths.has(changed)) {
+      this.changedPaths.clear();
+      if (this.pathTimer) clearTimeout(this.pathTimer);
+      this.pathTimer = undefined;
+      this.scheduleScan(FLOODED_RESCAN_DELAY_MS);
+      return;
+    }
+    if (this.scanTimer && this.scanDelay === FLOODED_RESCAN_DELAY_MS) return; // the rescan will see it
     this.changedPaths.add(changed);
     if (this.pathTimer) return;
     this.pathTimer = setTimeout(() => {
@@ -231,6 +280,10 @@ export class SessionStore {
     const created = new Promise<OpenSession>((resolve) => (createdNow = resolve));
     const pending = (async () => {
       const indexed = await this.resolve(id);
+      // An archive the listing could not read says why, before anything is sent.
+      if (indexed.problem) throw indexed.problem;
+      // A crash in the middle of Canopy's own append to it is repaired before it is read.
+      this.repairLeftover(id);
       // The first reading of the folders may be reading this very file: it stops, the open reads it.
       this.index.claim(id);
       const session: OpenSession = new OpenSession({
@@ -250,6 +303,7 @@ export class SessionStore {
         quietWindowMs: this.options.quietWindowMs ?? QUIET_WINDOW_MS,
         clock: this.clock,
         write: this.options.write,
+        journal: this.options.journal,
         onChange: () => this.publishOpenRow(session),
         log: this.options.log,
         ...(this.options.afterPiece ? { afterPiece: this.options.afterPiece } : {}),
@@ -324,6 +378,45 @@ export class SessionStore {
     if (released.length > 0 && afterRelease) setTimeout(afterRelease, 1000).unref();
     return released;
   }
+
+  /**
+   * Repairs what a crash mid-append left of Canopy's own writes (see append-journal.ts): every
+   * leftover record at start (before the first listing reads the files), one session's when it opens.
+   */
+  repairLeftovers(): void {
+    for (const outcome of this.options.journal?.repairAll(this.confined) ?? []) this.noteRepair(outcome);
+  }
+
+  private repairLeftover(id: string): void {
+    const journal = this.options.journal;
+    if (!journal?.has(id)) return;
+    const outcome = journal.repair(id, this.confined);
+    if (outcome) this.noteRepair(outcome);
+  }
+
+  /** Says what a repair found: in the log, and to the page that subscribes to the session next. */
+  private noteRepair(outcome: RepairOutcome): void {
+    this.options.log?.(`${outcome.file}: ${outcome.message}`);
+    if (outcome.kind !== 'repaired' && outcome.kind !== 'left') return;
+    const event: ServerEvent = {
+      type: 'error',
+      code: outcome.kind === 'repaired' ? 'WRITE_REPAIRED' : 'WRITE_NOT_REPAIRED',
+      sessionId: outcome.sessionId,
+      message: `${path.basename(outcome.file)}: ${outcome.message}`,
+    };
+    // Told to the page that opens the session next (a repair runs before the session is open, so
+    // no page follows it yet).
+    this.repairNotices.set(outcome.sessionId, event);
+  }
+
+  /** What a repair of this session found, once (its first subscriber is told). */
+  takeRepairNotice(id: string): ServerEvent | undefined {
+    const event = this.repairNotices.get(id);
+    this.repairNotices.delete(id);
+    return event;
+  }
+
+  private readonly repairNotices = new Map<string, ServerEvent>();
 
   /** Is the session open now (tailed, in memory)? */
   isOpen(id: string): boolean {

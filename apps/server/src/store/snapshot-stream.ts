@@ -36,16 +36,21 @@ export interface SnapshotEncoders {
   end(end: SessionSnapshotEnd): string;
 }
 
+/** A line's bytes, its newline included: what the response writes (see snapshotPieces). */
+function bytesOf(line: string): Buffer {
+  return Buffer.from(`${line}\n`, 'utf8');
+}
+
 /**
  * `nodes` as NodeColumns lines (see nodeChunkLines), each encoded when it is asked for; `first`:
  * they are the snapshot's first nodes, whose line is short (FIRST_CHUNK_NODES).
  */
-function* chunkLines(nodes: readonly TreeNode[], first: boolean): Generator<string> {
-  for (const line of nodeChunkLines(nodes, first ? FIRST_CHUNK_NODES : CHUNK_NODES)) yield `${line}\n`;
+function chunkLines(nodes: readonly TreeNode[], first: boolean): Generator<Buffer> {
+  return nodeChunkLines(nodes, first ? FIRST_CHUNK_NODES : CHUNK_NODES, bytesOf);
 }
 
-function closing(line: SnapshotClosingLine): string {
-  return `${JSON.stringify(line)}\n`;
+function closing(line: SnapshotClosingLine): Buffer {
+  return bytesOf(JSON.stringify(line));
 }
 
 /**
@@ -59,8 +64,8 @@ function closing(line: SnapshotClosingLine): string {
 export async function* snapshotLines(
   source: SnapshotSource,
   encode: SnapshotEncoders,
-): AsyncGenerator<string> {
-  yield `${encode.head(source.head)}\n`;
+): AsyncGenerator<Buffer> {
+  yield bytesOf(encode.head(source.head));
   // The nodes sent while the read ran, as they were sent (the model may replace or relabel them).
   const sent: TreeNode[] = [];
   const progress = source.progress;
@@ -78,7 +83,7 @@ export async function* snapshotLines(
       }
       if (progress.read !== read) {
         read = progress.read;
-        yield `${JSON.stringify({ read })}\n`;
+        yield bytesOf(JSON.stringify({ read }));
       }
       await progress.next();
     }
@@ -101,5 +106,23 @@ export async function* snapshotLines(
     if (now !== sent[i] || now.label !== undefined) changed.push(now);
   }
   yield* chunkLines(nodes.slice(sent.length), sent.length === 0);
-  yield `${encode.end({ ...end, changed: encodeNodes(changed) })}\n`;
+  yield bytesOf(encode.end({ ...end, changed: encodeNodes(changed) }));
+}
+
+/** Bytes of a snapshot handed to its socket at once (see snapshotPieces). */
+export const SNAPSHOT_WRITE_BYTES = 64 << 10;
+
+/**
+ * The lines' bytes in pieces of at most `pieceBytes`, each line encoded when the response asks for
+ * it. A client that stops reading leaves the server holding one encoded line (its string already
+ * dropped) and the piece queued on its socket, not a line in each of the stream's buffers (a
+ * NodeColumns line is ~1 MB): see docs/safety.md#access.
+ */
+export async function* snapshotPieces(
+  lines: AsyncIterable<Buffer>,
+  pieceBytes = SNAPSHOT_WRITE_BYTES,
+): AsyncGenerator<Buffer> {
+  for await (const bytes of lines) {
+    for (let at = 0; at < bytes.length; at += pieceBytes) yield bytes.subarray(at, at + pieceBytes);
+  }
 }

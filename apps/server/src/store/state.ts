@@ -6,7 +6,8 @@ import {
   Settings,
   type SettingsPatch,
 } from '@canopy/protocol';
-import { readJsonFile, writeJsonFileSync } from './files';
+import { readJsonNoFollow } from './confined';
+import { writeJsonFileSync } from './files';
 
 /** Where a session's leaf was, and the file it was valid for. */
 export interface StoredLeaf {
@@ -22,6 +23,8 @@ export interface StoredLeaf {
 
 const LEAVES_FILE = 'leaves.json';
 const SETTINGS_FILE = 'settings.json';
+/** The leaves of every session ever opened, ~250 bytes each: far more than anyone has. */
+const MAX_LEAVES_BYTES = 64 << 20;
 /** Leaf moves that follow an agent can come many per second; they are written at most this often. */
 const LEAF_WRITE_DELAY_MS = 100;
 
@@ -57,7 +60,7 @@ export class StateStore {
   /** Loads both files; a damaged file is reported and replaced by defaults, never fatal. */
   async load(): Promise<void> {
     try {
-      const leaves = await readJsonFile(path.join(this.stateDir, LEAVES_FILE));
+      const leaves = await readJsonNoFollow(path.join(this.stateDir, LEAVES_FILE), MAX_LEAVES_BYTES);
       if (leaves && typeof leaves === 'object' && !Array.isArray(leaves)) {
         for (const [id, leaf] of Object.entries(leaves as Record<string, unknown>)) {
           if (isStoredLeaf(leaf)) this.leaves.set(id, leaf);
@@ -67,7 +70,7 @@ export class StateStore {
       this.log(`ignoring unreadable ${LEAVES_FILE}: ${(error as Error).message}`);
     }
     try {
-      const settings = await readJsonFile(path.join(this.stateDir, SETTINGS_FILE));
+      const settings = await readJsonNoFollow(path.join(this.stateDir, SETTINGS_FILE));
       if (settings !== undefined) {
         const merged = applySettingsPatch(DEFAULT_SETTINGS, settings as SettingsPatch);
         if (settingsValidator.check(merged)) this.settings = merged;

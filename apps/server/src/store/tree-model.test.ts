@@ -259,6 +259,12 @@ describe('TreeModel', () => {
     );
     expect(sent).toEqual(freshNodes(before));
     expect(chunkedNodes(model)).toEqual(freshNodes(file.text));
+    // Snapshots share one list until the next change; the list of one taken earlier never moves.
+    const after = model.snapshot();
+    expect(model.snapshot()).toBe(after);
+    expect(after).not.toBe(snapshot);
+    expect(after.map((node) => node.id)).toEqual(['u1', 'u2', 'l1', 'u3']);
+    expect(snapshot.map((node) => node.id)).toEqual(['u1', 'u2']);
   });
 
   it("keeps of each tool call only its name and its result's row, and every row reads as with all arguments kept", () => {

@@ -1,7 +1,9 @@
 // One oh-my-pi artifact (`artifact://N`, a tool output saved beside the session): loaded when
-// opened, shown as text, with a link to the whole file as the server sends it.
+// opened, shown as text, with a link that opens the text as the server sent it in a tab of its own.
+// The text is fetched with the access token's header and the link is an object URL of it (a link to
+// the API would need a credential the browser sends on its own: docs/safety.md#access).
 
-import { useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { api, type ArtifactText } from '../net/api';
 import { formatBytes } from '../lib/format';
 import { Pre } from './Markdown';
@@ -9,21 +11,33 @@ import { Pre } from './Markdown';
 export function ArtifactView({ sessionId, artifactId }: { sessionId: string; artifactId: string }) {
   const [artifact, setArtifact] = useState<ArtifactText | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const load = () => {
-    if (artifact || error) return;
-    api
-      .getArtifact(sessionId, artifactId)
-      .then(setArtifact, (cause: unknown) =>
-        setError(cause instanceof Error ? cause.message : String(cause)),
-      );
+  const load = (): Promise<ArtifactText | null> => {
+    if (artifact) return Promise.resolve(artifact);
+    return api.getArtifact(sessionId, artifactId).then(
+      (loaded) => {
+        setArtifact(loaded);
+        setError(null);
+        return loaded;
+      },
+      (cause: unknown) => {
+        setError(cause instanceof Error ? cause.message : String(cause));
+        return null;
+      },
+    );
   };
+  const textUrl = useMemo(
+    () =>
+      artifact ? URL.createObjectURL(new Blob([artifact.text], { type: 'text/plain;charset=utf-8' })) : null,
+    [artifact],
+  );
+  useEffect(() => () => void (textUrl && URL.revokeObjectURL(textUrl)), [textUrl]);
   return (
     <details
       className="block"
       data-testid="detail.artifact"
       data-artifact-id={artifactId}
       onToggle={(e) => {
-        if ((e.target as HTMLDetailsElement).open) load();
+        if ((e.target as HTMLDetailsElement).open && !error) void load();
       }}
     >
       <summary>
@@ -35,11 +49,19 @@ export function ArtifactView({ sessionId, artifactId }: { sessionId: string; art
           </span>
         )}{' '}
         <a
-          href={api.artifactUrl(sessionId, artifactId)}
+          href={textUrl ?? '#'}
           target="_blank"
-          rel="noreferrer noopener"
+          rel="noreferrer"
           data-testid="detail.artifact-link"
-          onClick={(e) => e.stopPropagation()}
+          onClick={(e) => {
+            e.stopPropagation();
+            if (textUrl) return;
+            // Not loaded yet: load it, then open it (still within the click's activation).
+            e.preventDefault();
+            void load().then((loaded) => {
+              if (loaded) openText(loaded.text);
+            });
+          }}
         >
           open
         </a>
@@ -58,4 +80,11 @@ export function ArtifactView({ sessionId, artifactId }: { sessionId: string; art
       </div>
     </details>
   );
+}
+
+/** Opens `text` in a new tab from an object URL, released once the tab had time to load it. */
+function openText(text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+  window.open(url, '_blank');
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

@@ -5,7 +5,7 @@
 // rendered as text by React. One file on purpose, so every path by which untrusted file content
 // reaches the DOM is reviewed in one place.
 
-import { createContext, useContext } from 'react';
+import { createContext, useContext, useEffect, useState } from 'react';
 import type { EntryDetail } from '@canopy/protocol';
 import {
   detailSections,
@@ -17,6 +17,7 @@ import {
 import { formatCost, formatTokens } from '../lib/format';
 import { artifactIdsIn, blobHashOf } from '../lib/ompFiles';
 import { api } from '../net/api';
+import { messageOf } from '../net/errors';
 import { useApp, useAppStore } from '../store/context';
 import { ArtifactView } from './ArtifactView';
 import { Markdown, OpenedOnce, Pre } from './Markdown';
@@ -39,6 +40,47 @@ function json(value: unknown): string {
   }
 }
 
+/**
+ * An image blob, fetched with the access token's header and shown from an object URL (an <img src>
+ * to the API would need a credential the browser sends on its own), released when it goes.
+ */
+function BlobImage({ sessionId, hash }: { sessionId: string; hash: string }) {
+  const [shown, setShown] = useState<{ src: string } | { error: string } | null>(null);
+  useEffect(() => {
+    let live = true;
+    let url: string | undefined;
+    api.getBlob(sessionId, hash).then(
+      (blob) => {
+        if (!live) return;
+        url = URL.createObjectURL(blob);
+        setShown({ src: url });
+      },
+      (error: unknown) => {
+        if (live) setShown({ error: messageOf(error) });
+      },
+    );
+    return () => {
+      live = false;
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [sessionId, hash]);
+  if (shown && 'error' in shown) {
+    return (
+      <div className="notice warn" data-testid="detail.image-error">
+        Image blob not shown: {shown.error}
+      </div>
+    );
+  }
+  return (
+    <img
+      className="content-image"
+      alt={`image blob ${hash.slice(0, 12)}`}
+      src={shown?.src}
+      data-testid="detail.image"
+    />
+  );
+}
+
 function ImageBlock({ block }: { block: Json }) {
   const sessionId = useContext(EntrySessionContext);
   const mime = str(block.mimeType);
@@ -47,14 +89,7 @@ function ImageBlock({ block }: { block: Json }) {
   const hash = blobHashOf(data);
   if (hash !== undefined) {
     if (!sessionId) return <div className="notice warn">Image blob not shown</div>;
-    return (
-      <img
-        className="content-image"
-        alt={`image blob ${hash.slice(0, 12)}`}
-        src={api.blobUrl(sessionId, hash)}
-        data-testid="detail.image"
-      />
-    );
+    return <BlobImage sessionId={sessionId} hash={hash} />;
   }
   // Only raster image types as data URLs: an SVG could carry script.
   if (!/^image\/(png|jpe?g|gif|webp|bmp)$/i.test(mime) || !/^[A-Za-z0-9+/=\s]*$/.test(data)) {

@@ -124,8 +124,8 @@ export function SessionBrowser() {
                 )}
                 {sessionTitle(session)}
               </div>
-              <div className="s-cwd mono">
-                {session.invalid ? 'not a session file (no header line)' : session.cwd}
+              <div className="s-cwd mono" title={session.problem}>
+                {session.invalid ? (session.problem ?? 'not a session file (no header line)') : session.cwd}
               </div>
               <div className="s-meta">
                 <span>{formatRelativeTime(session.mtime)}</span>

@@ -1,6 +1,6 @@
 // Deep links: `?session=<id>&entry=<id>` in the page URL. They survive a reload and can be shared
-// between tabs of the same Canopy. The access token (`?token=`) is dropped once the server has set
-// its cookie, so it never ends up in a shared link or the history.
+// between tabs of the same Canopy. The access token (`?token=`) is dropped once the page has kept it
+// (net/token.ts), so it never ends up in a shared link or the history.
 
 export interface DeepLink {
   sessionId: string | null;

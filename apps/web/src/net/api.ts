@@ -1,5 +1,5 @@
 // REST client. URLs come from the protocol's route table so the browser and the server cannot drift.
-// The access token travels in the cookie the server set on the first page load.
+// Every request carries the access token as an Authorization header (net/token.ts), never a cookie.
 
 import type {
   BranchResult,
@@ -28,6 +28,7 @@ import type {
 import { ROUTE_PATHS, apiPath } from '@canopy/protocol/values';
 import { ApiError, errorOf } from './errors';
 import { readSnapshot } from './snapshot';
+import { authHeaders } from './token';
 
 export { ApiError } from './errors';
 
@@ -40,7 +41,7 @@ async function call<T>(
   query?: string,
 ): Promise<T> {
   const url = apiPath(route.url, params) + (query ?? '');
-  const init: RequestInit = { method: route.method, credentials: 'same-origin', headers: {} };
+  const init: RequestInit = { method: route.method, credentials: 'omit', headers: authHeaders() };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     (init.headers as Record<string, string>)['content-type'] = 'application/json';
@@ -69,16 +70,21 @@ export interface ArtifactText {
   truncated: boolean;
 }
 
-async function getArtifact(id: string, artifactId: string): Promise<ArtifactText> {
-  const url = apiPath(ROUTE_PATHS.getArtifact.url, { id, artifactId });
+/** GET of a resource with the token's header; a refusal is its ApiError. */
+async function fetchResource(url: string): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(url, { credentials: 'same-origin' });
+    response = await fetch(url, { credentials: 'omit', headers: authHeaders() });
   } catch (cause) {
     throw new ApiError(0, 'NETWORK', `Cannot reach the Canopy server (${(cause as Error).message})`);
   }
+  if (!response.ok) throw await errorOf(response);
+  return response;
+}
+
+async function getArtifact(id: string, artifactId: string): Promise<ArtifactText> {
+  const response = await fetchResource(apiPath(ROUTE_PATHS.getArtifact.url, { id, artifactId }));
   const text = await response.text();
-  if (!response.ok) throw await errorOf(response, text);
   return {
     text,
     name: response.headers.get('x-canopy-artifact-name') ?? `${artifactId}.log`,
@@ -109,9 +115,12 @@ export const api = {
   fork: (id: string) => call<ForkResult>(ROUTE_PATHS.fork, { id }),
   appendMessage: (id: string, text: string) =>
     call<MessageResult>(ROUTE_PATHS.appendMessage, { id }, { text }),
-  /** The URL of an image blob; an <img> sends the token cookie with it. */
-  blobUrl: (id: string, hash: string) => apiPath(ROUTE_PATHS.getBlob.url, { id, hash }),
-  artifactUrl: (id: string, artifactId: string) => apiPath(ROUTE_PATHS.getArtifact.url, { id, artifactId }),
+  /**
+   * An image blob's bytes, fetched with the token's header: the page shows it from an object URL (an
+   * <img src> to the API would need a credential the browser sends by itself).
+   */
+  getBlob: async (id: string, hash: string): Promise<Blob> =>
+    (await fetchResource(apiPath(ROUTE_PATHS.getBlob.url, { id, hash }))).blob(),
   getArtifact,
   previewSummary: (id: string, request: SummaryPreviewRequest) =>
     call<SummaryPreview>(ROUTE_PATHS.previewSummary, { id }, request),

@@ -187,9 +187,9 @@ describe('readSnapshotThrough a snapshot service', () => {
   it('posts the head, then the nodes in messages of NODES_PER_MESSAGE, then done', async () => {
     const nodes = manyNodes(NODES_PER_MESSAGE * 2 + 300);
     const text = snapshotText(nodes, 4096);
-    const requested: string[] = [];
-    const port = serviceWith((url) => {
-      requested.push(url);
+    const requested: Array<[string, RequestInit]> = [];
+    const port = serviceWith((url, init) => {
+      requested.push([url, init]);
       return Promise.resolve(responseOf(text, 65_536));
     });
     const messages: FromSnapshotWorker[] = [];
@@ -199,10 +199,15 @@ describe('readSnapshotThrough a snapshot service', () => {
         if (event.data.type !== 'part' && event.data.type !== 'nodes') resolve();
       };
     });
-    const load: ToSnapshotWorker = { type: 'load', loadId: 7, url: '/api/sessions/s1' };
+    const load: ToSnapshotWorker = { type: 'load', loadId: 7, url: '/api/sessions/s1', token: 'the-token' };
     port.postMessage(load);
     await finished;
-    expect(requested).toEqual(['/api/sessions/s1']);
+    // The token the page gave goes as a header; no cookie is sent.
+    expect(requested.map(([url]) => url)).toEqual(['/api/sessions/s1']);
+    expect(requested[0]![1]).toMatchObject({
+      credentials: 'omit',
+      headers: { authorization: 'Bearer the-token' },
+    });
     expect(messages.map((message) => message.loadId)).toEqual(messages.map(() => 7));
     expect(
       messages.map((message) =>

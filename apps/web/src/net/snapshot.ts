@@ -10,6 +10,7 @@ import { unpackNodes } from './packedNodes';
 import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 import { SnapshotStreamError, streamSnapshot, type FetchLike } from './snapshotStream';
 import type { FromSnapshotWorker, ToSnapshotWorker } from './snapshotWorkerProtocol';
+import { accessToken, authHeaders } from './token';
 
 export type { SnapshotPart } from './snapshotDecoder';
 
@@ -182,7 +183,7 @@ export function readSnapshotThrough(
     port.addEventListener('error', broken);
     // A MessagePort delivers nothing before start(); a Worker has no start and needs none.
     if ('start' in port) port.start();
-    const load: ToSnapshotWorker = { type: 'load', loadId, url };
+    const load: ToSnapshotWorker = { type: 'load', loadId, url, token: accessToken() };
     port.postMessage(load);
     return () => {
       stopListening();
@@ -200,7 +201,7 @@ export function readSnapshotHere(
 ): AsyncGenerator<SnapshotPart> {
   return pulled(signal, (push, finish) => {
     const controller = new AbortController();
-    streamSnapshot(url, controller.signal, push, fetchImpl).then(
+    streamSnapshot(url, controller.signal, push, fetchImpl, authHeaders()).then(
       () => finish({ ok: true }),
       (error: unknown) => {
         if (controller.signal.aborted) return;

@@ -27,7 +27,7 @@ export function serveSnapshots(
       loads.delete(message.loadId);
       return;
     }
-    const { loadId, url } = message;
+    const { loadId, url, token } = message;
     const controller = new AbortController();
     loads.set(loadId, controller);
     const post = (reply: FromSnapshotWorker, transfer: Transferable[] = []) => {
@@ -49,7 +49,8 @@ export function serveSnapshots(
         ]);
       }
     };
-    streamSnapshot(url, controller.signal, emit, fetchImpl)
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    streamSnapshot(url, controller.signal, emit, fetchImpl, headers)
       .then(
         () => post({ type: 'done', loadId }),
         (error: unknown) => post({ type: 'failed', loadId, failure: failureOf(error) }),

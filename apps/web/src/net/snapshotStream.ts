@@ -25,7 +25,8 @@ function failed(status: number, code: string, message: string): SnapshotStreamEr
 }
 
 /**
- * Streams `url` through a `SnapshotDecoder`, calling `emit` with each part in order. Resolves when
+ * Streams `url` (requested with `headers`: the access token's) through a `SnapshotDecoder`, calling
+ * `emit` with each part in order. Resolves when
  * every node came; throws SnapshotStreamError otherwise, or the abort's own error when `signal` fired.
  */
 export async function streamSnapshot(
@@ -33,10 +34,12 @@ export async function streamSnapshot(
   signal: AbortSignal,
   emit: (part: SnapshotPart) => void,
   fetchImpl: FetchLike = fetch,
+  headers: Record<string, string> = {},
 ): Promise<void> {
   let response: Response;
   try {
-    response = await fetchImpl(url, { credentials: 'same-origin', signal });
+    // The access token goes as a header (net/token.ts), never as a cookie.
+    response = await fetchImpl(url, { credentials: 'omit', headers, signal });
   } catch (cause) {
     signal.throwIfAborted();
     throw failed(0, 'NETWORK', `Cannot reach the Canopy server (${(cause as Error).message})`);

@@ -7,7 +7,8 @@ import type { PackedNodes } from './packedNodes';
 import type { SnapshotFailure, SnapshotPart } from './snapshotDecoder';
 
 export type ToSnapshotWorker =
-  | { type: 'load'; loadId: number; url: string }
+  /** `token`: the page's access token, sent as a header (a worker has no session storage). */
+  | { type: 'load'; loadId: number; url: string; token: string | null }
   /** The page no longer wants the load (another session opened, or this one closed). */
   | { type: 'abort'; loadId: number };
 

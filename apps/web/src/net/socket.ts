@@ -5,6 +5,7 @@
 import type { ClientMessage, ServerEvent } from '@canopy/protocol';
 import { PROTOCOL_VERSION, WS_PATH } from '@canopy/protocol/values';
 import { backoffDelay } from './backoff';
+import { socketProtocols } from './token';
 import { createEventDecoder, type EventCheck } from './serverEvents';
 
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'incompatible';
@@ -85,7 +86,8 @@ export class LiveSocket {
     this.handlers.onState(this.everOpened ? 'reconnecting' : 'connecting', { attempt: this.attempt });
     let socket: WebSocket;
     try {
-      socket = new WebSocket(this.url);
+      // The token as a subprotocol: a WebSocket carries no header (net/token.ts).
+      socket = new WebSocket(this.url, socketProtocols());
     } catch {
       this.scheduleRetry();
       return;
