@@ -4,7 +4,13 @@
 // wire messages and token estimates pi 1.6's own functions give, at every leaf.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildSessionContext, convertToLlm, llmText, projectContextEntry } from './context';
+import {
+  ARGUMENTS_TOO_DEEP,
+  buildSessionContext,
+  convertToLlm,
+  llmText,
+  projectContextEntry,
+} from './context';
 import { estimateTokens } from './text';
 import type { SessionEntry } from './types';
 import * as pi16 from '../test/pi16';
@@ -356,5 +362,18 @@ describe('llmText: a wire message as the context view lists it', () => {
     ).toBe(
       'Base.\n\n<cwd>/p</cwd>\n\n[sections removed] skills\n\n[tools added] read\n\n[tools removed] write',
     );
+  });
+
+  it('shows tool call arguments nested too deep for JSON.stringify as a note instead of throwing', () => {
+    const deep = JSON.parse(`${'{"d":'.repeat(5000)}{}${'}'.repeat(5000)}`) as unknown;
+    expect(
+      llmText({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Running.' },
+          { type: 'toolCall', id: 'c', name: 'bash', arguments: deep },
+        ],
+      } as never),
+    ).toBe(`Running.\n[tool call] bash(${ARGUMENTS_TOO_DEEP})`);
   });
 });

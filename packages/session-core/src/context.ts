@@ -789,10 +789,26 @@ export function llmText(message: LlmMessage): string {
     else if (block.type === 'thinking' && typeof block.thinking === 'string')
       parts.push(`[thinking] ${block.thinking}`);
     else if (block.type === 'toolCall')
-      parts.push(`[tool call] ${String(block.name)}(${JSON.stringify(block.arguments ?? {})})`);
+      parts.push(`[tool call] ${String(block.name)}(${argumentsText(block.arguments)})`);
     else if (block.type === 'image') parts.push('[image]');
   }
   return parts.join('\n');
+}
+
+/** Words shown for tool call arguments nested too deep for `JSON.stringify` (a hostile or broken file). */
+export const ARGUMENTS_TOO_DEEP = '[arguments nested too deep to show]';
+
+/**
+ * A tool call's arguments as JSON text. A file may hold arguments nested thousands of levels deep;
+ * `JSON.stringify` then overflows the stack, and one such call must not make the whole context unreadable.
+ */
+function argumentsText(args: unknown): string {
+  try {
+    return JSON.stringify(args ?? {});
+  } catch (error) {
+    if (error instanceof RangeError) return ARGUMENTS_TOO_DEEP;
+    throw error;
+  }
 }
 
 /** A system message's prompt (text, then the sections it sets; pi-ai's `getSystemMessageText`) and tools. */
