@@ -4,13 +4,15 @@
 // package.json reads and file reads); one file is parsed at once. What stays outside:
 // - pi-ai, the LLM client: imported on first use only when an LLM summariser is configured
 //   (packages/summarizer/src/pi-ai.ts), from node_modules;
+// - sql.js (SQLite in WebAssembly), imported on first use to read oh-my-pi's agent.db; it loads its
+//   .wasm file from beside its own script;
 // - ws's optional native helpers, which it loads with a try/require when they are installed.
 import { build } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const external = ['@earendil-works/pi-ai', 'bufferutil', 'utf-8-validate'];
+const external = ['@earendil-works/pi-ai', 'sql.js', 'bufferutil', 'utf-8-validate'];
 
 await build({
   entryPoints: [path.join(here, 'src/server.ts')],

@@ -1,7 +1,8 @@
 // LLM keys never leave the server: every configured secret (a key saved in the page, one of
 // canopy.config.json, a provider variable, a key in pi's auth.json, credentials written into a base
-// URL) is sought in every response, WebSocket event and log line while providers fail in the ways
-// that quote them.
+// URL, oh-my-pi's models.yml key and header, the keys and login tokens of its agent.db, one of them
+// only in the WAL) is sought in every response, WebSocket event and log line while providers fail in
+// the ways that quote them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -9,6 +10,7 @@ import { createLlmSummarizer, loadPiAi } from '@canopy/summarizer';
 import { startFakeOpenAi, type FakeOpenAi } from '@canopy/summarizer/test-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH, sessionIdOf, waitFor } from './helpers';
+import { writeAgentDb } from './omp-agent';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 
 const SAVED_KEY = 'sk-saved-in-page-0123456789abcdef';
@@ -16,7 +18,25 @@ const CONFIG_KEY = 'sk-config-file-0123456789abcdef';
 const ENV_KEY = 'sk-openai-env-0123456789abcdef';
 const PI_KEY = 'sk-pi-auth-json-0123456789abcdef';
 const URL_PASSWORD = 'url-password-0123456789';
-const SECRETS = [SAVED_KEY, CONFIG_KEY, ENV_KEY, PI_KEY, URL_PASSWORD];
+const OMP_DB_KEY = 'sk-omp-agent-db-0123456789abcdef';
+const OMP_WAL_KEY = 'sk-omp-only-in-wal-0123456789abcdef';
+const OMP_ACCESS = 'sk-ant-oat-omp-access-0123456789abcdef';
+const OMP_REFRESH = 'sk-ant-ort-omp-refresh-0123456789abcdef';
+const OMP_YML_KEY = 'sk-omp-models-yml-0123456789abcdef';
+const OMP_HEADER = 'omp-header-secret-0123456789abcdef';
+const SECRETS = [
+  SAVED_KEY,
+  CONFIG_KEY,
+  ENV_KEY,
+  PI_KEY,
+  URL_PASSWORD,
+  OMP_DB_KEY,
+  OMP_WAL_KEY,
+  OMP_ACCESS,
+  OMP_REFRESH,
+  OMP_YML_KEY,
+  OMP_HEADER,
+];
 
 let fake: FakeOpenAi;
 let env: OwnEnv;
@@ -49,6 +69,42 @@ describe('configured secrets', () => {
     fs.writeFileSync(
       path.join(home, '.pi', 'agent', 'auth.json'),
       JSON.stringify({ local: { type: 'api_key', key: PI_KEY } }),
+    );
+    // oh-my-pi: its default role is a models.yml endpoint whose key is in agent.db; another provider
+    // has its key written in models.yml, another a login; one key is only in the WAL.
+    const ompDir = path.join(home, '.omp', 'agent');
+    fs.mkdirSync(ompDir, { recursive: true });
+    fs.writeFileSync(path.join(ompDir, 'config.yml'), 'modelRoles:\n  default: ompl/tiny\n');
+    fs.writeFileSync(
+      path.join(ompDir, 'models.yml'),
+      [
+        'providers:',
+        '  ompl:',
+        `    baseUrl: ${fake.baseUrl}`,
+        '    api: openai-completions',
+        `    headers: { X-Omp: ${OMP_HEADER} }`,
+        '    models: [{ id: tiny }]',
+        '  other:',
+        `    baseUrl: ${fake.baseUrl}`,
+        '    api: openai-completions',
+        `    apiKey: ${OMP_YML_KEY}`,
+        '    models: [{ id: m }]',
+        '',
+      ].join('\n'),
+    );
+    await writeAgentDb(
+      path.join(ompDir, 'agent.db'),
+      [
+        { provider: 'ompl', type: 'api_key', key: OMP_DB_KEY },
+        {
+          provider: 'anthropic',
+          type: 'oauth',
+          access: OMP_ACCESS,
+          refresh: OMP_REFRESH,
+          expires: Date.now() + 3_600_000,
+        },
+      ],
+      [{ provider: 'openai', type: 'api_key', key: OMP_WAL_KEY }],
     );
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -95,7 +151,9 @@ describe('configured secrets', () => {
       kind: 'status' as const,
       status: 401,
       body: {
-        error: { message: `Incorrect API key provided: ${SAVED_KEY} ${CONFIG_KEY} ${PI_KEY} ${ENV_KEY}` },
+        error: {
+          message: `Incorrect API key provided: ${[SAVED_KEY, CONFIG_KEY, PI_KEY, ENV_KEY, OMP_DB_KEY, OMP_WAL_KEY, OMP_ACCESS, OMP_REFRESH, OMP_YML_KEY, OMP_HEADER].join(' ')}`,
+        },
       },
     };
     fake.reply = quoting;
@@ -123,6 +181,7 @@ describe('configured secrets', () => {
     for (const summarizerId of [
       'llm:configured/m',
       'llm:pi:local/tiny',
+      'llm:omp:ompl/tiny',
       'llm:local/saved',
       'llm:local/plain',
     ]) {
@@ -132,7 +191,7 @@ describe('configured secrets', () => {
       });
       expect(preview.statusCode, preview.body).toBe(500);
     }
-    await waitFor(() => events.filter((event) => event.includes('"failed"')).length === 4);
+    await waitFor(() => events.filter((event) => event.includes('"failed"')).length === 5);
     ws.terminate();
 
     // The failures were seen (so the sweep looked at real error paths)…
@@ -143,5 +202,7 @@ describe('configured secrets', () => {
       for (const text of [...responses, ...events, ...logLines]) expect(text).not.toContain(secret);
     }
     expect(fake.requests.some((request) => request.headers.authorization === `Bearer ${PI_KEY}`)).toBe(true);
+    const omp = fake.requests.find((request) => request.headers.authorization === `Bearer ${OMP_DB_KEY}`);
+    expect(omp?.headers['x-omp']).toBe(OMP_HEADER);
   });
 });

@@ -155,7 +155,9 @@ describe('zero setup: the model pi uses', () => {
       model: 'gpt-4o-mini',
       usable: false,
     });
-    expect(view.discovered[0]?.problem?.message).toMatch(/agent\.db, which Canopy does not read/);
+    expect(view.discovered[0]?.problem?.message).toBe(
+      'oh-my-pi has no key or login for openai that Canopy can use (none in ~/.omp/agent/models.yml or ~/.omp/agent/agent.db, no openai variable set).',
+    );
     await env.close();
     await boot(files, { OPENAI_API_KEY: 'sk-omp-openai-0123456789' });
     view = (await get('/api/providers')).json() as ProvidersResponse;
