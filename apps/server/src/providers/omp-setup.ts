@@ -15,7 +15,7 @@ import {
 } from '@canopy/summarizer';
 import type { Api, Model } from '@earendil-works/pi-ai';
 import { parse as parseYaml } from 'yaml';
-import { readBoundedNoFollow } from '../store/confined';
+import { readBoundedNoFollow } from '../files/confined';
 import type { DiscoveredModel } from './discovered';
 import type { AgentSetupOptions } from './pi-setup';
 import { shownPath } from './pi-setup';

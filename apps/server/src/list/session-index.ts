@@ -14,18 +14,18 @@ import {
   type SessionHeader,
   type TitleSlot,
 } from '@canopy/session-core';
-import { sessionIdOf } from './ids';
+import { sessionIdOf } from '../files/ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
-import { ArchiveError, archivePieces } from './archive';
-import { isArchive, readOnlyReason, subagentParentCandidates } from './omp-files';
-import { openConfinedSync, readIntoSync, readRangeConfinedSync, statConfinedSync } from './confined';
+import { ArchiveError, archivePieces } from '../files/archive';
+import { isArchive, readOnlyReason, subagentParentCandidates } from '../files/omp-files';
+import { openConfinedSync, readIntoSync, readRangeConfinedSync, statConfinedSync } from '../files/confined';
 import {
   isInside,
   listJsonlFiles,
   realpathOrUndefined,
   realpathSyncOrUndefined,
   type FileIdentity,
-} from './files';
+} from '../files/files';
 
 export interface Root {
   /** Display name (home shown as ~). */

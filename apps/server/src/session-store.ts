@@ -9,16 +9,16 @@ import type {
   SessionListChangedEvent,
   SessionListItem,
 } from '@canopy/protocol';
-import { AppError } from '../errors';
-import type { AppendJournal, RepairOutcome } from './append-journal';
-import type { WriteOnce } from './confined';
-import { NewFileStorageProvider } from './file-storage';
-import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files';
-import { FolderWatches, ignoredWatchName, NATIVE_RECURSIVE_WATCH } from './folder-watches';
-import { OpenSession, REAL_CLOCK, type Clock } from './open-session';
-import { sessionListChanged } from './session-events';
-import { SessionIndex, type IndexedSession, type ListDelta, type Root } from './session-index';
-import type { StateStore } from './state';
+import { AppError } from './errors';
+import type { AppendJournal, RepairOutcome } from './files/append-journal';
+import type { WriteOnce } from './files/confined';
+import { NewFileStorageProvider } from './files/file-storage';
+import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files/files';
+import { FolderWatches, ignoredWatchName, NATIVE_RECURSIVE_WATCH } from './list/folder-watches';
+import { OpenSession, REAL_CLOCK, type Clock } from './live/open-session';
+import { sessionListChanged } from './live/session-events';
+import { SessionIndex, type IndexedSession, type ListDelta, type Root } from './list/session-index';
+import type { StateStore } from './files/state';
 
 export interface SessionStoreOptions {
   roots: Root[];

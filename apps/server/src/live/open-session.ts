@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import type { LeafChange, ServerEvent, TreeNode } from '@canopy/protocol';
 import { SessionManager, type SessionStorage, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
-import type { AppendJournal } from './append-journal';
+import type { AppendJournal } from '../files/append-journal';
 import {
   appendConfinedSync,
   backupExactSync,
@@ -26,24 +26,24 @@ import {
   stateOf,
   withConfinedSync,
   type WriteOnce,
-} from './confined';
+} from '../files/confined';
 import {
   droppedLinesMessage,
   droppedLinesOf,
   fileChangedUnderneath,
   fileErrorToAppError,
   mutationError,
-} from './file-errors';
+} from '../files/file-errors';
 import { FileTail, type ReloadReason, type TailEvents } from './file-tail';
 import { followLeaf, leafRecord, restoreLeaf, type LeafNotice } from './leaf-position';
-import { PARSE_SLICE_BYTES, READ_CHUNK_BYTES, watchPath, type Watcher } from './files';
-import { archivePiecesOf } from './archive';
-import { isArchive, readOnlyReason } from './omp-files';
+import { PARSE_SLICE_BYTES, READ_CHUNK_BYTES, watchPath, type Watcher } from '../files/files';
+import { archivePiecesOf } from '../files/archive';
+import { isArchive, readOnlyReason } from '../files/omp-files';
 import { leafNotice, sessionChanged, type ChangeSource, type SessionChange } from './session-events';
-import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
+import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from '../list/list-row';
 import { LoadProgress } from './load-progress';
 import { TreeModel, type TreeDelta } from './tree-model';
-import type { StateStore } from './state';
+import type { StateStore } from '../files/state';
 
 /** Reloads one poll may do in a row before it leaves a file still being rewritten to the next poll. */
 const MAX_RELOADS_PER_POLL = 3;

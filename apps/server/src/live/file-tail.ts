@@ -7,9 +7,9 @@ import {
   sameFile,
   type ExactContent,
   type FileState,
-} from './confined';
-import { READ_CHUNK_BYTES } from './files';
-import { isArchive } from './omp-files';
+} from '../files/confined';
+import { READ_CHUNK_BYTES } from '../files/files';
+import { isArchive } from '../files/omp-files';
 import { RunningHash } from './running-hash';
 
 /** Bytes kept from just before our read offset; if they change, the file was rewritten underneath. */

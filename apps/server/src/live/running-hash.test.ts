@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stateOf } from './confined';
+import { stateOf } from '../files/confined';
 import { FileTail } from './file-tail';
 import { hashThreadForTests, RunningHash } from './running-hash';
 
