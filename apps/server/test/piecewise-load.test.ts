@@ -111,7 +111,7 @@ describe('an open session reads its file in pieces', () => {
       file,
       state: new StateStore(path.join(dir, 'state')),
       home: HOME,
-      publish: (event) => events.push(event),
+      listener: (published) => events.push(...published),
       // Polls only when the test asks (refresh); nothing depends on a timer.
       pollMs: 1e9,
       midWriteWaitMs: 0,
