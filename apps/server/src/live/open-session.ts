@@ -15,8 +15,6 @@ import {
   FileSafetyError,
   LINE_BATCH_BYTES,
   lineBatches,
-  stateOf,
-  withConfinedSync,
   type FileState,
   type WriteOnce,
 } from '../files/confined';
@@ -26,6 +24,7 @@ import {
   fileErrorToAppError,
   mutationError,
 } from '../files/file-errors';
+import { closeDescriptorSync, openForReadSync } from '../files/descriptors';
 import { READ_CHUNK_BYTES, watchPath, type Watcher } from '../files/files';
 import { isArchive, readOnlyReason } from '../files/omp-files';
 import type { StateStore } from '../files/state';
@@ -320,7 +319,13 @@ export class OpenSession {
     for (let reloads = 0; reloads <= MAX_RELOADS_PER_POLL; reloads++) {
       if (this.closed) return;
       try {
-        const reason = withConfinedSync(this.file, (fd, stat) => this.takeNews(fd, stateOf(stat)));
+        const { fd, state } = openForReadSync(this.file);
+        let reason: ReloadReason | undefined;
+        try {
+          reason = this.takeNews(fd, state);
+        } finally {
+          closeDescriptorSync(fd);
+        }
         this.unreachable = undefined;
         if (!reason || reloads === MAX_RELOADS_PER_POLL) return;
         await this.reload(reason);
