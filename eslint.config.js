@@ -55,6 +55,23 @@ export default tseslint.config(
     },
   },
   {
+    // On the server only files/ touches the file system (docs/architecture.md#invariants); tests
+    // beside the code and the scripts and tests outside src/ set up files of their own.
+    files: ['apps/server/src/**/*.ts'],
+    ignores: ['apps/server/src/files/**', 'apps/server/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:fs', 'node:fs/promises', 'fs', 'fs/promises'].map((name) => ({
+            name,
+            message: 'Only apps/server/src/files/ imports the file system: use or add a helper there.',
+          })),
+        },
+      ],
+    },
+  },
+  {
     // session-core and the demo generator are pure: no file system, no process, no DOM.
     files: ['packages/session-core/src/**/*.ts', 'packages/demo/src/**/*.ts'],
     ignores: ['packages/session-core/src/**/*.test.ts', 'packages/demo/src/**/*.test.ts'],

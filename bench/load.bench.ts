@@ -26,7 +26,7 @@ import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SessionManager as RefSessionManager } from '@mariozechner/pi-coding-agent';
-import { TreeModel } from '../apps/server/src/store/tree-model';
+import { TreeModel } from '../apps/server/src/live/tree-model';
 import { ensureFixtures } from '../packages/fixtures/src/index';
 import {
   computeRows,

@@ -1,8 +1,9 @@
 // The docs/ pages are what code comments cite and what a newcomer reads first, so they must not rot:
 // every `docs/<page>.md#<anchor>` cited anywhere in the repository names a page and a heading that
-// exist, and every repository path the docs name in backticks exists.
+// exist, every repository path the docs name in backticks exists, and the claims of
+// docs/architecture.md that a scan can check hold (its file names, the server's one owner of node:fs).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -81,5 +82,44 @@ describe('docs/', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  describe('architecture.md', () => {
+    const text = readFileSync(join(docsDir, 'architecture.md'), 'utf8');
+    const names = [...text.matchAll(/`([\w./-]+)`/g)].map((match) => match[1] as string);
+    const sourceFile = /\.(ts|tsx|mjs|js|md|json|wat)$/;
+
+    it('is one page a newcomer reads in minutes, and the server README a short map', () => {
+      expect(text.split('\n').length).toBeLessThan(200);
+      expect(readFileSync(join(root, 'apps/server/README.md'), 'utf8').split('\n').length).toBeLessThan(60);
+    });
+
+    it('every file or folder it names by path exists', () => {
+      const missing = names
+        .filter((name) => name.includes('/') && (sourceFile.test(name) || name.endsWith('/')))
+        .filter((name) => !existsSync(join(root, name)));
+      expect(missing).toEqual([]);
+    });
+
+    it('every file it names by its bare name exists in the code', () => {
+      const known = new Set(
+        ['packages', 'apps', 'scripts'].flatMap((dir) => walk(join(root, dir))).map((file) => basename(file)),
+      );
+      const missing = names
+        .filter((name) => !name.includes('/') && sourceFile.test(name))
+        .filter((name) => !known.has(name));
+      expect(missing).toEqual([]);
+    });
+
+    it('on the server, only files under apps/server/src/files/ import node:fs, as it says', () => {
+      expect(text.replace(/\s+/g, ' ')).toContain('only `apps/server/src/files/` imports `node:fs`');
+      const serverSrc = join(root, 'apps/server/src');
+      const fsImport = /(?:from\s+|import\s*\(\s*|require\(\s*)['"](?:node:)?fs(?:\/promises)?['"]/;
+      const importers = walk(serverSrc)
+        .filter((file) => !file.endsWith('.test.ts') && fsImport.test(readFileSync(file, 'utf8')))
+        .map((file) => relative(root, file));
+      expect(importers.length).toBeGreaterThan(0);
+      expect(importers.filter((file) => !file.startsWith('apps/server/src/files/'))).toEqual([]);
+    });
   });
 });

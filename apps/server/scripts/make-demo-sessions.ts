@@ -1,5 +1,5 @@
 // Writes the bundled demo sessions into a folder: `tsx apps/server/scripts/make-demo-sessions.ts <dir>`.
-import { writeDemoSessions } from '../src/store/demo';
+import { writeDemoSessions } from '../src/files/demo';
 
 const dir = process.argv[2];
 if (!dir) {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/app';
-import { nodeChunkLines } from '../src/store/tree-model';
+import { nodeChunkLines } from '../src/live/tree-model';
 
 const args = process.argv.slice(2);
 const folder = args.find((arg) => !arg.startsWith('--'));

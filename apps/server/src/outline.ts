@@ -9,10 +9,10 @@ import {
   toViewEntries,
   ViewTree,
 } from '@canopy/session-core';
-import { readChunksConfined } from './store/confined';
-import { listJsonlFiles } from './store/files';
-import { archivePieces } from './store/archive';
-import { isArchive } from './store/omp-files';
+import { readChunksConfined } from './files/confined';
+import { listJsonlFiles } from './files/files';
+import { archivePieces } from './files/archive';
+import { isArchive } from './files/omp-files';
 
 export interface OutlineOptions {
   home?: string;

@@ -23,10 +23,10 @@ import {
 } from './config';
 import { createToken, isWellFormedToken } from './http/security';
 import { warmUp } from './http/warm-up';
-import { writeDemoSessions } from './store/demo';
-import { startHashThread } from './store/running-hash';
-import { ensureDirSync, ensurePrivateDirSync, isDirectory, pathExistsSync } from './store/files';
-import { readJsonNoFollow, readOrCreateSecretSync } from './store/confined';
+import { writeDemoSessions } from './files/demo';
+import { startHashThread } from './live/running-hash';
+import { ensureDirSync, ensurePrivateDirSync, isDirectory, pathExistsSync } from './files/files';
+import { readJsonNoFollow, readOrCreateSecretSync } from './files/confined';
 
 async function readConfig(stateDir: string): Promise<ConfigFile> {
   const file = path.join(stateDir, CONFIG_FILE_NAME);

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { pathExistsSync } from './files/files';
 
 /**
  * For end-to-end tests only (set when CANOPY_TEST_HOLD_LOAD names a file): every whole read of a
@@ -23,11 +23,11 @@ export function holdLoadFromEnv(env: NodeJS.ProcessEnv = process.env): {
 function holdAtFirstPiece(gate: string): (readSoFar: number) => Promise<void> {
   let pieces = 0;
   return async () => {
-    if (++pieces > 1 || fs.existsSync(gate)) return;
+    if (++pieces > 1 || pathExistsSync(gate)) return;
     await new Promise<void>((resolve) => {
       // Looked at until it appears (a test's own step, whenever it comes).
       const timer = setInterval(() => {
-        if (!fs.existsSync(gate)) return;
+        if (!pathExistsSync(gate)) return;
         clearInterval(timer);
         resolve();
       }, 20);

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Summarizer } from '@canopy/summarizer';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../src/store/open-session';
+import type { Clock } from '../src/live/open-session';
 import { AUTH, sessionIdOf, waitFor } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 

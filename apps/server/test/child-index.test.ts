@@ -1,6 +1,6 @@
 import { SessionManager } from '@canopy/session-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Clock } from '../src/store/open-session';
+import type { Clock } from '../src/live/open-session';
 import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app';
 import { DEFAULT_SETTINGS } from '@canopy/protocol';
 import { CONFIG_FILE_NAME } from '../src/config';
-import { readJsonNoFollow, readOrCreateSecretSync } from '../src/store/confined';
-import { StateStore } from '../src/store/state';
+import { readJsonNoFollow, readOrCreateSecretSync } from '../src/files/confined';
+import { StateStore } from '../src/files/state';
 import { AUTH, PORT, TOKEN } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 

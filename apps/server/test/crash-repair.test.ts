@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import type { ServerEvent } from '@canopy/protocol';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppendJournal, JOURNAL_FOLDER } from '../src/store/append-journal';
-import { sessionIdOf as idOfFile } from '../src/store/ids';
+import { AppendJournal, JOURNAL_FOLDER } from '../src/files/append-journal';
+import { sessionIdOf as idOfFile } from '../src/files/ids';
 import { AUTH, buildTestApp, getSnapshot, sessionIdOf, waitFor } from './helpers';
 import { makeSession, sendMessage } from './own-sessions';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { DEMO_FILE_NAMES } from '@canopy/demo';
 import { SessionManager } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeDemoSessions } from '../src/store/demo';
+import { writeDemoSessions } from '../src/files/demo';
 
 let dir: string;
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WriteOnce } from '../src/store/confined';
+import type { WriteOnce } from '../src/files/confined';
 import { AUTH, deadPid, fakeClock, getSnapshot, sessionIdOf } from './helpers';
 import { makeSession, sendMessage, setupOwn, type OwnEnv } from './own-sessions';
 

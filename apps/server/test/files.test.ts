@@ -5,8 +5,8 @@ import path from 'node:path';
 import * as reference from '@mariozechner/pi-coding-agent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToken, isWellFormedToken } from '../src/http/security';
-import { readOrCreateSecretSync } from '../src/store/confined';
-import { sessionIdOf as sessionIdOfPath } from '../src/store/ids';
+import { readOrCreateSecretSync } from '../src/files/confined';
+import { sessionIdOf as sessionIdOfPath } from '../src/files/ids';
 import { AUTH, getSnapshot, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';

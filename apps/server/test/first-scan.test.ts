@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ServerEvent, SessionListChangedEvent } from '@canopy/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SessionStore } from '../src/store/session-store';
-import { StateStore } from '../src/store/state';
+import { SessionStore } from '../src/session-store';
+import { StateStore } from '../src/files/state';
 import { smallSessionsFolder } from './own-sessions';
 
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { idleCloseMsFromEnv } from '../src/config';
 import { fullCollection } from '../src/memory';
-import type { Clock } from '../src/store/open-session';
+import type { Clock } from '../src/live/open-session';
 import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';

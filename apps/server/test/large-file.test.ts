@@ -4,8 +4,8 @@ import path from 'node:path';
 import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { outlineOfSession, printOutlines } from '../src/outline';
-import { readChunksConfined } from '../src/store/confined';
-import { READ_CHUNK_BYTES } from '../src/store/files';
+import { readChunksConfined } from '../src/files/confined';
+import { READ_CHUNK_BYTES } from '../src/files/files';
 import { AUTH, getSnapshot, sessionIdOf, setup, type TestEnv } from './helpers';
 
 // A session file can be larger than the longest string the runtime holds (about 512 MB), so the

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ServerEvent } from '@canopy/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LOCK_STALE_MS, LOCK_UNRECORDED_MS, lockFileOf, lockStateOf } from '../src/store/confined';
+import { LOCK_STALE_MS, LOCK_UNRECORDED_MS, lockFileOf, lockStateOf } from '../src/files/confined';
 import { AUTH, deadPid, fakeClock, sessionIdOf } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 

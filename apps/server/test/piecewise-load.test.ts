@@ -5,12 +5,12 @@ import path from 'node:path';
 import type { ServerEvent } from '@canopy/protocol';
 import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NewFileStorageProvider } from '../src/store/file-storage';
-import { PARSE_SLICE_BYTES } from '../src/store/files';
-import { OpenSession, REAL_CLOCK, type OpenSessionOptions } from '../src/store/open-session';
-import { hashThreadForTests } from '../src/store/running-hash';
-import { StateStore } from '../src/store/state';
-import { treeNodesOf } from '../src/store/tree-model';
+import { NewFileStorageProvider } from '../src/files/file-storage';
+import { PARSE_SLICE_BYTES } from '../src/files/files';
+import { OpenSession, REAL_CLOCK, type OpenSessionOptions } from '../src/live/open-session';
+import { hashThreadForTests } from '../src/live/running-hash';
+import { StateStore } from '../src/files/state';
+import { treeNodesOf } from '../src/live/tree-model';
 
 // The open, reload and tail paths read a session file in pieces, never whole. These tests read in
 // pieces far smaller than a line (cutting lines and UTF-8 characters) and compare with a whole read.
@@ -111,7 +111,7 @@ describe('an open session reads its file in pieces', () => {
       file,
       state: new StateStore(path.join(dir, 'state')),
       home: HOME,
-      publish: (event) => events.push(event),
+      listener: (published) => events.push(...published),
       // Polls only when the test asks (refresh); nothing depends on a timer.
       pollMs: 1e9,
       midWriteWaitMs: 0,

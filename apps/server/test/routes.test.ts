@@ -9,7 +9,7 @@ import {
 } from '@canopy/protocol';
 import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHUNK_NODES, FIRST_CHUNK_NODES, treeNodesOf } from '../src/store/tree-model';
+import { CHUNK_NODES, FIRST_CHUNK_NODES, treeNodesOf } from '../src/live/tree-model';
 import {
   assembleSnapshot,
   AUTH,

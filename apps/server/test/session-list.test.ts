@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { SessionListChangedEvent, SessionListItem } from '@canopy/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type WebSocket from 'ws';
-import type { SessionIndex } from '../src/store/session-index';
+import type { SessionIndex } from '../src/list/session-index';
 import { AUTH, getSnapshot, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';

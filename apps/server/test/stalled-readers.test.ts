@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import net from 'node:net';
 import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SNAPSHOT_WRITE_BYTES } from '../src/store/snapshot-stream';
+import { SNAPSHOT_WRITE_BYTES } from '../src/operations/snapshot-stream';
 import { AUTH, TOKEN, waitFor } from './helpers';
 import { setupOwn, type OwnEnv } from './own-sessions';
 

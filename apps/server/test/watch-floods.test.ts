@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_QUEUED_PATHS } from '../src/store/session-store';
+import { MAX_QUEUED_PATHS } from '../src/session-store';
 import { AUTH, waitFor } from './helpers';
 import { makeSession, setupOwn, type OwnEnv } from './own-sessions';
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { decodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/protocol';
 import { SessionManager, ToolCallIndex } from '@canopy/session-core';
-import { treeNodesOf } from '../src/store/tree-model';
+import { treeNodesOf } from '../src/live/tree-model';
 import { AUTH, HOST, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';

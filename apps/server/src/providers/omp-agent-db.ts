@@ -6,10 +6,10 @@
 // The file and its WAL are read through readBoundedNoFollow (bounded, no link followed) and opened
 // in memory by sql.js (SQLite compiled to WebAssembly): SQLite's own file I/O never touches them.
 // See docs/summaries.md#where-credentials-come-from.
-import fs from 'node:fs';
 import path from 'node:path';
 import type initSqlJs from 'sql.js';
-import { readBoundedNoFollow } from '../store/confined';
+import { readBoundedNoFollow } from '../files/confined';
+import { isDirectorySync } from '../files/files';
 import { applyWal } from './sqlite-wal';
 
 /** agent.db holds usage history too; a larger file than this is not read. */
@@ -49,14 +49,6 @@ export function ompAgentDbPath(
     if (isDirectory(root)) return path.join(root, 'agent.db');
   }
   return path.join(agentDir, 'agent.db');
-}
-
-function isDirectorySync(folder: string): boolean {
-  try {
-    return fs.statSync(folder).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 type SqlJs = Awaited<ReturnType<typeof initSqlJs>>;

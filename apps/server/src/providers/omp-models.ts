@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Api, Model } from '@earendil-works/pi-ai';
 import { parse as parseYaml } from 'yaml';
-import { readBoundedNoFollow } from '../store/confined';
+import { readBoundedNoFollow } from '../files/confined';
 import { isCommandValue, resolveValue } from './config-value';
 
 const CONFIG_MAX_BYTES = 1024 * 1024;

@@ -16,7 +16,7 @@ import {
   type RetryPolicy,
 } from '@canopy/summarizer';
 import type { Api, Model } from '@earendil-works/pi-ai';
-import { readBoundedNoFollow } from '../store/confined';
+import { readBoundedNoFollow } from '../files/confined';
 import { describeValue, envNamesOf, resolveTemplate, resolveValue } from './config-value';
 import type { DiscoveredModel } from './discovered';
 

@@ -3,8 +3,8 @@
 // is kept here and never sent back; the page sees it masked.
 import path from 'node:path';
 import type { ProviderInput } from '@canopy/protocol';
-import { readBoundedNoFollow } from '../store/confined';
-import { writeJsonFileSync } from '../store/files';
+import { readBoundedNoFollow } from '../files/confined';
+import { writeJsonFileSync } from '../files/files';
 
 export const PROVIDERS_FILE = 'providers.json';
 const PROVIDERS_MAX_BYTES = 1024 * 1024;

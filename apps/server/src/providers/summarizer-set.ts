@@ -2,7 +2,6 @@
 // of canopy.config.json and the CANOPY_SUMMARY_* variables (read at start-up), the providers set up
 // in the page (providers.json), and the models of pi's and oh-my-pi's own configuration (read again
 // on every refresh). It also knows every configured secret, so none is ever shown or logged.
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type {
   ProviderInput,
@@ -26,6 +25,7 @@ import {
   type Summarizer,
 } from '@canopy/summarizer';
 import { AppError } from '../errors';
+import { entryExists } from '../files/files';
 import type { SummarizerRegistry } from '../summarizer';
 import type { DiscoveredModel } from './discovered';
 import { discoverOmpModel, ompAgentDir } from './omp-setup';
@@ -465,12 +465,7 @@ async function agentConfigExists(env: NodeJS.ProcessEnv, home: string): Promise<
     path.join(piAgentDir(env, home), 'settings.json'),
     path.join(ompAgentDir(env, home), 'config.yml'),
   ]) {
-    try {
-      await fsp.lstat(file);
-      return true;
-    } catch {
-      // not there
-    }
+    if (await entryExists(file)) return true;
   }
   return false;
 }

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { toClientError } from '../errors';
 import { sendEvent, type EventHub } from './hub';
-import { TOO_LATE_MESSAGE, type AbortOutcome } from '../navigation/summary-runner';
+import { TOO_LATE_MESSAGE, type AbortOutcome } from '../operations/summary-runner';
 
 export interface WsServices {
   hub: EventHub;

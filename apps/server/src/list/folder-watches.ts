@@ -9,7 +9,7 @@
 // watch each: an event costs one callback with the name that changed, and the folders to watch are
 // the ones the listing walked (a new folder is looked at when its parent's event names it).
 import path from 'node:path';
-import { watchPath, type Watcher } from './files';
+import { watchPath, type Watcher } from '../files/files';
 
 /** Folder watches kept at most; past that, the periodic rescan finds what changed. */
 export const MAX_FOLDER_WATCHES = 8192;

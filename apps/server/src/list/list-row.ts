@@ -5,7 +5,7 @@ import {
   type SessionEntry,
   type TitleSlot,
 } from '@canopy/session-core';
-import type { FileIdentity } from './files';
+import type { FileIdentity } from '../files/files';
 
 /** The facts of a list row that come from the entries, counted one entry at a time. */
 export interface RowFacts {

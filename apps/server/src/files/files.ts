@@ -1,8 +1,6 @@
-// With confined.ts, the only modules of the server that touch the file system. This one holds the
-// general helpers (listing, state files, watching); confined.ts holds every read and write of a
-// session file, so the file-safety rules live in one place.
-// Kept as one module so that confined.ts and this file stay the only two of the server that import
-// node:fs.
+// The general file helpers of the server (listing, stats, state files, watching). Only the modules
+// of files/ import node:fs (an ESLint rule enforces it, docs/architecture.md#invariants);
+// confined.ts holds every read and write of a session file, so the file-safety rules live in one place.
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -48,6 +46,15 @@ export function statFileSync(file: string): FileIdentity | undefined {
 export async function isDirectory(dir: string): Promise<boolean> {
   try {
     return (await fsp.stat(dir)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The same, synchronous: for a choice made once while the configuration is read. */
+export function isDirectorySync(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
   } catch {
     return false;
   }
@@ -246,6 +253,16 @@ export function writeJsonFileSync(file: string, value: unknown): void {
 
 export function pathExistsSync(p: string): boolean {
   return fs.existsSync(p);
+}
+
+/** Is there a directory entry at `p` (a link counts, and is not followed)? */
+export async function entryExists(p: string): Promise<boolean> {
+  try {
+    await fsp.lstat(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface Watcher {

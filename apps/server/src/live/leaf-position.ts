@@ -1,6 +1,6 @@
 import type { SessionHeader, SessionManager } from '@canopy/session-core';
-import type { FileState } from './confined';
-import type { StoredLeaf } from './state';
+import type { FileState } from '../files/confined';
+import type { StoredLeaf } from '../files/state';
 
 /** What the leaf needs of an entry to follow a writer (an entry or its tree node). */
 export interface Linked {

@@ -8,9 +8,15 @@ import {
 } from '@canopy/session-core';
 import { AppError, toClientError } from '../errors';
 import { boundDepth } from '../json-depth';
-import { blobDirOf, readArtifact, readBlob, type ArtifactContent, type BlobContent } from './omp-files';
-import type { OpenSession } from './open-session';
-import type { SessionStore } from './session-store';
+import {
+  blobDirOf,
+  readArtifact,
+  readBlob,
+  type ArtifactContent,
+  type BlobContent,
+} from '../files/omp-files';
+import type { OpenSession } from '../live/open-session';
+import type { SessionStore } from '../session-store';
 import type { SnapshotOutcome, SnapshotSource, SnapshotState } from './snapshot-stream';
 
 /**

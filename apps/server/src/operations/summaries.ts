@@ -12,7 +12,7 @@ import {
   type Usage,
 } from '@canopy/session-core';
 import { AppError } from '../errors';
-import type { SessionStore } from '../store/session-store';
+import type { SessionStore } from '../session-store';
 import type { SummarizerRegistry, SummaryResult } from '../summarizer';
 import {
   narrowToSelection,

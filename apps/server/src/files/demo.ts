@@ -1,5 +1,5 @@
-// Writes the bundled demo sessions (@canopy/demo) into a folder through the store's file helpers, so
-// the store stays the only part of the server that touches the file system.
+// Writes the bundled demo sessions (@canopy/demo) into a folder through the file helpers, so that
+// files/ stays the only part of the server that touches the file system.
 import path from 'node:path';
 import { demoSessions } from '@canopy/demo';
 import { createNewFileSync, ensureDirSync } from './files';

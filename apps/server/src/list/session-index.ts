@@ -2,7 +2,6 @@
 // an open session's row and building a list item all keep the same two maps (by id, by real path)
 // and the same rule for when a file is read again; the row facts themselves are in list-row.ts.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import type { ListingProgress, SessionListItem } from '@canopy/protocol';
 import {
@@ -14,18 +13,19 @@ import {
   type SessionHeader,
   type TitleSlot,
 } from '@canopy/session-core';
-import { sessionIdOf } from './ids';
+import { sessionIdOf } from '../files/ids';
 import { countEntries, emptyRowFacts, type OpenRow, type RowFacts } from './list-row';
-import { ArchiveError, archivePieces } from './archive';
-import { isArchive, readOnlyReason, subagentParentCandidates } from './omp-files';
-import { openConfinedSync, readIntoSync, readRangeConfinedSync, statConfinedSync } from './confined';
+import { ArchiveError, archivePieces } from '../files/archive';
+import { isArchive, readOnlyReason, subagentParentCandidates } from '../files/omp-files';
+import { readIntoSync, readRangeConfinedSync, statConfinedSync } from '../files/confined';
+import { closeDescriptorSync, openForReadSync } from '../files/descriptors';
 import {
   isInside,
   listJsonlFiles,
   realpathOrUndefined,
   realpathSyncOrUndefined,
   type FileIdentity,
-} from './files';
+} from '../files/files';
 
 export interface Root {
   /** Display name (home shown as ~). */
@@ -501,7 +501,7 @@ export class SessionIndex {
    */
   private async readFrom(session: IndexedSession, size: number): Promise<number> {
     if (session.offset >= size) return 0;
-    const { fd } = openConfinedSync(session.file, fs.constants.O_RDONLY);
+    const { fd } = openForReadSync(session.file);
     let pieces = 0;
     try {
       const buffer = Buffer.allocUnsafe(Math.min(PIECE_BYTES, size - session.offset));
@@ -520,7 +520,7 @@ export class SessionIndex {
         if (++pieces % PIECES_PER_TURN === 0) await nextTurn();
       }
     } finally {
-      fs.closeSync(fd);
+      closeDescriptorSync(fd);
     }
     return pieces;
   }

@@ -1,7 +1,8 @@
 // The server's one view of the session files: the list (the index and its watches) and the open
 // sessions (their lifecycle, and the repair of a crashed append before one opens). One file because
 // every open, close and listing change goes through the same maps of open sessions and the same
-// index; what stands alone lives beside it (session-index.ts, open-session.ts, append-journal.ts).
+// index; the parts live in list/ (session-index.ts), live/ (open-session.ts) and files/
+// (append-journal.ts). It sits above them, beside app.ts, because it wires them together.
 import path from 'node:path';
 import type {
   ListingProgress,
@@ -9,16 +10,16 @@ import type {
   SessionListChangedEvent,
   SessionListItem,
 } from '@canopy/protocol';
-import { AppError } from '../errors';
-import type { AppendJournal, RepairOutcome } from './append-journal';
-import type { WriteOnce } from './confined';
-import { NewFileStorageProvider } from './file-storage';
-import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files';
-import { FolderWatches, ignoredWatchName, NATIVE_RECURSIVE_WATCH } from './folder-watches';
-import { OpenSession, REAL_CLOCK, type Clock } from './open-session';
-import { sessionListChanged } from './session-events';
-import { SessionIndex, type IndexedSession, type ListDelta, type Root } from './session-index';
-import type { StateStore } from './state';
+import { AppError } from './errors';
+import type { AppendJournal, RepairOutcome } from './files/append-journal';
+import type { WriteOnce } from './files/confined';
+import { NewFileStorageProvider } from './files/file-storage';
+import { isInside, realpathOrUndefined, watchPath, type Watcher } from './files/files';
+import { FolderWatches, ignoredWatchName, NATIVE_RECURSIVE_WATCH } from './list/folder-watches';
+import { OpenSession, REAL_CLOCK, type Clock } from './live/open-session';
+import { sessionListChanged } from './live/session-events';
+import { SessionIndex, type IndexedSession, type ListDelta, type Root } from './list/session-index';
+import type { StateStore } from './files/state';
 
 export interface SessionStoreOptions {
   roots: Root[];
@@ -66,7 +67,7 @@ export const QUIET_WINDOW_MS = 250;
  * The server's view of the session files: the index of every session under the roots, kept
  * current by watching them, and the open (tailed, writable) sessions with their lifecycle (opened
  * on first use, closed when idle). Reads and writes of a session go through `SessionReads` and
- * `SessionWrites`; every file access of the server goes through the store/ modules.
+ * `SessionWrites` (operations/); every file access of the server goes through files/.
  */
 export class SessionStore {
   readonly index: SessionIndex;
@@ -291,7 +292,11 @@ export class SessionStore {
         file: indexed.file,
         state: this.options.state,
         home: this.options.home,
-        publish: this.options.publish,
+        // The session's one listener: its events go to the hub, and its own state becomes its list row.
+        listener: (events, rowChanged) => {
+          for (const event of events) this.options.publish(event);
+          if (rowChanged) this.publishOpenRow(session);
+        },
         pollMs: this.options.pollMs ?? 150,
         midWriteWaitMs: this.options.midWriteWaitMs ?? 1000,
         storageProvider: new NewFileStorageProvider(
@@ -304,7 +309,6 @@ export class SessionStore {
         clock: this.clock,
         write: this.options.write,
         journal: this.options.journal,
-        onChange: () => this.publishOpenRow(session),
         log: this.options.log,
         ...(this.options.afterPiece ? { afterPiece: this.options.afterPiece } : {}),
         ...(this.options.pieceBytes ? { pieceBytes: this.options.pieceBytes } : {}),

@@ -5,8 +5,8 @@ import {
   type SnapshotClosingLine,
   type TreeNode,
 } from '@canopy/protocol';
-import type { LoadProgress } from './load-progress';
-import { CHUNK_NODES, FIRST_CHUNK_NODES, nodeChunkLines } from './tree-model';
+import type { LoadProgress } from '../live/load-progress';
+import { CHUNK_NODES, FIRST_CHUNK_NODES, nodeChunkLines } from '../live/tree-model';
 
 /** The session at the moment a snapshot describes: its nodes and everything else about it. */
 export interface SnapshotState {

@@ -7,9 +7,9 @@ import {
   sameFile,
   type ExactContent,
   type FileState,
-} from './confined';
-import { READ_CHUNK_BYTES } from './files';
-import { isArchive } from './omp-files';
+} from '../files/confined';
+import { READ_CHUNK_BYTES } from '../files/files';
+import { isArchive } from '../files/omp-files';
 import { RunningHash } from './running-hash';
 
 /** Bytes kept from just before our read offset; if they change, the file was rewritten underneath. */
@@ -17,13 +17,15 @@ const WINDOW_BYTES = 64;
 
 export type ReloadReason = 'replaced' | 'truncated' | 'rewritten';
 
-/** What a look at the file found beyond a reload, told to the open session. */
-export interface TailEvents {
-  /** Bytes another writer appended, already counted as read (called once per piece, in order). */
-  grew(fresh: Buffer): void;
+/**
+ * What a look at the file found beyond a reload, handed to the open session in order as {@link
+ * FileTail.look} yields it (a return value, not a callback: the session pulls the news and acts).
+ */
+export type TailNews =
+  /** Bytes another writer appended, already counted as read (one piece at a time, in order). */
+  | { kind: 'grew'; bytes: Buffer }
   /** [oh-my-pi] The title line was rewritten in place and nothing else moved. */
-  titleRewritten(slot: TitleSlot): void;
-}
+  | { kind: 'title'; slot: TitleSlot };
 
 /** A title line longer than this is not kept (a rename of it then reloads the session). */
 const MAX_TITLE_LINE_BYTES = 64 << 10;
@@ -111,10 +113,11 @@ export class FileTail {
   }
 
   /**
-   * Compares the file (open as `fd`, now in state `now`) with what was read: growth is read and
-   * told to `events`; answers why the file must be read again whole, if it must.
+   * Compares the file (open as `fd`, now in state `now`) with what was read: yields what it found
+   * (growth, read a piece at a time, and a title line rewritten in place), and returns why the file
+   * must be read again whole, if it must. The caller takes each piece before the next is read.
    */
-  look(fd: number, now: FileState, events: TailEvents): ReloadReason | undefined {
+  *look(fd: number, now: FileState): Generator<TailNews, ReloadReason | undefined> {
     if (!sameFile(now, this.fileState)) return 'replaced';
     if (isArchive(this.file)) {
       // Compressed: not tailed; any change is read again whole.
@@ -127,12 +130,18 @@ export class FileTail {
       if (!touched) return undefined;
       // Touched without growing: an in-place rewrite of the same size is only visible in the bytes;
       // a rename rewrites oh-my-pi's title line in place, taken without a reload when nothing else moved.
-      if (this.compareRead(fd, events) === 'other') return 'rewritten';
+      const compared = this.compareRead(fd);
+      if (compared === 'other') return 'rewritten';
+      if (compared !== 'same') yield compared;
       this.fileState = now;
       return undefined;
     }
     // A rename may rewrite the title line and append a title_change in one go.
-    if (this.titleLine && touched && this.compareRead(fd, events) === 'other') return 'rewritten';
+    if (this.titleLine && touched) {
+      const compared = this.compareRead(fd);
+      if (compared === 'other') return 'rewritten';
+      if (compared !== 'same') yield compared;
+    }
     // In pieces, like the first read: what another writer appended can be large too.
     while (this.offset < now.size) {
       const start = Math.max(0, this.offset - this.window.length);
@@ -146,7 +155,7 @@ export class FileTail {
       this.offset += fresh.length;
       this.hash.add(fresh);
       this.window = lastBytes(this.window, fresh, WINDOW_BYTES);
-      events.grew(fresh);
+      yield { kind: 'grew', bytes: fresh };
     }
     return undefined;
   }
@@ -163,10 +172,10 @@ export class FileTail {
 
   /**
    * Reads the file's first `offset` bytes again, piece by piece, and compares them with what was
-   * read: 'same'; 'title' when only oh-my-pi's title line changed, in place, to another title line
-   * (taken: the hash and window follow the disk, and `events` is told); else 'other' (a reload).
+   * read: 'same'; the news of the new title when only oh-my-pi's title line changed, in place, to
+   * another title line (taken: the hash and window follow the disk); else 'other' (a reload).
    */
-  private compareRead(fd: number, events: TailEvents): 'same' | 'title' | 'other' {
+  private compareRead(fd: number): 'same' | 'other' | Extract<TailNews, { kind: 'title' }> {
     const old = this.titleLine;
     const head = old ? readAtSync(fd, 0, old.length) : Buffer.alloc(0);
     if (old && head.length !== old.length) return 'other';
@@ -196,8 +205,7 @@ export class FileTail {
       head.copy(patched, 0, windowStart, old.length);
       this.window = patched;
     }
-    events.titleRewritten(slot);
-    return 'title';
+    return { kind: 'title', slot };
   }
 }
 

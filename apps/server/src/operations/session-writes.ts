@@ -10,13 +10,13 @@ import type {
 import { userMessageText, type SessionManager, type SessionStorageProvider } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
-import { FileSafetyError } from './confined';
-import { NewFileStorageProvider } from './file-storage';
-import { realpathOrUndefined, statFileSync } from './files';
-import { fileErrorToAppError } from './file-errors';
-import type { OpenSession } from './open-session';
-import { sessionListChanged } from './session-events';
-import type { SessionStore } from './session-store';
+import { FileSafetyError } from '../files/confined';
+import { NewFileStorageProvider } from '../files/file-storage';
+import { realpathOrUndefined, statFileSync } from '../files/files';
+import { fileErrorToAppError } from '../files/file-errors';
+import type { OpenSession } from '../live/open-session';
+import { sessionListChanged } from '../live/session-events';
+import type { SessionStore } from '../session-store';
 
 export interface SessionWritesDeps {
   store: SessionStore;

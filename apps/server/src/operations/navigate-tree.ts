@@ -8,7 +8,7 @@ import {
 } from '@canopy/session-core';
 import { AppError } from '../errors';
 import type { ExtensionHost } from '../extensions/host';
-import type { SessionStore } from '../store/session-store';
+import type { SessionStore } from '../session-store';
 import type { SummarizerRegistry } from '../summarizer';
 import {
   narrowToSelection,

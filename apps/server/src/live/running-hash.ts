@@ -12,7 +12,7 @@
 // rewritten and reads it again (with a hash made here).
 import { createHash, type Hash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { PARSE_SLICE_BYTES } from './files';
+import { PARSE_SLICE_BYTES } from '../files/files';
 
 /**
  * Bytes of one shared slot: a slice of a whole read (open-session.ts parses a read piece a slice at
