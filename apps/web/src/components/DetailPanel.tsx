@@ -180,7 +180,7 @@ export function DetailPanel() {
   const store = useAppStore();
   const session = useApp((s) => s.session);
   const selectedId = useApp((s) => selectedIdOf(s));
-  const entry = useApp((s) => (selectedId ? s.selector?.tree.get(selectedId) : undefined));
+  const entry = useApp((s) => (selectedId ? s.treeView?.tree.get(selectedId) : undefined));
   const treeVersion = useApp(treeVersionOf);
   const leafId = useApp(leafIdOf);
   const busy = useApp((s) => s.busy);

@@ -269,7 +269,7 @@ function AssistantBlocks({ blocks }: { blocks: unknown[] }) {
 /** Another entry of the session, selectable when the tree holds it. */
 function EntryLink({ text, id, testId }: { text: string; id: string | null; testId: string }) {
   const store = useAppStore();
-  const present = useApp((s) => (id === null ? false : s.selector?.tree.get(id) !== undefined));
+  const present = useApp((s) => (id === null ? false : s.treeView?.tree.get(id) !== undefined));
   return (
     <div className="detail-meta" data-testid={testId}>
       <span>{text}</span>

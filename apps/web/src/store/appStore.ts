@@ -79,7 +79,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         return get().info?.defaultSummarizerId ?? null;
       },
       jump: (id, options) => get().jump(id, options),
-      whenEntry: (id) => get().whenState((state) => state.selector?.tree.has(id) ?? false),
+      whenEntry: (id) => get().whenState((state) => state.treeView?.tree.has(id) ?? false),
       select: (id) => get().select(id),
       toast: (text, kind) => get().toast(text, kind),
     });

@@ -5,9 +5,9 @@
 // `TreeNode`s as received, so a node's usage numbers travel with it. What the store must do beyond the new state
 // (tell the user, fetch a new snapshot) comes back as data; this module never reaches a store.
 //
-// One exception to purity, on purpose: the `ViewTree` inside the selector is advanced in place
+// One exception to purity, on purpose: the `ViewTree` inside the tree view is advanced in place
 // (append, replace), because copying a tree of 200,000 entries for every appended line would cost
-// O(n) per event. Its `version` changes with every change and the selector state is always a new
+// O(n) per event. Its `version` changes with every change and the tree view state is always a new
 // object, so subscribers see the change; the state passed in must not be used after the call.
 // One file (just over 300 lines) because every event kind moves the same state, in one switch.
 
@@ -87,7 +87,7 @@ export interface LiveState {
   /** The server is still reading the folders for the first time: the list is not whole yet. */
   listing: ListingProgress | null;
   session: SessionHead | null;
-  selector: TreeSelectorState | null;
+  treeView: TreeSelectorState | null;
   writerActive: boolean;
   /** Another process moving the leaf moves the selection with it. */
   followLeaf: boolean;
@@ -116,9 +116,9 @@ export type SnapshotInput =
        */
       deferRows?: boolean;
     }
-  /** The rows that fell due: computed now (at once, when prepared with the selector's leaf, filter and query). */
+  /** The rows that fell due: computed now (at once, when prepared with the tree view's leaf, filter and query). */
   | { type: 'snapshot_rows'; sessionId: string }
-  /** The closing line's changed nodes, replaced in the tree before its rows are prepared; the selector follows at `snapshot_end`. */
+  /** The closing line's changed nodes, replaced in the tree before its rows are prepared; the tree view follows at `snapshot_end`. */
   | { type: 'snapshot_changed'; sessionId: string; changed: readonly TreeNode[] }
   /** How many bytes of the file the server has read (it is still reading it). */
   | { type: 'snapshot_read'; sessionId: string; read: number }
@@ -151,7 +151,7 @@ export function emptyLiveState(): LiveState {
     sessions: [],
     listing: null,
     session: null,
-    selector: null,
+    treeView: null,
     writerActive: false,
     followLeaf: true,
     snapshot: null,
@@ -232,7 +232,7 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
   const expected = head.nodeCount ?? head.session.entryCount;
   if (expected > 0) tree.reserve(Math.min(expected, MAX_RESERVED_NODES));
   // The leaf comes with the closing line; until then nothing is the leaf.
-  const selector = createTreeSelectorState(tree, {
+  const treeView = createTreeSelectorState(tree, {
     leafId: null,
     mode: input.mode,
     query: '',
@@ -242,7 +242,7 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
   const next: LiveState = {
     ...state,
     session: streamingHeadOf(head),
-    selector,
+    treeView,
     writerActive: head.session.writerActive,
     snapshot: {
       received: 0,
@@ -268,9 +268,9 @@ function addSnapshotNodes(
   masks: SearchMaskColumns | undefined,
   deferRows: boolean,
 ): Applied {
-  const { selector, snapshot } = state;
-  if (!selector || !snapshot) return result(state);
-  const tree = selector.tree;
+  const { treeView, snapshot } = state;
+  if (!treeView || !snapshot) return result(state);
+  const tree = treeView.tree;
   const from = tree.size;
   tree.append(nodes);
   // Refused unless every node was taken (addSearchMasks), so that they line up with the new nodes.
@@ -279,7 +279,7 @@ function addSnapshotNodes(
   // Rows are recomputed for the first chunk (the first screen), whenever the tree has grown
   // fourfold since and at the end: O(n) in all however small the chunks (1.33n; doubling cost 2n,
   // and each recompute also lays out the graph), where every chunk would be O(n²). Until then the
-  // selector's rows stay those of its (older) `treeVersion`, consistent in themselves.
+  // the tree view's rows stay those of its (older) `treeVersion`, consistent in themselves.
   const due =
     snapshot.rowsDue ||
     snapshot.rowsAtSize === 0 ||
@@ -294,17 +294,17 @@ function addSnapshotNodes(
 
 /** The rows of the tree as it is now, and the wanted entry selected if it has come. */
 function withRows(state: LiveState): Applied {
-  const { selector, snapshot } = state;
-  if (!selector || !snapshot) return result(state);
-  const tree = selector.tree;
+  const { treeView, snapshot } = state;
+  if (!treeView || !snapshot) return result(state);
+  const tree = treeView.tree;
   const wanted = snapshot.wantedId;
   const wantedArrived = wanted !== null && tree.has(wanted);
-  let nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  let nextTreeView = treeSelectorReducer(treeView, { type: 'refresh' });
   // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.
-  if (wantedArrived) nextSelector = treeSelectorReducer(nextSelector, { type: 'selectId', id: wanted });
+  if (wantedArrived) nextTreeView = treeSelectorReducer(nextTreeView, { type: 'selectId', id: wanted });
   const next: LiveState = {
     ...state,
-    selector: nextSelector,
+    treeView: nextTreeView,
     snapshot: {
       ...snapshot,
       rowsAtSize: tree.size,
@@ -321,17 +321,17 @@ function withRows(state: LiveState): Applied {
  * entry was asked for and came; then the changes that waited for it follow, in the order they came.
  */
 function finishSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 'snapshot_end' }>): Applied {
-  const { selector: streamed, snapshot } = state;
+  const { treeView: streamed, snapshot } = state;
   if (!streamed || !snapshot) return result(state);
   const { end } = input;
   const tree = streamed.tree;
   for (const node of input.changed) tree.replace(node);
   // No entry asked for, or one that never came (a stale deep link): the selection goes to the leaf.
   const toLeaf = (snapshot.toLeaf || snapshot.wantedId !== null) && end.leafId !== null;
-  const selector = treeSelectorReducer(streamed, { type: 'setLeaf', leafId: end.leafId, select: toLeaf });
+  const treeView = treeSelectorReducer(streamed, { type: 'setLeaf', leafId: end.leafId, select: toLeaf });
   const queued = snapshot.queued;
   let applied = result(
-    { ...state, session: headOf(end), selector, writerActive: end.writerActive, snapshot: null },
+    { ...state, session: headOf(end), treeView, writerActive: end.writerActive, snapshot: null },
     { reveal: true, changedIds: input.changed.map((node) => node.id) },
   );
   for (const event of queued) {
@@ -353,8 +353,8 @@ function decoded(columns: NodeColumns | undefined): TreeNode[] {
 }
 
 function applySessionChanged(state: LiveState, event: SessionChangedEvent): Applied {
-  const selector = state.selector!;
-  const tree = selector.tree;
+  const treeView = state.treeView!;
+  const tree = treeView.tree;
   const added = decoded(event.added);
   const changed = decoded(event.changed);
   tree.append(added);
@@ -362,7 +362,7 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
   const notices: string[] = [];
   let reload = false;
   let reveal = false;
-  let nextSelector = selector;
+  let nextTreeView = treeView;
   const leaf = event.leaf;
   if (leaf && leaf.id !== null && !tree.has(leaf.id)) {
     // A leaf we never received: the tree here missed something; start again from a snapshot.
@@ -372,15 +372,15 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
     // Canopy's own writes leave the selection to the action that made them (it selects what it
     // wrote); another process's writes and a leaf that had to move take the selection along.
     const follow = state.followLeaf && leaf.id !== null && (event.source === 'external' || !!leaf.notice);
-    nextSelector = treeSelectorReducer(selector, { type: 'setLeaf', leafId: leaf.id, select: follow });
+    nextTreeView = treeSelectorReducer(treeView, { type: 'setLeaf', leafId: leaf.id, select: follow });
     reveal = follow;
   }
-  if (nextSelector === selector && (added.length > 0 || changed.length > 0))
-    nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  if (nextTreeView === treeView && (added.length > 0 || changed.length > 0))
+    nextTreeView = treeSelectorReducer(treeView, { type: 'refresh' });
   return result(
     {
       ...state,
-      selector: nextSelector,
+      treeView: nextTreeView,
       writerActive: event.writerActive ?? state.writerActive,
     },
     { notices, reload, reveal, changedIds: changed.map((node) => node.id) },
@@ -402,8 +402,8 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
       if (state.session?.id !== input.sessionId || !state.snapshot?.rowsDue) return result(state);
       return withRows(state);
     case 'snapshot_changed': {
-      if (state.session?.id !== input.sessionId || !state.selector || !state.snapshot) return result(state);
-      const tree = state.selector.tree;
+      if (state.session?.id !== input.sessionId || !state.treeView || !state.snapshot) return result(state);
+      const tree = state.treeView.tree;
       for (const node of input.changed) tree.replace(node);
       return result(state, { changedIds: input.changed.map((node) => node.id) });
     }
@@ -430,7 +430,7 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
     default:
       return result(state);
   }
-  if (!state.session || !state.selector || input.sessionId !== state.session.id) return result(state);
+  if (!state.session || !state.treeView || input.sessionId !== state.session.id) return result(state);
   if (state.snapshot && input.type !== 'session_reloaded')
     return result({ ...state, snapshot: { ...state.snapshot, queued: [...state.snapshot.queued, input] } });
   switch (input.type) {
@@ -439,11 +439,11 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
     case 'subscribed': {
       // The snapshot may predate the subscription; the leaf in the acknowledgement is authoritative.
       const leafId = input.leafId;
-      if (leafId === state.selector.leafId) return result(state);
-      if (leafId !== null && !state.selector.tree.has(leafId)) return result(state, { reload: true });
+      if (leafId === state.treeView.leafId) return result(state);
+      if (leafId !== null && !state.treeView.tree.has(leafId)) return result(state, { reload: true });
       const select = state.followLeaf && leafId !== null;
-      const selector = treeSelectorReducer(state.selector, { type: 'setLeaf', leafId, select });
-      return result({ ...state, selector }, { reveal: select });
+      const treeView = treeSelectorReducer(state.treeView, { type: 'setLeaf', leafId, select });
+      return result({ ...state, treeView }, { reveal: select });
     }
     case 'session_changed':
       return applySessionChanged(state, input);

@@ -38,7 +38,7 @@ export function createMultiSelectionSlice({ set, get }: StoreKit): MultiSelectio
 
     selectRangeTo(id) {
       // Outline rows in display order.
-      const rows = get().selector?.rows.map((row) => row.id) ?? [];
+      const rows = get().treeView?.rows.map((row) => row.id) ?? [];
       const anchor = get().selectionAnchor;
       const from = anchor === null ? -1 : rows.indexOf(anchor);
       const to = rows.indexOf(id);

@@ -1,5 +1,5 @@
 // Selection, filter and search: session-core's tree selector reducer run on the tree slice's
-// selector state, plus the tick that asks the views to bring the selection into view.
+// tree view state, plus the tick that asks the views to bring the selection into view.
 
 import { treeSelectorReducer, type FilterMode, type TreeSelectorAction } from '@canopy/session-core';
 import { selectedIdOf } from '../selectors';
@@ -28,12 +28,12 @@ export function createSelectionSlice(kit: StoreKit): SelectionSlice {
     revealTick: 0,
 
     dispatch(action, reveal = true) {
-      const current = get().selector;
+      const current = get().treeView;
       if (!current) return;
       const before = selectedIdOf(get());
       const next = treeSelectorReducer(current, action);
       set({
-        ...(next !== current ? { selector: next } : {}),
+        ...(next !== current ? { treeView: next } : {}),
         ...(reveal ? { revealTick: get().revealTick + 1 } : {}),
       });
       kit.selectionMoved(before);
@@ -45,7 +45,7 @@ export function createSelectionSlice(kit: StoreKit): SelectionSlice {
     },
 
     setFilter(mode) {
-      if (get().selector) get().dispatch({ type: 'setFilter', mode });
+      if (get().treeView) get().dispatch({ type: 'setFilter', mode });
       else set({ idleFilterMode: mode });
     },
 
@@ -54,8 +54,8 @@ export function createSelectionSlice(kit: StoreKit): SelectionSlice {
     },
 
     stepMatch(direction) {
-      const selector = get().selector;
-      if (!selector || selector.query.trim() === '') return;
+      const treeView = get().treeView;
+      if (!treeView || treeView.query.trim() === '') return;
       // While searching, every row is a match (the search filters the rows), so stepping through
       // matches is moving through the rows, wrapping at the ends.
       get().dispatch({ type: 'move', delta: direction });

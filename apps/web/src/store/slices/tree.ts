@@ -1,4 +1,4 @@
-// The open session: its head and its tree (session-core's selector state), loaded from the
+// The open session: its head and its tree (session-core's tree view state), loaded from the
 // streamed snapshot and kept current by server events, both through `applyServerEvent`
 // (store/live.ts). This slice only feeds that function and carries out what it returns.
 
@@ -21,7 +21,7 @@ import type { StoreKit } from './kit';
 export interface TreeSlice {
   session: SessionHead | null;
   /** The tree, its rows, leaf, filter, search and selection. */
-  selector: TreeSelectorState | null;
+  treeView: TreeSelectorState | null;
   writerActive: boolean;
   followLeaf: boolean;
   /** The snapshot still streaming in, if any. */
@@ -66,11 +66,11 @@ const ROWS_SLICE_MS = 8;
  * the load was aborted meanwhile.
  */
 async function prepareInSlices(
-  selector: TreeSelectorState,
+  treeView: TreeSelectorState,
   options: Omit<ComputeRowsOptions, 'selectedId'>,
   signal: AbortSignal,
 ): Promise<boolean> {
-  const preparation = prepareRows(selector.tree, options);
+  const preparation = prepareRows(treeView.tree, options);
   for (;;) {
     // Each slice in a task of its own, after the render of what was applied before it.
     await nextTask();
@@ -81,8 +81,8 @@ async function prepareInSlices(
 }
 
 function liveOf(state: AppStore): LiveState {
-  const { sessions, listing, session, selector, writerActive, followLeaf, snapshot } = state;
-  return { sessions, listing, session, selector, writerActive, followLeaf, snapshot };
+  const { sessions, listing, session, treeView, writerActive, followLeaf, snapshot } = state;
+  return { sessions, listing, session, treeView, writerActive, followLeaf, snapshot };
 }
 
 export function createTreeSlice(kit: StoreKit): TreeSlice {
@@ -102,7 +102,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
     const base = held && live.snapshot === held.after ? { ...live, snapshot: held.progress } : live;
     held = null;
     const applied = applyServerEvent(base, input);
-    const { sessions, listing, session, selector, writerActive, snapshot } = applied.state;
+    const { sessions, listing, session, treeView, writerActive, snapshot } = applied.state;
     if (
       hold &&
       snapshot !== null &&
@@ -111,7 +111,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
       sessions === base.sessions &&
       listing === base.listing &&
       session === base.session &&
-      selector === base.selector &&
+      treeView === base.treeView &&
       writerActive === base.writerActive &&
       !applied.reveal &&
       !applied.reload &&
@@ -126,7 +126,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
       sessions,
       listing,
       session,
-      selector,
+      treeView,
       writerActive,
       snapshot,
       ...(applied.reveal ? { revealTick: before.revealTick + 1 } : {}),
@@ -158,7 +158,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
             head: part.head,
             selectedId,
             mode: filterModeOf(state),
-            pageSize: state.selector?.pageSize ?? DEFAULT_PAGE_SIZE,
+            pageSize: state.treeView?.pageSize ?? DEFAULT_PAGE_SIZE,
           });
           kit.notifyLocation();
         } else if (part.kind === 'nodes') {
@@ -169,10 +169,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
             hold,
           );
           if (held === null) nodesSinceStored = 0;
-          const { selector, snapshot } = get();
-          if (selector && snapshot?.rowsDue) {
-            const { leafId, mode, query } = selector;
-            if (!(await prepareInSlices(selector, { leafId, mode, query }, controller.signal))) return;
+          const { treeView, snapshot } = get();
+          if (treeView && snapshot?.rowsDue) {
+            const { leafId, mode, query } = treeView;
+            if (!(await prepareInSlices(treeView, { leafId, mode, query }, controller.signal))) return;
             apply({ type: 'snapshot_rows', sessionId: id });
           }
         } else if (part.kind === 'read') {
@@ -183,10 +183,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
           apply({ type: 'snapshot_read', sessionId: id, read: part.read }, hold);
         } else if (part.kind === 'end') {
           apply({ type: 'snapshot_changed', sessionId: id, changed: part.changed });
-          const { selector } = get();
-          if (selector) {
-            const options = { leafId: part.end.leafId, mode: selector.mode, query: selector.query };
-            if (!(await prepareInSlices(selector, options, controller.signal))) return;
+          const { treeView } = get();
+          if (treeView) {
+            const options = { leafId: part.end.leafId, mode: treeView.mode, query: treeView.query };
+            if (!(await prepareInSlices(treeView, options, controller.signal))) return;
           }
           apply({ type: 'snapshot_end', sessionId: id, end: part.end, changed: [] });
         } else {
@@ -211,7 +211,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
 
   return {
     session: null,
-    selector: null,
+    treeView: null,
     writerActive: false,
     followLeaf: true,
     snapshot: null,
@@ -267,7 +267,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
         settingsOpen: false,
         idleFilterMode: filterModeOf(state),
         session: null,
-        selector: null,
+        treeView: null,
         snapshot: null,
         writerActive: false,
         loadError: null,
