@@ -16,7 +16,6 @@ import {
 } from '@canopy/session-core';
 import { formatCost, formatTokens } from '../lib/format';
 import { artifactIdsIn, blobHashOf } from '../lib/ompFiles';
-import { api } from '../net/api';
 import { messageOf } from '../net/errors';
 import { useApp, useAppStore } from '../store/context';
 import { ArtifactView } from './ArtifactView';
@@ -46,24 +45,28 @@ function json(value: unknown): string {
  */
 function BlobImage({ sessionId, hash }: { sessionId: string; hash: string }) {
   const [shown, setShown] = useState<{ src: string } | { error: string } | null>(null);
+  const store = useAppStore();
   useEffect(() => {
     let live = true;
     let url: string | undefined;
-    api.getBlob(sessionId, hash).then(
-      (blob) => {
-        if (!live) return;
-        url = URL.createObjectURL(blob);
-        setShown({ src: url });
-      },
-      (error: unknown) => {
-        if (live) setShown({ error: messageOf(error) });
-      },
-    );
+    store
+      .getState()
+      .loadBlob(sessionId, hash)
+      .then(
+        (blob) => {
+          if (!live) return;
+          url = URL.createObjectURL(blob);
+          setShown({ src: url });
+        },
+        (error: unknown) => {
+          if (live) setShown({ error: messageOf(error) });
+        },
+      );
     return () => {
       live = false;
       if (url) URL.revokeObjectURL(url);
     };
-  }, [sessionId, hash]);
+  }, [store, sessionId, hash]);
   if (shown && 'error' in shown) {
     return (
       <div className="notice warn" data-testid="detail.image-error">

@@ -14,7 +14,6 @@ function run(state: LiveState, inputs: readonly LiveInput[]): Applied {
     reload: false,
     changedIds: [],
     reveal: false,
-    reloadList: false,
   };
   for (const input of inputs) {
     const step = applyServerEvent(applied.state, input);
@@ -211,7 +210,8 @@ describe('applyServerEvent: session_changed', () => {
     expect(rowIds(applied.state)).toContain('u8');
     expect(applied.state.treeView?.leafId).toBe('u8');
     expect(selectedIdOf(applied.state)).toBe('u8');
-    expect(applied.state.writerActive).toBe(true);
+    // Kept once, on the open session's row.
+    expect(applied.state.session?.item.writerActive).toBe(true);
     expect(applied.reveal).toBe(true);
   });
 
@@ -303,7 +303,7 @@ describe('applyServerEvent: session_changed', () => {
   });
 });
 
-describe('applyServerEvent: reloads and the session list', () => {
+describe('applyServerEvent: reloads', () => {
   it('asks for a new snapshot and says why when the file was rewritten', () => {
     const applied = applyServerEvent(opened(), {
       type: 'session_reloaded',
@@ -312,50 +312,6 @@ describe('applyServerEvent: reloads and the session list', () => {
     });
     expect(applied.reload).toBe(true);
     expect(applied.notices).toEqual(['The session file was truncated; reloaded']);
-  });
-
-  it('patches the list: replaces and adds upserted rows, drops removed ones, renames the open session', () => {
-    const state = { ...opened(), sessions: [listItem('s1'), listItem('s2'), listItem('s3')] };
-    const applied = applyServerEvent(state, {
-      type: 'session_list_changed',
-      upserted: [listItem('s1', { name: 'Renamed', entryCount: 9 }), listItem('s4')],
-      removed: ['s2'],
-    });
-    expect(applied.state.sessions.map((s) => [s.id, s.entryCount])).toEqual([
-      ['s1', 9],
-      ['s3', 7],
-      ['s4', 7],
-    ]);
-    expect(applied.state.session?.name).toBe('Renamed');
-    expect(applied.state.treeView).toBe(state.treeView);
-  });
-
-  it("follows the server's first reading of the folders and asks for the whole list when it ends", () => {
-    const state = { ...opened(), sessions: [listItem('s1')], listing: { read: 1, total: 3 } };
-    const during = applyServerEvent(state, {
-      type: 'session_list_changed',
-      upserted: [listItem('s2')],
-      removed: [],
-      listing: { read: 2, total: 3 },
-    });
-    expect(during.state.listing).toEqual({ read: 2, total: 3 });
-    expect(during.reloadList).toBe(false);
-    // A change that is not part of the reading leaves its progress alone.
-    const other = applyServerEvent(during.state, {
-      type: 'session_list_changed',
-      upserted: [],
-      removed: ['s1'],
-    });
-    expect(other.state.listing).toEqual({ read: 2, total: 3 });
-    const ended = applyServerEvent(other.state, {
-      type: 'session_list_changed',
-      upserted: [listItem('s3')],
-      removed: [],
-      listing: null,
-    });
-    expect(ended.state.listing).toBeNull();
-    expect(ended.state.sessions.map((s) => s.id)).toEqual(['s2', 's3']);
-    expect(ended.reloadList).toBe(true);
   });
 
   it('completes a snapshot of no nodes at its closing line', () => {

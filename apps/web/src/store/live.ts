@@ -12,7 +12,6 @@
 // One file (just over 300 lines) because every event kind moves the same state, in one switch.
 
 import type {
-  ListingProgress,
   NodeColumns,
   ServerEvent,
   SessionChangedEvent,
@@ -83,12 +82,8 @@ export function readProgressStep(snapshot: SnapshotProgress, read: number): numb
 }
 
 export interface LiveState {
-  sessions: readonly SessionListItem[];
-  /** The server is still reading the folders for the first time: the list is not whole yet. */
-  listing: ListingProgress | null;
   session: SessionHead | null;
   treeView: TreeSelectorState | null;
-  writerActive: boolean;
   /** Another process moving the leaf moves the selection with it. */
   followLeaf: boolean;
   snapshot: SnapshotProgress | null;
@@ -142,31 +137,31 @@ export interface Applied {
   changedIds: string[];
   /** The selection moved to follow the leaf: the views should bring it into view. */
   reveal: boolean;
-  /** The server's first reading of the folders ended: fetch the whole list (rows may have been missed). */
-  reloadList: boolean;
 }
 
 export function emptyLiveState(): LiveState {
   return {
-    sessions: [],
-    listing: null,
     session: null,
     treeView: null,
-    writerActive: false,
     followLeaf: true,
     snapshot: null,
   };
 }
 
 function result(state: LiveState, more: Partial<Omit<Applied, 'state'>> = {}): Applied {
-  return { state, notices: [], reload: false, changedIds: [], reveal: false, reloadList: false, ...more };
+  return { state, notices: [], reload: false, changedIds: [], reveal: false, ...more };
+}
+
+function withWriter(item: SessionListItem, writerActive: boolean): SessionListItem {
+  return item.writerActive === writerActive ? item : { ...item, writerActive };
 }
 
 /** The session as its snapshot's closing line describes it. */
 function headOf(end: Omit<SessionSnapshotEnd, 'changed'>): SessionHead {
   return {
     id: end.session.id,
-    item: end.session,
+    // The closing line's own flag is the writer's state when the snapshot was read.
+    item: withWriter(end.session, end.writerActive),
     header: end.header,
     dialect: end.dialect,
     issues: end.issues,
@@ -187,25 +182,6 @@ function streamingHeadOf(head: SessionSnapshotHead): SessionHead {
     needsMigration: false,
     ...(item.name !== undefined ? { name: item.name } : {}),
   };
-}
-
-/** The session list with `upserted` rows replaced or added and `removed` ones gone. */
-export function patchSessionList(
-  sessions: readonly SessionListItem[],
-  upserted: readonly SessionListItem[],
-  removed: readonly string[],
-): SessionListItem[] {
-  const gone = new Set(removed);
-  const incoming = new Map(upserted.map((item) => [item.id, item]));
-  const next: SessionListItem[] = [];
-  for (const item of sessions) {
-    if (gone.has(item.id)) continue;
-    const replacement = incoming.get(item.id);
-    next.push(replacement ?? item);
-    incoming.delete(item.id);
-  }
-  for (const item of incoming.values()) if (!gone.has(item.id)) next.push(item);
-  return next;
 }
 
 /** The open session with its row from `rows`, when they hold it. */
@@ -243,7 +219,6 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
     ...state,
     session: streamingHeadOf(head),
     treeView,
-    writerActive: head.session.writerActive,
     snapshot: {
       received: 0,
       total: head.nodeCount ?? null,
@@ -331,7 +306,7 @@ function finishSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 
   const treeView = treeSelectorReducer(streamed, { type: 'setLeaf', leafId: end.leafId, select: toLeaf });
   const queued = snapshot.queued;
   let applied = result(
-    { ...state, session: headOf(end), treeView, writerActive: end.writerActive, snapshot: null },
+    { ...state, session: headOf(end), treeView, snapshot: null },
     { reveal: true, changedIds: input.changed.map((node) => node.id) },
   );
   for (const event of queued) {
@@ -342,10 +317,18 @@ function finishSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 
       reload: applied.reload || step.reload,
       changedIds: [...applied.changedIds, ...step.changedIds],
       reveal: applied.reveal || step.reveal,
-      reloadList: applied.reloadList || step.reloadList,
     };
   }
   return applied;
+}
+
+/**
+ * The head with another process's writing as `session_changed` reports it: kept on the open
+ * session's list row (`item.writerActive`), the one place the browser stores it.
+ */
+function withWriterActive(session: SessionHead, writerActive: boolean | undefined): SessionHead {
+  if (writerActive === undefined || writerActive === session.item.writerActive) return session;
+  return { ...session, item: withWriter(session.item, writerActive) };
 }
 
 function decoded(columns: NodeColumns | undefined): TreeNode[] {
@@ -380,8 +363,8 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
   return result(
     {
       ...state,
+      session: withWriterActive(state.session!, event.writerActive),
       treeView: nextTreeView,
-      writerActive: event.writerActive ?? state.writerActive,
     },
     { notices, reload, reveal, changedIds: changed.map((node) => node.id) },
   );
@@ -413,16 +396,6 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
     case 'snapshot_end':
       if (state.session?.id !== input.sessionId) return result(state);
       return finishSnapshot(state, input);
-    case 'session_list_changed':
-      return result(
-        {
-          ...state,
-          sessions: patchSessionList(state.sessions, input.upserted, input.removed),
-          session: withListedItem(state.session, input.upserted),
-          ...(input.listing !== undefined ? { listing: input.listing } : {}),
-        },
-        { reloadList: input.listing === null },
-      );
     case 'session_changed':
     case 'subscribed':
     case 'session_reloaded':
