@@ -12,7 +12,7 @@ import {
 import {
   drain,
   graphLayoutSteps,
-  layoutGraph,
+  GraphLayouter,
   stepsJob,
   type GraphLayout,
   type IndexedGraphSource,
@@ -82,6 +82,8 @@ export const SLICED_LAYOUT_ROWS = 2048;
 
 export function createDerived(options: { slicedLayoutRows?: number } = {}): Derived {
   const slicedLayoutRows = options.slicedLayoutRows ?? SLICED_LAYOUT_ROWS;
+  // This view's layouts: the last one answers the same structure again after a jump.
+  const layouter = new GraphLayouter();
   const sameInputs = (a: RowsInput, b: RowsInput) =>
     a.tree === b.tree && a.treeVersion === b.treeVersion && a.leafId === b.leafId && a.mode === b.mode;
   /** The tree view's rows of the last state without a search, with what they were computed from. */
@@ -181,7 +183,7 @@ export function createDerived(options: { slicedLayoutRows?: number } = {}): Deri
       const ready = readyLayout(tree, rows, expanded);
       if (ready) return ready;
       const input = laidOutInput(tree, rows);
-      const layout = layoutGraph(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
+      const layout = layouter.layout(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
       lastLayout = { ...input, layout, expanded, overrides: new Map(), base: layout.indexOfEntry };
       return layout;
     },
