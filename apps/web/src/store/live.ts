@@ -9,7 +9,7 @@
 // (append, replace), because copying a tree of 200,000 entries for every appended line would cost
 // O(n) per event. Its `version` changes with every change and the tree view state is always a new
 // object, so subscribers see the change; the state passed in must not be used after the call.
-// One file (just over 300 lines) because every event kind moves the same state, in one switch.
+// One file (past 300 lines) because every event kind moves the same state, in one switch.
 
 import type {
   NodeColumns,
