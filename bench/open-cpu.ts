@@ -5,7 +5,7 @@
 // the page's longest tasks while opening, the CPU of every thread in all, and the threads that used
 // at least 50 ms.
 // On two cores, a sum near twice the wall means the machine was saturated: moving work to another
-// thread cannot shorten that open, only less work can (bench/README.md, the round of stop 35).
+// thread cannot shorten that open, only less work can (bench/log/2026-history.md, the round of stop 35).
 //
 //   node .tools/node_modules/pnpm/bin/pnpm.cjs exec tsx bench/open-cpu.ts [--size 500k] [--runs 3]
 //

@@ -31,7 +31,11 @@ function slug(heading: string): string {
 }
 
 function anchorsOf(page: string): Set<string> {
-  const text = readFileSync(join(docsDir, page), 'utf8');
+  return anchorsIn(join(docsDir, page));
+}
+
+function anchorsIn(path: string): Set<string> {
+  const text = readFileSync(path, 'utf8');
   const anchors = new Set<string>();
   let inFence = false;
   for (const line of text.split('\n')) {
@@ -69,6 +73,25 @@ describe('docs/', () => {
         for (const anchor of anchors) if (!known.has(anchor)) broken.push(`${where} (no heading #${anchor})`);
       }
     }
+    expect(broken).toEqual([]);
+  });
+
+  it('every bench/README.md#<anchor> and bench/log/<file>.md#<anchor> cited names an existing heading', () => {
+    // The benchmark's history moved from its README to bench/log/: a citation of either must resolve.
+    const broken: string[] = [];
+    const citation = /bench\/((?:log\/)?[\w.-]+\.md)#([a-z0-9-]+)/g;
+    let cited = 0;
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(citation)) {
+        cited++;
+        const page = join(root, 'bench', match[1] as string);
+        const where = `${relative(root, file)}: ${match[0]}`;
+        if (!existsSync(page)) broken.push(`${where} (no such file)`);
+        else if (!anchorsIn(page).has(match[2] as string)) broken.push(`${where} (no heading)`);
+      }
+    }
+    expect(cited).toBeGreaterThan(0);
     expect(broken).toEqual([]);
   });
 

@@ -36,18 +36,18 @@ function snapshotProgressText(snapshot: SnapshotProgress | null): string | null 
 }
 
 function StatusBar() {
-  const selector = useApp((s) => s.selector);
-  const total = useApp((s) => s.selector?.tree.size ?? 0);
+  const treeView = useApp((s) => s.treeView);
+  const total = useApp((s) => s.treeView?.tree.size ?? 0);
   // The snapshot still streaming in: the rows on screen are not the whole tree yet.
   const progress = useApp((s) => snapshotProgressText(s.snapshot));
   const issues = useApp((s) => s.session?.issues.length ?? 0);
   const needsMigration = useApp((s) => s.session?.needsMigration ?? false);
-  if (!selector) return null;
-  const position = selector.rows.length === 0 ? 0 : selector.selectedIndex + 1;
+  if (!treeView) return null;
+  const position = treeView.rows.length === 0 ? 0 : treeView.selectedIndex + 1;
   return (
     <div className="tree-status" data-testid="tree.status">
       <span data-testid="tree.position">
-        ({position}/{selector.rows.length})<span className="filter-tag">{filterTag(selector.mode)}</span>
+        ({position}/{treeView.rows.length})<span className="filter-tag">{filterTag(treeView.mode)}</span>
       </span>
       <span>{formatCount(total)} entries</span>
       {progress && (
@@ -80,7 +80,7 @@ function TreeViews() {
   const ref = useRef<HTMLDivElement>(null);
   // When a session opens, its first rows are painted in the outline before the graph's first
   // render runs (its layout, viewport, canvas and cards): both in one task were the open's longest.
-  const rowsShown = useApp((s) => s.selector !== null && (s.selector.rows.length > 0 || s.snapshot === null));
+  const rowsShown = useApp((s) => s.treeView !== null && (s.treeView.rows.length > 0 || s.snapshot === null));
   const graphMayRender = usePaintedOnceReady(rowsShown);
   return (
     <div

@@ -86,7 +86,7 @@ const BYTE_ORDER_MARK = 0xfeff;
 const MAX_REASON_LENGTH = 160;
 /**
  * Shorter lines are not scanned for long strings: what cutting them could save is less than the scan
- * costs (a measured choice, see bench/README.md#the-skeleton-scan-line-scants-before-and-after).
+ * costs (a measured choice, see bench/log/2026-history.md#the-skeleton-scan-line-scants-before-and-after).
  */
 const ABRIDGE_MIN_LINE_BYTES = 2048;
 

@@ -4,26 +4,31 @@
 // the API would need a credential the browser sends on its own: docs/safety.md#access).
 
 import { useEffect, useMemo, useState } from 'react';
-import { api, type ArtifactText } from '../net/api';
+import type { ArtifactText } from '../net/api';
+import { useAppStore } from '../store/context';
 import { formatBytes } from '../lib/format';
 import { Pre } from './Markdown';
 
 export function ArtifactView({ sessionId, artifactId }: { sessionId: string; artifactId: string }) {
   const [artifact, setArtifact] = useState<ArtifactText | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const store = useAppStore();
   const load = (): Promise<ArtifactText | null> => {
     if (artifact) return Promise.resolve(artifact);
-    return api.getArtifact(sessionId, artifactId).then(
-      (loaded) => {
-        setArtifact(loaded);
-        setError(null);
-        return loaded;
-      },
-      (cause: unknown) => {
-        setError(cause instanceof Error ? cause.message : String(cause));
-        return null;
-      },
-    );
+    return store
+      .getState()
+      .loadArtifact(sessionId, artifactId)
+      .then(
+        (loaded) => {
+          setArtifact(loaded);
+          setError(null);
+          return loaded;
+        },
+        (cause: unknown) => {
+          setError(cause instanceof Error ? cause.message : String(cause));
+          return null;
+        },
+      );
   };
   const textUrl = useMemo(
     () =>

@@ -9,7 +9,7 @@ export function BranchConfirm() {
   const store = useAppStore();
   const entryId = useApp((s) => s.branchConfirmId);
   const text = useApp((s) =>
-    s.branchConfirmId ? (s.selector?.tree.get(s.branchConfirmId)?.text ?? '') : '',
+    s.branchConfirmId ? (s.treeView?.tree.get(s.branchConfirmId)?.text ?? '') : '',
   );
   const createRef = useRef<HTMLButtonElement>(null);
   // The default action has the focus: Enter creates the branch, Tab reaches Cancel.

@@ -8,7 +8,6 @@ import { branchTotals } from '../lib/branchTotals';
 import { countSessionUsage } from '../lib/sessionUsage';
 import { entryKind, KIND_COLOR_VAR, kindTitle } from '../lib/entryKind';
 import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
-import { api } from '../net/api';
 import { selectedIdOf } from '../store/appStore';
 import { useApp, useAppStore } from '../store/context';
 import { leafIdOf, treeOf, treeVersionOf } from '../store/selectors';
@@ -58,10 +57,12 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
     data: ContextResponse | null;
     error: string | null;
   } | null>(null);
+  const store = useAppStore();
   useEffect(() => {
     let cancelled = false;
-    api
-      .getContext(sessionId, at)
+    store
+      .getState()
+      .loadContext(sessionId, at)
       .then((data) => !cancelled && setContext({ at, data, error: null }))
       .catch(
         (error: unknown) => !cancelled && setContext({ at, data: null, error: (error as Error).message }),
@@ -69,7 +70,7 @@ function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
     return () => {
       cancelled = true;
     };
-  }, [sessionId, at]);
+  }, [store, sessionId, at]);
   if (!context || context.at !== at) return <div className="help">Building the context…</div>;
   if (context.error || !context.data) return <div className="notice error">{context.error}</div>;
   const data = context.data;
@@ -180,7 +181,7 @@ export function DetailPanel() {
   const store = useAppStore();
   const session = useApp((s) => s.session);
   const selectedId = useApp((s) => selectedIdOf(s));
-  const entry = useApp((s) => (selectedId ? s.selector?.tree.get(selectedId) : undefined));
+  const entry = useApp((s) => (selectedId ? s.treeView?.tree.get(selectedId) : undefined));
   const treeVersion = useApp(treeVersionOf);
   const leafId = useApp(leafIdOf);
   const busy = useApp((s) => s.busy);

@@ -16,7 +16,6 @@ import {
 } from '@canopy/session-core';
 import { formatCost, formatTokens } from '../lib/format';
 import { artifactIdsIn, blobHashOf } from '../lib/ompFiles';
-import { api } from '../net/api';
 import { messageOf } from '../net/errors';
 import { useApp, useAppStore } from '../store/context';
 import { ArtifactView } from './ArtifactView';
@@ -46,24 +45,28 @@ function json(value: unknown): string {
  */
 function BlobImage({ sessionId, hash }: { sessionId: string; hash: string }) {
   const [shown, setShown] = useState<{ src: string } | { error: string } | null>(null);
+  const store = useAppStore();
   useEffect(() => {
     let live = true;
     let url: string | undefined;
-    api.getBlob(sessionId, hash).then(
-      (blob) => {
-        if (!live) return;
-        url = URL.createObjectURL(blob);
-        setShown({ src: url });
-      },
-      (error: unknown) => {
-        if (live) setShown({ error: messageOf(error) });
-      },
-    );
+    store
+      .getState()
+      .loadBlob(sessionId, hash)
+      .then(
+        (blob) => {
+          if (!live) return;
+          url = URL.createObjectURL(blob);
+          setShown({ src: url });
+        },
+        (error: unknown) => {
+          if (live) setShown({ error: messageOf(error) });
+        },
+      );
     return () => {
       live = false;
       if (url) URL.revokeObjectURL(url);
     };
-  }, [sessionId, hash]);
+  }, [store, sessionId, hash]);
   if (shown && 'error' in shown) {
     return (
       <div className="notice warn" data-testid="detail.image-error">
@@ -269,7 +272,7 @@ function AssistantBlocks({ blocks }: { blocks: unknown[] }) {
 /** Another entry of the session, selectable when the tree holds it. */
 function EntryLink({ text, id, testId }: { text: string; id: string | null; testId: string }) {
   const store = useAppStore();
-  const present = useApp((s) => (id === null ? false : s.selector?.tree.get(id) !== undefined));
+  const present = useApp((s) => (id === null ? false : s.treeView?.tree.get(id) !== undefined));
   return (
     <div className="detail-meta" data-testid={testId}>
       <span>{text}</span>

@@ -154,9 +154,9 @@ const OutlineRow = memo(function OutlineRow({
 
 export function OutlineView() {
   const store = useAppStore();
-  const rows = useApp((s) => s.selector?.rows);
-  const selectedIndex = useApp((s) => s.selector?.selectedIndex ?? -1);
-  const query = useApp((s) => s.selector?.query ?? '');
+  const rows = useApp((s) => s.treeView?.rows);
+  const selectedIndex = useApp((s) => s.treeView?.selectedIndex ?? -1);
+  const query = useApp((s) => s.treeView?.query ?? '');
   const streaming = useApp((s) => s.snapshot !== null);
   const editingId = useApp((s) => s.labelEditingId);
   const revealTick = useApp((s) => s.revealTick);

@@ -9,10 +9,10 @@ import type {
   CatalogResponse,
   ProviderInput,
   ProvidersResponse,
+  ProviderTestRequest,
   ProviderTestResult,
   ProviderView,
 } from '@canopy/protocol';
-import { api } from '../net/api';
 import { messageOf } from '../net/errors';
 import { useAppStore } from '../store/context';
 
@@ -106,14 +106,17 @@ export function ProvidersPanel() {
 
   useEffect(() => {
     let live = true;
-    api.listProviders().then(
-      (answer) => live && setView(answer),
-      (failure: unknown) => live && setError(messageOf(failure)),
-    );
+    store
+      .getState()
+      .listProviders()
+      .then(
+        (answer) => live && setView(answer),
+        (failure: unknown) => live && setError(messageOf(failure)),
+      );
     return () => {
       live = false;
     };
-  }, []);
+  }, [store]);
 
   const provider = form.provider.trim();
   const known = view?.catalogProviders.includes(provider) ?? false;
@@ -122,24 +125,25 @@ export function ProvidersPanel() {
   useEffect(() => {
     if (!known) return;
     let live = true;
-    api.providerCatalog(provider).then(
-      (answer) => live && setCatalog(answer.models),
-      () => live && setCatalog([]),
-    );
+    store
+      .getState()
+      .providerCatalog(provider)
+      .then(
+        (answer) => live && setCatalog(answer.models),
+        () => live && setCatalog([]),
+      );
     return () => {
       live = false;
     };
-  }, [provider, known]);
+  }, [store, provider, known]);
 
   const patch = (change: Partial<FormState>) => {
     setForm((current) => ({ ...current, ...change }));
     setTest(null);
   };
 
-  const adopt = async (answer: ProvidersResponse) => {
-    setView(answer);
-    await store.getState().reloadInfo();
-  };
+  // The store's save and delete have fetched the server's info again by now (its summarisers).
+  const adopt = (answer: ProvidersResponse) => setView(answer);
 
   const save = async () => {
     const input = inputOf(form);
@@ -150,7 +154,7 @@ export function ProvidersPanel() {
     setSaving(true);
     setError(null);
     try {
-      await adopt(await api.saveProvider(input));
+      adopt(await store.getState().saveProvider(input));
       store
         .getState()
         .toast(`${input.provider}/${input.model} saved; it is offered in the summary dialog now`);
@@ -163,10 +167,10 @@ export function ProvidersPanel() {
     }
   };
 
-  const runTest = async (request: Parameters<typeof api.testProvider>[0]) => {
+  const runTest = async (request: ProviderTestRequest) => {
     setTest({ running: true });
     try {
-      setTest({ ...(await api.testProvider(request)), running: false });
+      setTest({ ...(await store.getState().testProvider(request)), running: false });
     } catch (failure) {
       setTest({ ok: false, running: false, model: '', message: messageOf(failure), elapsedMs: 0 });
     }
@@ -254,7 +258,10 @@ export function ProvidersPanel() {
                     type="button"
                     data-testid="providers.remove"
                     onClick={() =>
-                      void api.deleteProvider(saved.id).then(adopt, (f: unknown) => setError(messageOf(f)))
+                      void store
+                        .getState()
+                        .deleteProvider(saved.id)
+                        .then(adopt, (f: unknown) => setError(messageOf(f)))
                     }
                   >
                     Remove

@@ -31,7 +31,7 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
   const store = useAppStore();
   const session = useApp((s) => s.session);
   const sessions = useApp((s) => s.sessions);
-  const writerActive = useApp((s) => s.writerActive);
+  const writerActive = useApp((s) => s.session?.item.writerActive ?? false);
   const theme = useApp((s) => s.theme);
   const busy = useApp((s) => s.busy);
   const loading = useApp((s) => s.loading);

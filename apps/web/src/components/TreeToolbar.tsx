@@ -24,8 +24,8 @@ const VIEWS: { view: ViewMode; label: string }[] = [
 export function TreeToolbar() {
   const store = useAppStore();
   const mode = useApp(filterModeOf);
-  const query = useApp((s) => s.selector?.query ?? '');
-  const count = useApp((s) => s.selector?.rows.length ?? 0);
+  const query = useApp((s) => s.treeView?.query ?? '');
+  const count = useApp((s) => s.treeView?.rows.length ?? 0);
   const view = useApp((s) => s.view);
   const busy = useApp((s) => s.busy);
   const doubleEscape = useApp((s) => s.settings.doubleEscapeAction);
@@ -33,7 +33,7 @@ export function TreeToolbar() {
   const branch = () => {
     const state = store.getState();
     const id = selectedIdOf(state);
-    const entry = id ? state.selector?.tree.get(id) : undefined;
+    const entry = id ? state.treeView?.tree.get(id) : undefined;
     if (doubleEscape === 'tree') {
       // With doubleEscapeAction "tree", /branch works on the tree itself: the selected user message.
       if (entry && entry.type === 'message' && entry.role === 'user') state.requestBranch(entry.id);

@@ -25,7 +25,7 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       const state = store.getState();
-      if (!state.selector || state.branchPickerOpen || state.branchConfirmId || state.labelEditingId) return;
+      if (!state.treeView || state.branchPickerOpen || state.branchConfirmId || state.labelEditingId) return;
       // The summary and settings dialogs handle their own keys.
       if (state.summaryDialog || state.settingsOpen) return;
       if (event.isComposing || isEditable(event.target)) return;
@@ -44,7 +44,7 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
           return;
         case 'jump': {
           const id = selectedIdOf(state);
-          if (id && state.selector.rows.length > 0) void state.jump(id);
+          if (id && state.treeView.rows.length > 0) void state.jump(id);
           return;
         }
         case 'label':

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   computeGraphLayout,
-  layoutGraph,
+  GraphLayouter,
   type GraphLayout,
   type IndexedGraphSource,
   type LayoutOptions,
@@ -70,7 +70,7 @@ const forestArb = fc
     })),
   );
 
-describe('layoutGraph reuse', () => {
+describe('GraphLayouter reuse', () => {
   it('equals a fresh layout for every call: the same tree in any numbering, or a changed tree, pins or options', () => {
     const stepArb = fc.record({
       shuffle: fc.array(fc.nat(), { minLength: 60, maxLength: 60 }),
@@ -83,6 +83,8 @@ describe('layoutGraph reuse', () => {
         const parents = forest.map((f) => f.parent);
         const pinned = forest.map((f) => f.pinned);
         const n = forest.length;
+        // One graph view's layouter across the steps: each call may reuse the previous drawing.
+        const layouter = new GraphLayouter();
         for (const step of steps) {
           if (step.flipPin !== undefined) pinned[step.flipPin % n] = !pinned[step.flipPin % n];
           // A permutation of 0…n-1 from random keys.
@@ -95,7 +97,7 @@ describe('layoutGraph reuse', () => {
             minRun: step.minRun,
             expandedRuns: new Set(step.expand ? ['e1', 'e5'] : []),
           };
-          expect(comparable(layoutGraph(source, options), source.ids)).toEqual(
+          expect(comparable(layouter.layout(source, options), source.ids)).toEqual(
             comparable(computeGraphLayout(source, options), source.ids),
           );
         }
@@ -109,8 +111,9 @@ describe('layoutGraph reuse', () => {
     const pinned = parents.map(() => false);
     const first = numberedSource(parents, pinned, [0, 1, 2, 3, 4, 5, 6]);
     const second = numberedSource(parents, pinned, [6, 5, 4, 3, 2, 1, 0]);
-    const a = layoutGraph(first);
-    const b = layoutGraph(second);
+    const layouter = new GraphLayouter();
+    const a = layouter.layout(first);
+    const b = layouter.layout(second);
     expect(b.x).toBe(a.x);
     expect(b.nodes).toBe(a.nodes);
     expect(Array.from(b.sourceIndex)).toEqual(Array.from(a.sourceIndex).map((k) => 6 - k));

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   busesInRect,
+  computeGraphLayout,
+  GraphLayouter,
   graphLayoutSteps,
   indexGraphSource,
   layoutGraph,
   nodesInRect,
+  type GraphLayout,
   type GraphSource,
 } from './graphLayout';
 import { TIDY_SLICE } from './tidyTree';
@@ -173,5 +176,31 @@ describe('nodesInRect and busesInRect', () => {
     const far = layout.indexOfEntry.get('c990')!;
     const rect = { minX: layout.x[far]! - 10, maxX: layout.x[far]! + 10, minY: 20, maxY: 40 };
     expect(busesInRect(layout, rect).map((b) => b.parent)).toEqual([0]);
+  });
+});
+
+/** What a layout draws and where each entry is, comparable across lookups. */
+function drawing(layout: GraphLayout, ids: readonly string[]) {
+  const { nodes, x, y, parent, bounds } = layout;
+  return { nodes, x, y, parent, bounds, at: ids.map((id) => layout.indexOfEntry.get(id)) };
+}
+
+describe('GraphLayouter', () => {
+  it('keeps each view’s last layout: another view laying out meanwhile does not take it', () => {
+    const first = new GraphLayouter();
+    const second = new GraphLayouter();
+    const shape = sourceFrom(chain(50));
+    const laidOut = first.layout(shape);
+    second.layout(sourceFrom(chain(30, 'm')));
+    // The same structure again: the first view's drawing, reused (the same node list), and exact.
+    const again = first.layout(sourceFrom(chain(50)));
+    expect(again.nodes).toBe(laidOut.nodes);
+    const ids = chain(50).map(([id]) => id);
+    expect(drawing(again, ids)).toEqual(drawing(computeGraphLayout(sourceFrom(chain(50))), ids));
+    const other = second.layout(sourceFrom(chain(30, 'm')));
+    const otherIds = chain(30, 'm').map(([id]) => id);
+    expect(drawing(other, otherIds)).toEqual(
+      drawing(computeGraphLayout(sourceFrom(chain(30, 'm'))), otherIds),
+    );
   });
 });

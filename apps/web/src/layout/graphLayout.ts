@@ -221,48 +221,60 @@ interface Computed {
   nodeOfEntry: Int32Array;
 }
 
-/** The last layout, kept to answer the same structure again (one graph is on screen at a time). */
-let previous: { settings: Settings; structure: Structure; computed: Computed } | null = null;
-
 /**
- * Builds the compressed graph and lays it out with d3-hierarchy's tidy tree (fixed node size; run
- * over typed arrays and resumable by tidyTree.ts, with d3's exact coordinates).
- * When the source has the structure of the previous call's (same entries, children and pins, in
- * any numbering) and the same options, the previous drawing is returned with the lookups of the
- * new numbering: the same result as laying it out again (`computeGraphLayout`).
+ * Lays out one graph view's graphs, one after another: it keeps the last layout to answer the same
+ * structure again (a jump reorders the rows, not the graph). One per view (store/derived.ts makes
+ * one per store), so two graphs on one page, a compare view say, never answer each other's.
  */
+export class GraphLayouter {
+  private previous: { settings: Settings; structure: Structure; computed: Computed } | null = null;
+
+  /**
+   * Builds the compressed graph and lays it out with d3-hierarchy's tidy tree (fixed node size; run
+   * over typed arrays and resumable by tidyTree.ts, with d3's exact coordinates).
+   * When the source has the structure of the previous call's (same entries, children and pins, in
+   * any numbering) and the same options, the previous drawing is returned with the lookups of the
+   * new numbering: the same result as laying it out again (`computeGraphLayout`).
+   */
+  layout(input: GraphSource | IndexedGraphSource, options: LayoutOptions = {}): GraphLayout {
+    const source = 'childStart' in input ? input : indexGraphSource(input);
+    const settings = settingsOf(options);
+    const structure = structureOf(source);
+    const previous = this.previous;
+    if (
+      previous !== null &&
+      sameSettings(previous.settings, settings) &&
+      sameStructure(previous.structure, structure)
+    ) {
+      const before = previous.structure;
+      const old = previous.computed;
+      // Source number in the old numbering → walk position → source number in the new one.
+      const renumber = (entry: number) => structure.order[before.position[entry]!]!;
+      const sourceIndex = old.layout.sourceIndex.map(renumber);
+      const nodeOfEntry = new Int32Array(source.ids.length).fill(-1);
+      for (let p = 0; p < before.order.length; p++) {
+        nodeOfEntry[structure.order[p]!] = old.nodeOfEntry[before.order[p]!]!;
+      }
+      const layout: GraphLayout = {
+        ...old.layout,
+        sourceIndex,
+        indexOfEntry: entryLookup(source, nodeOfEntry),
+      };
+      this.previous = { settings, structure, computed: { layout, nodeOfEntry } };
+      return layout;
+    }
+    const computed = computeLayout(source, settings);
+    this.previous = { settings, structure, computed };
+    return computed.layout;
+  }
+}
+
+/** One layout, with nothing kept between calls (a view that lays out again uses a GraphLayouter). */
 export function layoutGraph(
   input: GraphSource | IndexedGraphSource,
   options: LayoutOptions = {},
 ): GraphLayout {
-  const source = 'childStart' in input ? input : indexGraphSource(input);
-  const settings = settingsOf(options);
-  const structure = structureOf(source);
-  if (
-    previous !== null &&
-    sameSettings(previous.settings, settings) &&
-    sameStructure(previous.structure, structure)
-  ) {
-    const before = previous.structure;
-    const old = previous.computed;
-    // Source number in the old numbering → walk position → source number in the new one.
-    const renumber = (entry: number) => structure.order[before.position[entry]!]!;
-    const sourceIndex = old.layout.sourceIndex.map(renumber);
-    const nodeOfEntry = new Int32Array(source.ids.length).fill(-1);
-    for (let p = 0; p < before.order.length; p++) {
-      nodeOfEntry[structure.order[p]!] = old.nodeOfEntry[before.order[p]!]!;
-    }
-    const layout: GraphLayout = {
-      ...old.layout,
-      sourceIndex,
-      indexOfEntry: entryLookup(source, nodeOfEntry),
-    };
-    previous = { settings, structure, computed: { layout, nodeOfEntry } };
-    return layout;
-  }
-  const computed = computeLayout(source, settings);
-  previous = { settings, structure, computed };
-  return computed.layout;
+  return new GraphLayouter().layout(input, options);
 }
 
 /** The layout computed from scratch, never reused (what `layoutGraph` must equal). */

@@ -51,10 +51,10 @@ describe('app store', () => {
     const store = createAppStore({ api: fakeApi(), storage: null });
     await store.getState().openSession('s1');
     store.getState().dispatch({ type: 'cycleFilter', direction: -1 });
-    expect(store.getState().selector?.mode).toBe('all');
+    expect(store.getState().treeView?.mode).toBe('all');
     expect(rowsOf(store)).toContain('m7');
     store.getState().dispatch({ type: 'cycleFilter', direction: 1 });
-    expect(store.getState().selector?.mode).toBe('default');
+    expect(store.getState().treeView?.mode).toBe('default');
   });
 
   it('moves up and down with wrapping and pages without wrapping', async () => {
@@ -201,7 +201,7 @@ describe('app store', () => {
     expect(stored.length).toBeLessThan(nodeParts / 4);
     expect(store.getState().snapshot).toBeNull();
     expect(treeOf(store.getState())?.size).toBe(count + 1);
-    expect(store.getState().selector?.rows).toHaveLength(count + 1);
+    expect(store.getState().treeView?.rows).toHaveLength(count + 1);
   });
 
   it('stores the server’s read progress when the status bar’s step of it moves, and the last read at once', async () => {
@@ -241,7 +241,7 @@ describe('app store', () => {
     await store.getState().openSession('s1');
     store.getState().setQuery('approach');
     store.getState().dispatch({ type: 'escape' });
-    expect(store.getState().selector?.query).toBe('');
+    expect(store.getState().treeView?.query).toBe('');
     expect(store.getState().session?.id).toBe('s1');
     store.getState().dispatch({ type: 'escape' });
     expect(store.getState().session).toBeNull();

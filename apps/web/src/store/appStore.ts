@@ -2,7 +2,7 @@
 // sessions, the open tree, selection/filter/search, the multi-entry selection, dialogs, writes,
 // toasts, entry details, preferences and summaries. A factory, so tests and the app each make their own instance;
 // components reach it through StoreProvider / useApp with atomic selectors and change it through
-// its actions only.
+// its actions only. Each field has one owner: a slice writes only its own fields (slices/kit.ts).
 
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { api as defaultApi } from '../net/api';
@@ -14,6 +14,7 @@ import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
 import { createMultiSelectionSlice, type MultiSelectionSlice } from './slices/multiSelection';
 import type { StoreDeps, StoreKit } from './slices/kit';
 import { createPreferencesSlice, type PreferencesSlice } from './slices/preferences';
+import { createProvidersSlice, type ProvidersSlice } from './slices/providers';
 import { createSelectionSlice, type SelectionSlice } from './slices/selection';
 import { createSessionsSlice, type SessionsSlice } from './slices/sessions';
 import {
@@ -43,6 +44,7 @@ export type AppStore = ConnectionSlice &
   DetailSlice &
   PreferencesSlice &
   MultiSelectionSlice &
+  ProvidersSlice &
   SummaryState &
   SummaryActions;
 
@@ -65,7 +67,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         const after = selectedIdOf(get());
         if (after === before) return;
         const editing = get().labelEditingId;
-        if (editing !== null && editing !== after) set({ labelEditingId: null });
+        if (editing !== null && editing !== after) get().cancelLabelEdit();
         notifyLocation();
       },
     };
@@ -79,7 +81,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
         return get().info?.defaultSummarizerId ?? null;
       },
       jump: (id, options) => get().jump(id, options),
-      whenEntry: (id) => get().whenState((state) => state.selector?.tree.has(id) ?? false),
+      whenEntry: (id) => get().whenState((state) => state.treeView?.tree.has(id) ?? false),
       select: (id) => get().select(id),
       toast: (text, kind) => get().toast(text, kind),
     });
@@ -95,6 +97,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createDetailSlice(kit),
       ...createPreferencesSlice(kit),
       ...createMultiSelectionSlice(kit),
+      ...createProvidersSlice(kit),
       ...initialSummaryState(),
       ...summary,
     };

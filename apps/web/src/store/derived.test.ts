@@ -36,26 +36,26 @@ const tree = new ViewTree([
 ]);
 
 describe('graph rows and layout', () => {
-  const selector = createTreeSelectorState(tree, { leafId: 'a6' });
+  const treeView = createTreeSelectorState(tree, { leafId: 'a6' });
   let derived: Derived;
   beforeEach(() => {
     derived = createDerived();
   });
 
   it('reuses the outline rows when there is no search, so they are not computed twice', () => {
-    const rows = derived.graphRows(selector);
-    expect(rows.rows).toBe(selector.rows);
-    expect(derived.graphRows(selector)).toBe(rows);
+    const rows = derived.graphRows(treeView);
+    expect(rows.rows).toBe(treeView.rows);
+    expect(derived.graphRows(treeView)).toBe(rows);
   });
 
   it('shows the whole filtered tree in the graph while the outline is narrowed by a search', () => {
-    const searching = treeSelectorReducer(selector, { type: 'setQuery', query: 'second' });
+    const searching = treeSelectorReducer(treeView, { type: 'setQuery', query: 'second' });
     expect(searching.rows.map((r) => r.id)).toEqual(['u5', 'a6']);
     expect(derived.graphRows(searching).rows.map((r) => r.id)).toEqual(['u1', 'a2', 'u5', 'a6', 'u3', 'a4']);
   });
 
   it('orders graph children by file order, not active branch first, so a jump does not reshuffle the graph', () => {
-    const source = graphSourceFromRows(tree, derived.graphRows(selector));
+    const source = graphSourceFromRows(tree, derived.graphRows(treeView));
     const idsOf = (list: Int32Array) => [...list].map((i) => source.ids[i]);
     const a2 = source.indexOf('a2');
     expect(idsOf(source.childList.subarray(source.childStart[a2], source.childStart[a2 + 1]))).toEqual([
@@ -66,7 +66,7 @@ describe('graph rows and layout', () => {
   });
 
   it('numbers the graph source by row index, so a node finds its row without an id lookup', () => {
-    const rows = derived.graphRows(selector);
+    const rows = derived.graphRows(treeView);
     const layout = derived.graphLayoutFor(tree, rows, new Set())!;
     for (let node = 0; node < layout.nodes.length; node++) {
       const drawn = layout.nodes[node]!;
@@ -79,8 +79,8 @@ describe('graph rows and layout', () => {
   });
 
   it('keeps the graph rows (and so the layout) when a search starts and when it is cleared', () => {
-    const rows = derived.graphRows(selector);
-    const searching = treeSelectorReducer(selector, { type: 'setQuery', query: 'second' });
+    const rows = derived.graphRows(treeView);
+    const searching = treeSelectorReducer(treeView, { type: 'setQuery', query: 'second' });
     expect(derived.graphRows(searching)).toBe(rows);
     const cleared = treeSelectorReducer(searching, { type: 'setQuery', query: '' });
     expect(derived.graphRows(cleared).rows.map((r) => r.id)).toEqual(rows.rows.map((r) => r.id));
@@ -88,9 +88,9 @@ describe('graph rows and layout', () => {
 
   it('keeps the same layout object across a jump that hides and shows no entry', () => {
     const expanded = new Set<string>();
-    const rows = derived.graphRows(selector);
+    const rows = derived.graphRows(treeView);
     const layout = derived.graphLayoutFor(tree, rows, expanded)!;
-    const jumped = treeSelectorReducer(selector, { type: 'setLeaf', leafId: 'a4' });
+    const jumped = treeSelectorReducer(treeView, { type: 'setLeaf', leafId: 'a4' });
     const jumpedRows = derived.graphRows(jumped);
     expect(jumpedRows.rows.map((r) => r.id)).toEqual(['u1', 'a2', 'u3', 'a4', 'u5', 'a6']);
     expect(derived.graphLayoutFor(tree, jumpedRows, expanded)).toBe(layout);
@@ -115,7 +115,7 @@ describe('graph rows and layout', () => {
   });
 
   it('memoises the layout on the rows and the expanded runs', () => {
-    const rows = derived.graphRows(selector);
+    const rows = derived.graphRows(treeView);
     const expanded = new Set<string>();
     const layout = derived.graphLayoutFor(tree, rows, expanded);
     expect(derived.graphLayoutFor(tree, rows, expanded)).toBe(layout);
@@ -125,9 +125,9 @@ describe('graph rows and layout', () => {
 
   it('keeps separate caches per store, so one store never answers with another store’s layout', () => {
     const other = createDerived();
-    const rows = derived.graphRows(selector);
+    const rows = derived.graphRows(treeView);
     const layout = derived.graphLayoutFor(tree, rows, new Set());
-    const otherLayout = other.graphLayoutFor(tree, other.graphRows(selector), new Set());
+    const otherLayout = other.graphLayoutFor(tree, other.graphRows(treeView), new Set());
     expect(otherLayout).not.toBe(layout);
     expect(otherLayout?.nodes.map((n) => n.id)).toEqual(layout?.nodes.map((n) => n.id));
   });

@@ -12,7 +12,7 @@ import {
 import {
   drain,
   graphLayoutSteps,
-  layoutGraph,
+  GraphLayouter,
   stepsJob,
   type GraphLayout,
   type IndexedGraphSource,
@@ -41,11 +41,11 @@ const SOURCE_SLICE = 16384;
 export interface Derived {
   /**
    * Graph rows: the filter mode only; the search highlights matches in the graph instead of hiding
-   * the rest. Without a search they are exactly the selector's rows, so they are not computed
+   * the rest. Without a search they are exactly the tree view's rows, so they are not computed
    * twice; and a search started from there reuses them (same object, so the layout is not redone
    * on the first keystroke nor when the search is cleared).
    */
-  graphRows(selector: TreeSelectorState | null): VisibleRows;
+  graphRows(treeView: TreeSelectorState | null): VisibleRows;
   /**
    * The graph layout of those rows, memoised on the visible tree and the expanded runs: rows of
    * the same visible tree (a jump that hides and shows no entry) answer the same layout object,
@@ -82,9 +82,11 @@ export const SLICED_LAYOUT_ROWS = 2048;
 
 export function createDerived(options: { slicedLayoutRows?: number } = {}): Derived {
   const slicedLayoutRows = options.slicedLayoutRows ?? SLICED_LAYOUT_ROWS;
+  // This view's layouts: the last one answers the same structure again after a jump.
+  const layouter = new GraphLayouter();
   const sameInputs = (a: RowsInput, b: RowsInput) =>
     a.tree === b.tree && a.treeVersion === b.treeVersion && a.leafId === b.leafId && a.mode === b.mode;
-  /** The selector's rows of the last state without a search, with what they were computed from. */
+  /** The tree view's rows of the last state without a search, with what they were computed from. */
   let lastUnsearched: (RowsInput & { rows: TreeSelectorState['rows']; result: VisibleRows }) | null = null;
   let lastComputed: (RowsInput & { result: VisibleRows }) | null = null;
   /** What each rows result handed out by graphRows was computed from (to compare visible trees). */
@@ -149,20 +151,20 @@ export function createDerived(options: { slicedLayoutRows?: number } = {}): Deri
   };
 
   return {
-    graphRows(selector) {
-      if (!selector) return EMPTY_ROWS;
+    graphRows(treeView) {
+      if (!treeView) return EMPTY_ROWS;
       const input: RowsInput = {
-        tree: selector.tree,
-        treeVersion: selector.treeVersion,
-        leafId: selector.leafId,
-        mode: selector.mode,
+        tree: treeView.tree,
+        treeVersion: treeView.treeVersion,
+        leafId: treeView.leafId,
+        mode: treeView.mode,
       };
-      if (selector.query === '') {
-        if (lastUnsearched && lastUnsearched.rows === selector.rows && sameInputs(lastUnsearched, input))
+      if (treeView.query === '') {
+        if (lastUnsearched && lastUnsearched.rows === treeView.rows && sameInputs(lastUnsearched, input))
           return lastUnsearched.result;
         // Not a fresh object literal around the rows: the indexById getter must stay lazy.
-        const result: VisibleRows = selector;
-        lastUnsearched = { ...input, rows: selector.rows, result };
+        const result: VisibleRows = treeView;
+        lastUnsearched = { ...input, rows: treeView.rows, result };
         return remember(result, input);
       }
       if (lastUnsearched && sameInputs(lastUnsearched, input)) return lastUnsearched.result;
@@ -181,7 +183,7 @@ export function createDerived(options: { slicedLayoutRows?: number } = {}): Deri
       const ready = readyLayout(tree, rows, expanded);
       if (ready) return ready;
       const input = laidOutInput(tree, rows);
-      const layout = layoutGraph(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
+      const layout = layouter.layout(graphSourceFromRows(tree, rows), { expandedRuns: expanded });
       lastLayout = { ...input, layout, expanded, overrides: new Map(), base: layout.indexOfEntry };
       return layout;
     },

@@ -3,10 +3,42 @@
 // different connections, so an event can arrive while a fetch is in flight, for a change the
 // fetched list was read before: replacing the list with the answer would lose that change for good
 // (no later event repeats it). So the events heard during a fetch are applied again, in order, on
-// top of its answer; one the answer already holds changes nothing.
+// top of its answer; one the answer already holds changes nothing. The sessions slice is the
+// list's one writer and applies both through this module.
 
 import type { ListingProgress, SessionListChangedEvent, SessionListItem } from '@canopy/protocol';
-import { patchSessionList } from './live';
+
+/** The session list with `upserted` rows replaced or added and `removed` ones gone. */
+export function patchSessionList(
+  sessions: readonly SessionListItem[],
+  upserted: readonly SessionListItem[],
+  removed: readonly string[],
+): SessionListItem[] {
+  const gone = new Set(removed);
+  const incoming = new Map(upserted.map((item) => [item.id, item]));
+  const next: SessionListItem[] = [];
+  for (const item of sessions) {
+    if (gone.has(item.id)) continue;
+    const replacement = incoming.get(item.id);
+    next.push(replacement ?? item);
+    incoming.delete(item.id);
+  }
+  for (const item of incoming.values()) if (!gone.has(item.id)) next.push(item);
+  return next;
+}
+
+/** The list after one `session_list_changed` event, and whether the whole list must be fetched. */
+export function listAfterEvent(
+  list: FetchedList,
+  event: SessionListChangedEvent,
+): FetchedList & { reloadList: boolean } {
+  return {
+    sessions: patchSessionList(list.sessions, event.upserted, event.removed),
+    listing: event.listing !== undefined ? event.listing : list.listing,
+    // The server's first reading of the folders ended: rows may have been missed.
+    reloadList: event.listing === null,
+  };
+}
 
 export interface FetchedList {
   sessions: readonly SessionListItem[];

@@ -14,7 +14,6 @@ function run(state: LiveState, inputs: readonly LiveInput[]): Applied {
     reload: false,
     changedIds: [],
     reveal: false,
-    reloadList: false,
   };
   for (const input of inputs) {
     const step = applyServerEvent(applied.state, input);
@@ -50,7 +49,7 @@ function changed(fields: Partial<SessionChangedEvent>): SessionChangedEvent {
   return { type: 'session_changed', sessionId: 's1', source: 'external', ...fields };
 }
 
-const rowIds = (state: LiveState) => state.selector?.rows.map((row) => row.id) ?? [];
+const rowIds = (state: LiveState) => state.treeView?.rows.map((row) => row.id) ?? [];
 
 describe('applyServerEvent: the streamed snapshot', () => {
   it('shows the head at once, the rows chunk by chunk, and selects the wanted entry once it has arrived', () => {
@@ -60,20 +59,20 @@ describe('applyServerEvent: the streamed snapshot', () => {
     expect(rowIds(state)).toEqual([]);
     expect(state.snapshot?.received).toBe(0);
     state = applyServerEvent(state, inputs[1]!).state;
-    expect(state.selector?.tree.size).toBe(3);
+    expect(state.treeView?.tree.size).toBe(3);
     expect(rowIds(state)).toEqual(['u1', 'a2', 'u3']);
     expect(state.snapshot?.received).toBe(3);
     state = applyServerEvent(state, inputs[2]!).state;
     expect(selectedIdOf(state)).toBe('u5');
     state = applyServerEvent(state, inputs[3]!).state;
     expect(state.snapshot).not.toBeNull();
-    expect(state.selector?.leafId).toBeNull();
+    expect(state.treeView?.leafId).toBeNull();
     state = applyServerEvent(state, inputs[4]!).state;
     expect(state.snapshot).toBeNull();
-    expect(state.selector?.leafId).toBe('a4');
+    expect(state.treeView?.leafId).toBe('a4');
     expect(rowIds(state)).toEqual(['u1', 'a2', 'u3', 'a4', 'u5', 'a6']);
     expect(selectedIdOf(state)).toBe('u5');
-    expect((state.selector?.tree.get('a2') as TreeNode).usage).toEqual(PLAN_USAGE);
+    expect((state.treeView?.tree.get('a2') as TreeNode).usage).toEqual(PLAN_USAGE);
   });
 
   it('selects the leaf when the wanted entry is not in the session', () => {
@@ -89,10 +88,10 @@ describe('applyServerEvent: the streamed snapshot', () => {
       leaf: { id: 'u8', previousId: 'a4' },
     });
     const waiting = applyServerEvent(early, appended).state;
-    expect(waiting.selector?.tree.has('u8')).toBe(false);
+    expect(waiting.treeView?.tree.has('u8')).toBe(false);
     expect(waiting.snapshot?.queued).toEqual([appended]);
     const done = run(waiting, inputs.slice(2)).state;
-    expect(done.selector?.tree.allEntries().map((entry) => entry.id)).toEqual([
+    expect(done.treeView?.tree.allEntries().map((entry) => entry.id)).toEqual([
       'u1',
       'a2',
       'u3',
@@ -102,7 +101,7 @@ describe('applyServerEvent: the streamed snapshot', () => {
       'm7',
       'u8',
     ]);
-    expect(done.selector?.leafId).toBe('u8');
+    expect(done.treeView?.leafId).toBe('u8');
   });
 
   it('with deferRows, holds the rows that fall due until snapshot_rows, and takes the closing line’s changed nodes before its leaf', () => {
@@ -119,9 +118,9 @@ describe('applyServerEvent: the streamed snapshot', () => {
     // The first part's rows (the first screen) come at once.
     state = applyServerEvent(state, part(0, 1)).state;
     expect(rowIds(state)).toEqual(['u1']);
-    const selector = state.selector;
+    const treeView = state.treeView;
     state = applyServerEvent(state, part(1, nodes.length)).state;
-    expect(state.selector).toBe(selector);
+    expect(state.treeView).toBe(treeView);
     expect(state.snapshot).toMatchObject({ rowsDue: true, received: nodes.length, wantedId: 'u5' });
     const rows = applyServerEvent(state, { type: 'snapshot_rows', sessionId: 's1' });
     state = rows.state;
@@ -135,14 +134,14 @@ describe('applyServerEvent: the streamed snapshot', () => {
       changed: [labelled],
     });
     expect(replaced.changedIds).toEqual(['u1']);
-    expect(replaced.state.selector).toBe(state.selector);
-    expect(replaced.state.selector?.tree.get('u1')?.label).toBe('start here');
+    expect(replaced.state.treeView).toBe(state.treeView);
+    expect(replaced.state.treeView?.tree.get('u1')?.label).toBe('start here');
     const end = snapshotEnd('a4', nodes.length);
     state = applyServerEvent(replaced.state, inputOf({ kind: 'end', end, changed: [] })).state;
     expect(state.snapshot).toBeNull();
-    expect(state.selector?.leafId).toBe('a4');
+    expect(state.treeView?.leafId).toBe('a4');
     expect(selectedIdOf(state)).toBe('u5');
-    expect(state.selector?.rows[0]?.entry.label).toBe('start here');
+    expect(state.treeView?.rows[0]?.entry.label).toBe('start here');
   });
 
   it('takes the search masks that come with the nodes, so a search reads no entry’s text; nodes that were not all taken leave theirs out', () => {
@@ -164,7 +163,7 @@ describe('applyServerEvent: the streamed snapshot', () => {
         }).state;
       }
       reads.count = 0;
-      const rows = computeRows(state.selector!.tree, { leafId: 'c39', query: 'n' }).rows.map((row) => row.id);
+      const rows = computeRows(state.treeView!.tree, { leafId: 'c39', query: 'n' }).rows.map((row) => row.id);
       return { rows, reads: reads.count };
     };
     const needles = texts.flatMap((text, i) => (text === 'needle' ? [`c${i}`] : []));
@@ -186,8 +185,8 @@ describe('applyServerEvent: the streamed snapshot', () => {
     const before = idIndexWork.rehashes;
     for (let at = 0; at < count; at += 700)
       state = applyServerEvent(state, inputOf({ kind: 'nodes', nodes: nodes.slice(at, at + 700) })).state;
-    expect(state.selector?.tree.size).toBe(count);
-    expect(state.selector?.tree.indexOf(`n${count - 1}`)).toBe(count - 1);
+    expect(state.treeView?.tree.size).toBe(count);
+    expect(state.treeView?.tree.indexOf(`n${count - 1}`)).toBe(count - 1);
     expect(idIndexWork.rehashes).toBe(before);
   });
 
@@ -209,9 +208,10 @@ describe('applyServerEvent: session_changed', () => {
       }),
     );
     expect(rowIds(applied.state)).toContain('u8');
-    expect(applied.state.selector?.leafId).toBe('u8');
+    expect(applied.state.treeView?.leafId).toBe('u8');
     expect(selectedIdOf(applied.state)).toBe('u8');
-    expect(applied.state.writerActive).toBe(true);
+    // Kept once, on the open session's row.
+    expect(applied.state.session?.item.writerActive).toBe(true);
     expect(applied.reveal).toBe(true);
   });
 
@@ -225,7 +225,7 @@ describe('applyServerEvent: session_changed', () => {
         leaf: { id: 'u8', previousId: 'a4' },
       }),
     );
-    expect(applied.state.selector?.leafId).toBe('u8');
+    expect(applied.state.treeView?.leafId).toBe('u8');
     expect(selectedIdOf(applied.state)).toBe('a4');
     expect(applied.reveal).toBe(false);
   });
@@ -235,16 +235,16 @@ describe('applyServerEvent: session_changed', () => {
     const state = opened([...sampleNodes(), early], 'r9');
     const late = { ...early, text: 'read: src/app.ts', search: 'toolresult read: src/app.ts' };
     const applied = applyServerEvent(state, changed({ changed: encodeNodes([late]) }));
-    expect(applied.state.selector?.tree.get('r9')).toEqual(late);
-    const row = applied.state.selector?.rows.find((r) => r.id === 'r9');
+    expect(applied.state.treeView?.tree.get('r9')).toEqual(late);
+    const row = applied.state.treeView?.rows.find((r) => r.id === 'r9');
     expect(row?.entry.text).toBe('read: src/app.ts');
     expect(applied.changedIds).toEqual(['r9']);
-    expect(applied.state.selector?.treeVersion).toBe(applied.state.selector?.tree.version);
+    expect(applied.state.treeView?.treeVersion).toBe(applied.state.treeView?.tree.version);
   });
 
   it('sets and clears a label through a changed row, and the label filter follows', () => {
     const state = opened();
-    const labelled = { ...state.selector!.tree.get('u3')!, label: 'milestone' };
+    const labelled = { ...state.treeView!.tree.get('u3')!, label: 'milestone' };
     const withLabel = run(state, [
       changed({
         source: 'canopy',
@@ -254,20 +254,20 @@ describe('applyServerEvent: session_changed', () => {
       }),
       { type: 'subscribed', sessionId: 's1', leafId: 'l9' },
     ]).state;
-    expect(withLabel.selector?.tree.get('u3')?.label).toBe('milestone');
+    expect(withLabel.treeView?.tree.get('u3')?.label).toBe('milestone');
     const unlabelled: TreeNode = { ...labelled };
     delete unlabelled.label;
     const cleared = applyServerEvent(withLabel, changed({ changed: encodeNodes([unlabelled]) })).state;
-    expect(cleared.selector?.tree.get('u3')?.label).toBeUndefined();
+    expect(cleared.treeView?.tree.get('u3')?.label).toBeUndefined();
   });
 
   it('keeps a node’s usage numbers with its entry, and drops them when a replaced row has none', () => {
     const state = opened();
-    const plan: TreeNode = { ...state.selector!.tree.get('a2')! };
+    const plan: TreeNode = { ...state.treeView!.tree.get('a2')! };
     expect(plan.usage).toEqual(PLAN_USAGE);
     delete plan.usage;
     const applied = applyServerEvent(state, changed({ changed: encodeNodes([plan]) }));
-    expect((applied.state.selector?.tree.get('a2') as TreeNode).usage).toBeUndefined();
+    expect((applied.state.treeView?.tree.get('a2') as TreeNode).usage).toBeUndefined();
   });
 
   it('returns a leaf notice as a message, moving the selection with the leaf', () => {
@@ -282,14 +282,14 @@ describe('applyServerEvent: session_changed', () => {
       }),
     );
     expect(applied.notices).toEqual(['The leaf moved: the file changed under it']);
-    expect(applied.state.selector?.leafId).toBe('a6');
+    expect(applied.state.treeView?.leafId).toBe('a6');
     expect(selectedIdOf(applied.state)).toBe('a6');
   });
 
   it('asks for a new snapshot when the leaf moves to an entry it never received', () => {
     const applied = applyServerEvent(opened(), changed({ leaf: { id: 'ghost', previousId: 'a4' } }));
     expect(applied.reload).toBe(true);
-    expect(applied.state.selector?.leafId).toBe('a4');
+    expect(applied.state.treeView?.leafId).toBe('a4');
   });
 
   it('changes nothing for another session', () => {
@@ -299,11 +299,11 @@ describe('applyServerEvent: session_changed', () => {
       sessionId: 'other',
     });
     expect(applied.state).toBe(state);
-    expect(state.selector?.tree.has('x1')).toBe(false);
+    expect(state.treeView?.tree.has('x1')).toBe(false);
   });
 });
 
-describe('applyServerEvent: reloads and the session list', () => {
+describe('applyServerEvent: reloads', () => {
   it('asks for a new snapshot and says why when the file was rewritten', () => {
     const applied = applyServerEvent(opened(), {
       type: 'session_reloaded',
@@ -312,50 +312,6 @@ describe('applyServerEvent: reloads and the session list', () => {
     });
     expect(applied.reload).toBe(true);
     expect(applied.notices).toEqual(['The session file was truncated; reloaded']);
-  });
-
-  it('patches the list: replaces and adds upserted rows, drops removed ones, renames the open session', () => {
-    const state = { ...opened(), sessions: [listItem('s1'), listItem('s2'), listItem('s3')] };
-    const applied = applyServerEvent(state, {
-      type: 'session_list_changed',
-      upserted: [listItem('s1', { name: 'Renamed', entryCount: 9 }), listItem('s4')],
-      removed: ['s2'],
-    });
-    expect(applied.state.sessions.map((s) => [s.id, s.entryCount])).toEqual([
-      ['s1', 9],
-      ['s3', 7],
-      ['s4', 7],
-    ]);
-    expect(applied.state.session?.name).toBe('Renamed');
-    expect(applied.state.selector).toBe(state.selector);
-  });
-
-  it("follows the server's first reading of the folders and asks for the whole list when it ends", () => {
-    const state = { ...opened(), sessions: [listItem('s1')], listing: { read: 1, total: 3 } };
-    const during = applyServerEvent(state, {
-      type: 'session_list_changed',
-      upserted: [listItem('s2')],
-      removed: [],
-      listing: { read: 2, total: 3 },
-    });
-    expect(during.state.listing).toEqual({ read: 2, total: 3 });
-    expect(during.reloadList).toBe(false);
-    // A change that is not part of the reading leaves its progress alone.
-    const other = applyServerEvent(during.state, {
-      type: 'session_list_changed',
-      upserted: [],
-      removed: ['s1'],
-    });
-    expect(other.state.listing).toEqual({ read: 2, total: 3 });
-    const ended = applyServerEvent(other.state, {
-      type: 'session_list_changed',
-      upserted: [listItem('s3')],
-      removed: [],
-      listing: null,
-    });
-    expect(ended.state.listing).toBeNull();
-    expect(ended.state.sessions.map((s) => s.id)).toEqual(['s2', 's3']);
-    expect(ended.reloadList).toBe(true);
   });
 
   it('completes a snapshot of no nodes at its closing line', () => {
@@ -390,18 +346,18 @@ describe('applyServerEvent: reloads and the session list', () => {
     expect(rowIds(state)).toEqual(['u1', 'a2', 'u3', 'a4']);
     state = applyServerEvent(state, inputOf({ kind: 'read', read: 250 })).state;
     expect(state.snapshot).toMatchObject({ bytes: 500, read: 250, received: 4, total: null });
-    expect(state.selector?.leafId).toBeNull();
+    expect(state.treeView?.leafId).toBeNull();
     state = applyServerEvent(state, inputOf({ kind: 'nodes', nodes: unlabelled.slice(4) })).state;
     const end = snapshotEnd('a4', nodes.length, {
       issues: [{ line: 3, kind: 'invalid-json', message: 'bad' }],
     });
     const applied = applyServerEvent(state, inputOf({ kind: 'end', end, changed: [labelled] }));
     expect(applied.state.snapshot).toBeNull();
-    expect(applied.state.selector?.leafId).toBe('a4');
+    expect(applied.state.treeView?.leafId).toBe('a4');
     expect(selectedIdOf(applied.state)).toBe('a4');
     expect(applied.reveal).toBe(true);
     expect(applied.changedIds).toEqual(['u1']);
-    expect(applied.state.selector?.tree.get('u1')?.label).toBe('start here');
+    expect(applied.state.treeView?.tree.get('u1')?.label).toBe('start here');
     expect(applied.state.session?.issues).toEqual(end.issues);
   });
 });

@@ -5,14 +5,13 @@
 // `TreeNode`s as received, so a node's usage numbers travel with it. What the store must do beyond the new state
 // (tell the user, fetch a new snapshot) comes back as data; this module never reaches a store.
 //
-// One exception to purity, on purpose: the `ViewTree` inside the selector is advanced in place
+// One exception to purity, on purpose: the `ViewTree` inside the tree view is advanced in place
 // (append, replace), because copying a tree of 200,000 entries for every appended line would cost
-// O(n) per event. Its `version` changes with every change and the selector state is always a new
+// O(n) per event. Its `version` changes with every change and the tree view state is always a new
 // object, so subscribers see the change; the state passed in must not be used after the call.
-// One file (just over 300 lines) because every event kind moves the same state, in one switch.
+// One file (past 300 lines) because every event kind moves the same state, in one switch.
 
 import type {
-  ListingProgress,
   NodeColumns,
   ServerEvent,
   SessionChangedEvent,
@@ -83,12 +82,8 @@ export function readProgressStep(snapshot: SnapshotProgress, read: number): numb
 }
 
 export interface LiveState {
-  sessions: readonly SessionListItem[];
-  /** The server is still reading the folders for the first time: the list is not whole yet. */
-  listing: ListingProgress | null;
   session: SessionHead | null;
-  selector: TreeSelectorState | null;
-  writerActive: boolean;
+  treeView: TreeSelectorState | null;
   /** Another process moving the leaf moves the selection with it. */
   followLeaf: boolean;
   snapshot: SnapshotProgress | null;
@@ -116,9 +111,9 @@ export type SnapshotInput =
        */
       deferRows?: boolean;
     }
-  /** The rows that fell due: computed now (at once, when prepared with the selector's leaf, filter and query). */
+  /** The rows that fell due: computed now (at once, when prepared with the tree view's leaf, filter and query). */
   | { type: 'snapshot_rows'; sessionId: string }
-  /** The closing line's changed nodes, replaced in the tree before its rows are prepared; the selector follows at `snapshot_end`. */
+  /** The closing line's changed nodes, replaced in the tree before its rows are prepared; the tree view follows at `snapshot_end`. */
   | { type: 'snapshot_changed'; sessionId: string; changed: readonly TreeNode[] }
   /** How many bytes of the file the server has read (it is still reading it). */
   | { type: 'snapshot_read'; sessionId: string; read: number }
@@ -142,31 +137,31 @@ export interface Applied {
   changedIds: string[];
   /** The selection moved to follow the leaf: the views should bring it into view. */
   reveal: boolean;
-  /** The server's first reading of the folders ended: fetch the whole list (rows may have been missed). */
-  reloadList: boolean;
 }
 
 export function emptyLiveState(): LiveState {
   return {
-    sessions: [],
-    listing: null,
     session: null,
-    selector: null,
-    writerActive: false,
+    treeView: null,
     followLeaf: true,
     snapshot: null,
   };
 }
 
 function result(state: LiveState, more: Partial<Omit<Applied, 'state'>> = {}): Applied {
-  return { state, notices: [], reload: false, changedIds: [], reveal: false, reloadList: false, ...more };
+  return { state, notices: [], reload: false, changedIds: [], reveal: false, ...more };
+}
+
+function withWriter(item: SessionListItem, writerActive: boolean): SessionListItem {
+  return item.writerActive === writerActive ? item : { ...item, writerActive };
 }
 
 /** The session as its snapshot's closing line describes it. */
 function headOf(end: Omit<SessionSnapshotEnd, 'changed'>): SessionHead {
   return {
     id: end.session.id,
-    item: end.session,
+    // The closing line's own flag is the writer's state when the snapshot was read.
+    item: withWriter(end.session, end.writerActive),
     header: end.header,
     dialect: end.dialect,
     issues: end.issues,
@@ -187,25 +182,6 @@ function streamingHeadOf(head: SessionSnapshotHead): SessionHead {
     needsMigration: false,
     ...(item.name !== undefined ? { name: item.name } : {}),
   };
-}
-
-/** The session list with `upserted` rows replaced or added and `removed` ones gone. */
-export function patchSessionList(
-  sessions: readonly SessionListItem[],
-  upserted: readonly SessionListItem[],
-  removed: readonly string[],
-): SessionListItem[] {
-  const gone = new Set(removed);
-  const incoming = new Map(upserted.map((item) => [item.id, item]));
-  const next: SessionListItem[] = [];
-  for (const item of sessions) {
-    if (gone.has(item.id)) continue;
-    const replacement = incoming.get(item.id);
-    next.push(replacement ?? item);
-    incoming.delete(item.id);
-  }
-  for (const item of incoming.values()) if (!gone.has(item.id)) next.push(item);
-  return next;
 }
 
 /** The open session with its row from `rows`, when they hold it. */
@@ -232,7 +208,7 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
   const expected = head.nodeCount ?? head.session.entryCount;
   if (expected > 0) tree.reserve(Math.min(expected, MAX_RESERVED_NODES));
   // The leaf comes with the closing line; until then nothing is the leaf.
-  const selector = createTreeSelectorState(tree, {
+  const treeView = createTreeSelectorState(tree, {
     leafId: null,
     mode: input.mode,
     query: '',
@@ -242,8 +218,7 @@ function startSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: '
   const next: LiveState = {
     ...state,
     session: streamingHeadOf(head),
-    selector,
-    writerActive: head.session.writerActive,
+    treeView,
     snapshot: {
       received: 0,
       total: head.nodeCount ?? null,
@@ -268,9 +243,9 @@ function addSnapshotNodes(
   masks: SearchMaskColumns | undefined,
   deferRows: boolean,
 ): Applied {
-  const { selector, snapshot } = state;
-  if (!selector || !snapshot) return result(state);
-  const tree = selector.tree;
+  const { treeView, snapshot } = state;
+  if (!treeView || !snapshot) return result(state);
+  const tree = treeView.tree;
   const from = tree.size;
   tree.append(nodes);
   // Refused unless every node was taken (addSearchMasks), so that they line up with the new nodes.
@@ -279,7 +254,7 @@ function addSnapshotNodes(
   // Rows are recomputed for the first chunk (the first screen), whenever the tree has grown
   // fourfold since and at the end: O(n) in all however small the chunks (1.33n; doubling cost 2n,
   // and each recompute also lays out the graph), where every chunk would be O(n²). Until then the
-  // selector's rows stay those of its (older) `treeVersion`, consistent in themselves.
+  // the tree view's rows stay those of its (older) `treeVersion`, consistent in themselves.
   const due =
     snapshot.rowsDue ||
     snapshot.rowsAtSize === 0 ||
@@ -294,17 +269,17 @@ function addSnapshotNodes(
 
 /** The rows of the tree as it is now, and the wanted entry selected if it has come. */
 function withRows(state: LiveState): Applied {
-  const { selector, snapshot } = state;
-  if (!selector || !snapshot) return result(state);
-  const tree = selector.tree;
+  const { treeView, snapshot } = state;
+  if (!treeView || !snapshot) return result(state);
+  const tree = treeView.tree;
   const wanted = snapshot.wantedId;
   const wantedArrived = wanted !== null && tree.has(wanted);
-  let nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  let nextTreeView = treeSelectorReducer(treeView, { type: 'refresh' });
   // Until the wanted entry arrives the selection rests on the last row; it moves there once it does.
-  if (wantedArrived) nextSelector = treeSelectorReducer(nextSelector, { type: 'selectId', id: wanted });
+  if (wantedArrived) nextTreeView = treeSelectorReducer(nextTreeView, { type: 'selectId', id: wanted });
   const next: LiveState = {
     ...state,
-    selector: nextSelector,
+    treeView: nextTreeView,
     snapshot: {
       ...snapshot,
       rowsAtSize: tree.size,
@@ -321,17 +296,17 @@ function withRows(state: LiveState): Applied {
  * entry was asked for and came; then the changes that waited for it follow, in the order they came.
  */
 function finishSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 'snapshot_end' }>): Applied {
-  const { selector: streamed, snapshot } = state;
+  const { treeView: streamed, snapshot } = state;
   if (!streamed || !snapshot) return result(state);
   const { end } = input;
   const tree = streamed.tree;
   for (const node of input.changed) tree.replace(node);
   // No entry asked for, or one that never came (a stale deep link): the selection goes to the leaf.
   const toLeaf = (snapshot.toLeaf || snapshot.wantedId !== null) && end.leafId !== null;
-  const selector = treeSelectorReducer(streamed, { type: 'setLeaf', leafId: end.leafId, select: toLeaf });
+  const treeView = treeSelectorReducer(streamed, { type: 'setLeaf', leafId: end.leafId, select: toLeaf });
   const queued = snapshot.queued;
   let applied = result(
-    { ...state, session: headOf(end), selector, writerActive: end.writerActive, snapshot: null },
+    { ...state, session: headOf(end), treeView, snapshot: null },
     { reveal: true, changedIds: input.changed.map((node) => node.id) },
   );
   for (const event of queued) {
@@ -342,10 +317,18 @@ function finishSnapshot(state: LiveState, input: Extract<SnapshotInput, { type: 
       reload: applied.reload || step.reload,
       changedIds: [...applied.changedIds, ...step.changedIds],
       reveal: applied.reveal || step.reveal,
-      reloadList: applied.reloadList || step.reloadList,
     };
   }
   return applied;
+}
+
+/**
+ * The head with another process's writing as `session_changed` reports it: kept on the open
+ * session's list row (`item.writerActive`), the one place the browser stores it.
+ */
+function withWriterActive(session: SessionHead, writerActive: boolean | undefined): SessionHead {
+  if (writerActive === undefined || writerActive === session.item.writerActive) return session;
+  return { ...session, item: withWriter(session.item, writerActive) };
 }
 
 function decoded(columns: NodeColumns | undefined): TreeNode[] {
@@ -353,8 +336,8 @@ function decoded(columns: NodeColumns | undefined): TreeNode[] {
 }
 
 function applySessionChanged(state: LiveState, event: SessionChangedEvent): Applied {
-  const selector = state.selector!;
-  const tree = selector.tree;
+  const treeView = state.treeView!;
+  const tree = treeView.tree;
   const added = decoded(event.added);
   const changed = decoded(event.changed);
   tree.append(added);
@@ -362,7 +345,7 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
   const notices: string[] = [];
   let reload = false;
   let reveal = false;
-  let nextSelector = selector;
+  let nextTreeView = treeView;
   const leaf = event.leaf;
   if (leaf && leaf.id !== null && !tree.has(leaf.id)) {
     // A leaf we never received: the tree here missed something; start again from a snapshot.
@@ -372,16 +355,16 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
     // Canopy's own writes leave the selection to the action that made them (it selects what it
     // wrote); another process's writes and a leaf that had to move take the selection along.
     const follow = state.followLeaf && leaf.id !== null && (event.source === 'external' || !!leaf.notice);
-    nextSelector = treeSelectorReducer(selector, { type: 'setLeaf', leafId: leaf.id, select: follow });
+    nextTreeView = treeSelectorReducer(treeView, { type: 'setLeaf', leafId: leaf.id, select: follow });
     reveal = follow;
   }
-  if (nextSelector === selector && (added.length > 0 || changed.length > 0))
-    nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  if (nextTreeView === treeView && (added.length > 0 || changed.length > 0))
+    nextTreeView = treeSelectorReducer(treeView, { type: 'refresh' });
   return result(
     {
       ...state,
-      selector: nextSelector,
-      writerActive: event.writerActive ?? state.writerActive,
+      session: withWriterActive(state.session!, event.writerActive),
+      treeView: nextTreeView,
     },
     { notices, reload, reveal, changedIds: changed.map((node) => node.id) },
   );
@@ -402,8 +385,8 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
       if (state.session?.id !== input.sessionId || !state.snapshot?.rowsDue) return result(state);
       return withRows(state);
     case 'snapshot_changed': {
-      if (state.session?.id !== input.sessionId || !state.selector || !state.snapshot) return result(state);
-      const tree = state.selector.tree;
+      if (state.session?.id !== input.sessionId || !state.treeView || !state.snapshot) return result(state);
+      const tree = state.treeView.tree;
       for (const node of input.changed) tree.replace(node);
       return result(state, { changedIds: input.changed.map((node) => node.id) });
     }
@@ -413,16 +396,6 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
     case 'snapshot_end':
       if (state.session?.id !== input.sessionId) return result(state);
       return finishSnapshot(state, input);
-    case 'session_list_changed':
-      return result(
-        {
-          ...state,
-          sessions: patchSessionList(state.sessions, input.upserted, input.removed),
-          session: withListedItem(state.session, input.upserted),
-          ...(input.listing !== undefined ? { listing: input.listing } : {}),
-        },
-        { reloadList: input.listing === null },
-      );
     case 'session_changed':
     case 'subscribed':
     case 'session_reloaded':
@@ -430,7 +403,7 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
     default:
       return result(state);
   }
-  if (!state.session || !state.selector || input.sessionId !== state.session.id) return result(state);
+  if (!state.session || !state.treeView || input.sessionId !== state.session.id) return result(state);
   if (state.snapshot && input.type !== 'session_reloaded')
     return result({ ...state, snapshot: { ...state.snapshot, queued: [...state.snapshot.queued, input] } });
   switch (input.type) {
@@ -439,11 +412,11 @@ export function applyServerEvent(state: LiveState, input: LiveInput): Applied {
     case 'subscribed': {
       // The snapshot may predate the subscription; the leaf in the acknowledgement is authoritative.
       const leafId = input.leafId;
-      if (leafId === state.selector.leafId) return result(state);
-      if (leafId !== null && !state.selector.tree.has(leafId)) return result(state, { reload: true });
+      if (leafId === state.treeView.leafId) return result(state);
+      if (leafId !== null && !state.treeView.tree.has(leafId)) return result(state, { reload: true });
       const select = state.followLeaf && leafId !== null;
-      const selector = treeSelectorReducer(state.selector, { type: 'setLeaf', leafId, select });
-      return result({ ...state, selector }, { reveal: select });
+      const treeView = treeSelectorReducer(state.treeView, { type: 'setLeaf', leafId, select });
+      return result({ ...state, treeView }, { reveal: select });
     }
     case 'session_changed':
       return applySessionChanged(state, input);

@@ -156,4 +156,4 @@ export function deliverLater(store: () => StoreApi<AppStore>, event: ServerEvent
 
 export const leafOf = (store: StoreApi<AppStore>) => leafIdOf(store.getState());
 export const selected = (store: StoreApi<AppStore>) => selectedIdOf(store.getState());
-export const rowsOf = (store: StoreApi<AppStore>) => (store.getState().selector?.rows ?? []).map((r) => r.id);
+export const rowsOf = (store: StoreApi<AppStore>) => (store.getState().treeView?.rows ?? []).map((r) => r.id);

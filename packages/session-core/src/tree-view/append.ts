@@ -28,47 +28,40 @@ import {
   SCRATCH_NEAREST,
   SCRATCH_SIBLING_POSITION,
   SCRATCH_VISIBLE_PARENT,
-  scratchBytes,
-  scratchInts,
   withHeadroom,
-} from './scratch';
+  type TreeWork,
+} from './work';
 import { matchesQuery } from './search';
 import type { ViewTree } from './view-tree';
 
 /** More appended entries than this (a snapshot's part) are computed in full. */
 const MAX_APPENDED = 64;
 
-// Per-node working arrays, written for a node before they are read: the shared scratch arrays
-// (scratch.ts), which the full passes of the open have already made. The marks are this file's own:
-// they keep call stamps from one call to the next.
-let nearest: Int32Array = new Int32Array(0);
-let visibleParent: Int32Array = new Int32Array(0);
-let siblingPosition: Int32Array = new Int32Array(0);
-let childCount: Int32Array = new Int32Array(0);
-let indent: Int32Array = new Int32Array(0);
-let layoutBits: Uint8Array = new Uint8Array(0);
-let marks = new Int32Array(0);
-let stamp = 0;
-
-function grow(count: number): void {
-  nearest = scratchInts(SCRATCH_NEAREST, count);
-  visibleParent = scratchInts(SCRATCH_VISIBLE_PARENT, count);
-  siblingPosition = scratchInts(SCRATCH_SIBLING_POSITION, count);
-  childCount = scratchInts(SCRATCH_CHILD_COUNT, count);
-  indent = scratchInts(SCRATCH_INDENT, count);
-  layoutBits = scratchBytes(count);
-  if (marks.length < count) {
-    marks = new Int32Array(withHeadroom(count));
-    stamp = 0;
+// Per-node working arrays, written for a node before they are read: the tree's working arrays
+// (work.ts), which the full passes of the open have already made. The marks keep call stamps from
+// one call to the next.
+function arraysFor(work: TreeWork, count: number) {
+  if (work.appendMarks.length < count) {
+    work.appendMarks = new Int32Array(withHeadroom(count));
+    work.appendStamp = 0;
   }
+  return {
+    nearest: work.ints(SCRATCH_NEAREST, count),
+    visibleParent: work.ints(SCRATCH_VISIBLE_PARENT, count),
+    siblingPosition: work.ints(SCRATCH_SIBLING_POSITION, count),
+    childCount: work.ints(SCRATCH_CHILD_COUNT, count),
+    indent: work.ints(SCRATCH_INDENT, count),
+    layoutBits: work.bytes(count),
+    marks: work.appendMarks,
+  };
 }
 
-function nextStamp(): number {
-  if (stamp > 0x3ffffff0) {
-    marks.fill(0);
-    stamp = 0;
+function nextStamp(work: TreeWork): number {
+  if (work.appendStamp > 0x3ffffff0) {
+    work.appendMarks.fill(0);
+    work.appendStamp = 0;
   }
-  return ++stamp;
+  return ++work.appendStamp;
 }
 
 /** Whether `node` is `ancestor` or below it. */
@@ -110,7 +103,10 @@ export function rowsAfterAppend(
   // The anchor: the lowest entry above every appended entry and both leaves, strictly above those
   // whose visibility may change (appended entries, a leaf shown or hidden by the move) and at or
   // above the others; then up to the first entry visible before (and so after).
-  grow(count);
+  const { nearest, visibleParent, siblingPosition, childCount, indent, layoutBits, marks } = arraysFor(
+    tree.work,
+    count,
+  );
   let anchor = -1;
   {
     const starts: number[] = [];
@@ -119,7 +115,7 @@ export function rowsAfterAppend(
       for (const node of [oldLeaf, leaf])
         starts.push(node >= oldSize || before[node]! >= 0 !== shown(node) ? tree.parentIndexAt(node) : node);
     // Ancestors of the first, each marked with the stamp; the anchor is the highest meeting point.
-    const first = nextStamp();
+    const first = nextStamp(tree.work);
     for (let at = starts[0]!; at >= 0; at = tree.parentIndexAt(at)) marks[at] = first;
     anchor = starts[0]!;
     for (let i = 1; i < starts.length; i++) {
@@ -143,7 +139,7 @@ export function rowsAfterAppend(
     return null;
 
   // Active path marks of the new leaf.
-  const active = nextStamp();
+  const active = nextStamp(tree.work);
   for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) marks[node] = active;
 
   // The anchor's subtree in depth-first order, the active child first at every fork.

@@ -3,7 +3,8 @@
 // active branch first at every fork, then the filter and search, then indents, connectors and
 // gutters computed over the VISIBLE forest, where each visible entry hangs from its nearest
 // visible ancestor. One call is O(n) with loops only; the depth-first order is cached per tree
-// version and leaf, so a filter change or a search keystroke skips the traversal.
+// version and leaf, so a filter change or a search keystroke skips the traversal. Every cache and
+// working array is the tree's own (`tree.work`, work.ts): no module-level state.
 // One file because the passes share the working arrays and caches that keep a call O(n) without
 // allocation; split, each pass would have to hand them over.
 
@@ -34,10 +35,8 @@ import {
   SCRATCH_STACK,
   SCRATCH_VISIBLE,
   SCRATCH_VISIBLE_PARENT,
-  scratchBytes,
-  scratchInts,
   withHeadroom,
-} from './scratch';
+} from './work';
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewEntry } from './view-entry';
 import type { ViewTree } from './view-tree';
@@ -50,6 +49,13 @@ export interface Gutter {
   show: boolean;
 }
 
+/**
+ * One display row. Rows are shared between results (a later call on the same tree hands back the
+ * rows whose layout did not change, same objects) and are not to be changed by callers. The API's
+ * one mutation after a row is returned: a later jump on the same tree turns its gutter lines over
+ * in place (row.ts's flipLines) and hands back the same row; it then returns a new result, so compare
+ * results, or read rows again from the newest, rather than keep a row's `gutters` from an older one.
+ */
 export interface FlatRow {
   id: string;
   entry: ViewEntry;
@@ -99,34 +105,20 @@ export interface RowsResult {
   leafIndex: number;
 }
 
-interface TraversalCache {
-  version: number;
-  leaf: number;
-  /** Node indices in depth-first order, the active child first at every fork. */
-  order: Int32Array;
-  /** 1 for nodes on the path from the leaf to its root. */
-  onActive: Uint8Array;
-}
-
-const traversalCache = new WeakMap<ViewTree, TraversalCache>();
-
 // Rows and gutter links whose layout did not change are reused from the previous call on the same
 // tree: a live append or a label change then allocates a handful of rows instead of one per visible
 // entry, and unchanged rows keep their identity, which lets a UI skip re-rendering them. Gutter
 // links are reused when their position, their `show` and their (already reused) outer link match,
 // so identity comparison of a row's gutter list is exact.
-const reuseCache = new WeakMap<ViewTree, ReuseCache>();
 
 // The last rows computed per tree: a call that changes only the leaf derives its rows from them
 // (jump.ts), and one that changes only the selection reuses them.
-const lastRows = new WeakMap<ViewTree, RowsState>();
 
 // The last rows of the default view (default filter, no search) per tree, kept while another view
 // is shown: Esc after a search, or the way back to the default filter, answers them again when
 // nothing they depend on changed since (the tree, the leaf, the filter's bits, and no gutter line
 // turned over by a jump, which changes links these rows hold). Before, that way back was a full
 // pass that built every row again (~200,000 at 200k entries, and the outline re-rendered each).
-const lastDefaultRows = new WeakMap<ViewTree, { state: RowsState; flips: number }>();
 
 function isDefaultView(mode: FilterMode, tokens: readonly string[]): boolean {
   return mode === 'default' && tokens.length === 0;
@@ -134,8 +126,8 @@ function isDefaultView(mode: FilterMode, tokens: readonly string[]): boolean {
 
 /** Records `state` as the tree's last rows (and as its default view's, when it is one). */
 function remember(tree: ViewTree, state: RowsState): void {
-  lastRows.set(tree, state);
-  if (isDefaultView(state.mode, state.tokens)) lastDefaultRows.set(tree, { state, flips: lineFlipCount() });
+  tree.work.lastRows = state;
+  if (isDefaultView(state.mode, state.tokens)) tree.work.lastDefaultRows = { state, flips: lineFlipCount() };
 }
 
 /**
@@ -162,7 +154,7 @@ export function prepareRowsAhead(
   modes: readonly FilterMode[] = FILTER_MODES,
   timeUp: () => boolean = () => false,
 ): boolean {
-  calls++;
+  tree.work.calls++;
   const leaf = leafId == null ? -1 : tree.indexOf(leafId);
   new FullPass(tree, leaf, 'default', [], new Uint8Array(0)).traverseOnly();
   for (const mode of modes) if (!prepareFilterBits(tree, mode, timeUp)) return false;
@@ -171,14 +163,14 @@ export function prepareRowsAhead(
 
 /** The display rows of a tree for a leaf, a filter mode, a search query and a selection. */
 export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsResult {
-  calls++;
+  tree.work.calls++;
   const count = tree.size;
   const leafId = options.leafId;
   const leaf = leafId == null ? -1 : tree.indexOf(leafId);
   const mode = options.mode ?? 'default';
   const tokens = tokenizeQuery(options.query ?? '');
   const passes = visibleBits(tree, mode, tokens);
-  const previous = lastRows.get(tree);
+  const previous = tree.work.lastRows;
   if (
     previous !== undefined &&
     previous.version === tree.version &&
@@ -192,7 +184,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
       rowsPaths.same++;
       return resultOf(tree, previous, options);
     }
-    const reuse = reuseCache.get(tree);
+    const reuse = tree.work.reuse;
     const jumped = rowsAfterJump(
       tree,
       previous,
@@ -212,7 +204,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
     sameTokens(previous.tokens, tokens)
   ) {
     // A few entries appended since (a live append): only the subtree holding them is computed.
-    const reuse = reuseCache.get(tree);
+    const reuse = tree.work.reuse;
     const appended = rowsAfterAppend(tree, previous, leaf, passes, reuse);
     if (appended !== null) {
       rowsPaths.append++;
@@ -220,7 +212,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
       return resultOf(tree, appended, options);
     }
   }
-  const kept = isDefaultView(mode, tokens) ? lastDefaultRows.get(tree) : undefined;
+  const kept = isDefaultView(mode, tokens) ? tree.work.lastDefaultRows : undefined;
   if (
     kept !== undefined &&
     kept.flips === lineFlipCount() &&
@@ -231,7 +223,7 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
   ) {
     // Back to the default view with nothing changed since it was shown: the same rows.
     rowsPaths.kept++;
-    lastRows.set(tree, kept.state);
+    tree.work.lastRows = kept.state;
     return resultOf(tree, kept.state, options);
   }
   rowsPaths.full++;
@@ -241,12 +233,6 @@ export function computeRows(tree: ViewTree, options: ComputeRowsOptions): RowsRe
 
 /** Nodes a stepped pass handles between two looks at its caller's clock. */
 const NODES_PER_CHECK = 2048;
-
-/**
- * Counts computeRows calls: a stepped pass (prepareRows) shares the scratch arrays and caches
- * with every call, so one made between two of its steps makes it give up.
- */
-let calls = 0;
 
 /**
  * One full computation of the rows, in three passes over the tree, resumable between any two
@@ -307,7 +293,7 @@ class FullPass {
   private traverse(timeUp: (() => boolean) | null): boolean {
     const { tree, leaf, count } = this;
     if (this.stack.length === 0) {
-      const cached = traversalCache.get(tree);
+      const cached = tree.work.traversal;
       if (cached !== undefined && cached.version === tree.version && cached.leaf === leaf) {
         this.order = cached.order;
         this.onActive = cached.onActive;
@@ -317,14 +303,14 @@ class FullPass {
       // The arrays of the traversal this one replaces are reused: only computeRows reads them,
       // and only during its call. At 200,000 entries, fresh arrays on every jump fed the garbage
       // collector. Until this traversal is done, no other call may take them for its own.
-      traversalCache.delete(tree);
+      tree.work.traversal = undefined;
       // With room to grow, like the scratch arrays: a pass after a live append reuses them too.
       const recycled = cached !== undefined && cached.order.length >= count;
       this.onActive = recycled ? cached.onActive.fill(0) : new Uint8Array(withHeadroom(count));
       this.order = recycled ? cached.order : new Int32Array(withHeadroom(count));
       // Tree parents are acyclic by construction, so this walk ends.
       for (let node = leaf; node >= 0; node = tree.parentIndexAt(node)) this.onActive[node] = 1;
-      this.stack = scratchInts(SCRATCH_STACK, Math.max(1, count));
+      this.stack = tree.work.ints(SCRATCH_STACK, Math.max(1, count));
       const stack = this.stack;
       let top = 0;
       const roots = tree.rootIndices();
@@ -359,18 +345,18 @@ class FullPass {
     }
     this.top = 0;
     this.written = written;
-    traversalCache.set(tree, { version: tree.version, leaf, order, onActive });
+    tree.work.traversal = { version: tree.version, leaf, order, onActive };
     return true;
   }
 
   private startVisibility(): void {
     const count = this.count;
     // Scratch arrays: every element is written before it is read, except the counters, zeroed here.
-    this.nearest = scratchInts(SCRATCH_NEAREST, count);
-    this.visibleParent = scratchInts(SCRATCH_VISIBLE_PARENT, count);
-    this.siblingPosition = scratchInts(SCRATCH_SIBLING_POSITION, count);
-    this.childCount = scratchInts(SCRATCH_CHILD_COUNT, count).fill(0);
-    this.visible = scratchInts(SCRATCH_VISIBLE, count);
+    this.nearest = this.tree.work.ints(SCRATCH_NEAREST, count);
+    this.visibleParent = this.tree.work.ints(SCRATCH_VISIBLE_PARENT, count);
+    this.siblingPosition = this.tree.work.ints(SCRATCH_SIBLING_POSITION, count);
+    this.childCount = this.tree.work.ints(SCRATCH_CHILD_COUNT, count).fill(0);
+    this.visible = this.tree.work.ints(SCRATCH_VISIBLE, count);
     this.phase = 'visibility';
   }
 
@@ -418,10 +404,10 @@ class FullPass {
     const { tree, count, leaf } = this;
     this.multipleRoots = this.rootCount > 1;
     this.leafPosition = leaf < 0 ? -1 : this.nearest[leaf]!;
-    this.indent = scratchInts(SCRATCH_INDENT, count);
-    this.bits = scratchBytes(count);
+    this.indent = tree.work.ints(SCRATCH_INDENT, count);
+    this.bits = tree.work.bytes(count);
     this.rowOfNode = new Int32Array(count).fill(-1);
-    let reuse = reuseCache.get(tree);
+    let reuse = tree.work.reuse;
     if (reuse === undefined || reuse.rows.length < count) {
       // Sized to the tree up front: rows are written in depth-first order, which jumps to high node
       // numbers early, and a write far past the end of an array turns it into a slow hash table.
@@ -438,7 +424,7 @@ class FullPass {
         }
       }
       reuse = { rows, chains };
-      reuseCache.set(tree, reuse);
+      tree.work.reuse = reuse;
     }
     this.reuse = reuse;
     this.rows = new Array<Row>(this.visibleCount);
@@ -552,13 +538,15 @@ export function prepareRows(
 ): RowsPreparation {
   const version = tree.version;
   const size = tree.size;
-  const epoch = ++calls;
+  // A stepped pass shares the tree's working arrays and caches with every call on it, so one made
+  // between two of its steps makes it give up.
+  const epoch = ++tree.work.calls;
   let pass: FullPass | null = null;
   let over = false;
   return {
     step(timeUp) {
       if (over) return true;
-      if (calls !== epoch || tree.version !== version || tree.size !== size) {
+      if (tree.work.calls !== epoch || tree.version !== version || tree.size !== size) {
         over = true;
         return true;
       }
@@ -567,7 +555,7 @@ export function prepareRows(
         const leaf = leafId == null ? -1 : tree.indexOf(leafId);
         const mode = options.mode ?? 'default';
         const tokens = tokenizeQuery(options.query ?? '');
-        const previous = lastRows.get(tree);
+        const previous = tree.work.lastRows;
         if (
           previous !== undefined &&
           previous.version === version &&

@@ -23,7 +23,7 @@ import {
   type GutterLink,
 } from './row';
 import { matchesQuery } from './search';
-import { withHeadroom } from './scratch';
+import { withHeadroom, type JumpWork } from './work';
 import type { ViewTree } from './view-tree';
 
 /** One rows result with what a later call needs to derive the next one from it. */
@@ -96,36 +96,22 @@ export function subtreeEnd(state: RowsState, at: number): number {
   return end;
 }
 
-let scratchSizes = new Int32Array(0);
-
 /**
  * The subtree sizes of the nodes of rows [from, to) of `state`, one subtree, in a scratch array
  * (valid for those nodes only, until the next call): a jump between neighbours needs no more.
  */
-function sizesWithin(state: RowsState, from: number, to: number): Int32Array {
-  if (scratchSizes.length < state.rowOfNode.length)
-    scratchSizes = new Int32Array(withHeadroom(state.rowOfNode.length));
-  const sizes = scratchSizes;
+function sizesWithin(work: JumpWork, state: RowsState, from: number, to: number): Int32Array {
+  if (work.sizes.length < state.rowOfNode.length)
+    work.sizes = new Int32Array(withHeadroom(state.rowOfNode.length));
+  const sizes = work.sizes;
   const rows = state.rows;
   for (let r = from; r < to; r++) sizes[rows[r]!.node] = 0;
   addSizes(rows, from, to, sizes);
   return sizes;
 }
 
-// Marks of the nodes on the old and the new active path, by call stamp, so they need no clearing.
-let pathMarks = new Int32Array(0);
-let stamp = 0;
 const OLD_PATH = 1;
 const NEW_PATH = 2;
-
-// Working stacks, kept between calls (a jump never re-enters itself).
-const stackRow: number[] = [];
-const stackLast: boolean[] = [];
-const stackChain: (GutterLink | null)[] = [];
-const walk: number[] = [];
-/** The gutter lines whose `show` the jump turns over, once it is sure to answer. */
-const flips: GutterLink[] = [];
-const order: number[] = [];
 
 /**
  * The visible children of `parent` (-1: the visible roots) in the new depth-first order, as old
@@ -137,6 +123,7 @@ function visibleChildrenInOrder(
   rowOfNode: Int32Array,
   newPathMark: number,
 ): void {
+  const { order, walk, pathMarks } = tree.work.jump;
   order.length = 0;
   walk.length = 0;
   const roots = tree.rootIndices();
@@ -180,15 +167,17 @@ export function rowsAfterJump(
   }
 
   const count = tree.size;
-  if (pathMarks.length < count) {
-    pathMarks = new Int32Array(withHeadroom(count));
-    stamp = 0;
+  const work = tree.work.jump;
+  if (work.pathMarks.length < count) {
+    work.pathMarks = new Int32Array(withHeadroom(count));
+    work.stamp = 0;
   }
-  if (stamp > 0x3ffffff0) {
-    pathMarks.fill(0);
-    stamp = 0;
+  if (work.stamp > 0x3ffffff0) {
+    work.pathMarks.fill(0);
+    work.stamp = 0;
   }
-  stamp += 4;
+  work.stamp += 4;
+  const { pathMarks, stamp, stackRow, stackLast, stackChain, flips, order } = work;
   const oldMark = stamp | OLD_PATH;
   const newMark = stamp | NEW_PATH;
   const bothMark = stamp | OLD_PATH | NEW_PATH;
@@ -215,7 +204,9 @@ export function rowsAfterJump(
   const commonEnd = commonRow < 0 ? total : subtreeEnd(previous, commonRow);
   const sizes =
     previous.sizes ??
-    (commonEnd - commonRow > total / 2 ? sizesOf(previous) : sizesWithin(previous, commonRow, commonEnd));
+    (commonEnd - commonRow > total / 2
+      ? sizesOf(previous)
+      : sizesWithin(work, previous, commonRow, commonEnd));
   // Rows outside the common subtree keep their places: the old rows copied at once (one block
   // copy, where a loop over a new array was ~2 ms at 200,000 rows), and those inside are written
   // over. The node → row map stays the previous one, shared, until a row changes place: a jump

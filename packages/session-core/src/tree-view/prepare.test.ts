@@ -86,3 +86,56 @@ describe('rows prepared in steps (prepareRows)', () => {
     expect(project(tree, options)).toEqual(project(new ViewTree(all), options));
   });
 });
+
+// What the rows computations keep between calls is owned by each tree (ViewTree.work, work.ts):
+// before, module-level caches and working arrays were shared by every tree on the page.
+describe('two trees on one page, two views of one tree', () => {
+  it("a computation on another tree between two steps does not stop a tree's preparation", () => {
+    const options = { leafId: 'e8990', mode: 'default' as const, query: '', selectedId: 'e5000' };
+    const tree = new ViewTree(all);
+    const other = new ViewTree(all.slice(0, 5000));
+    const preparation = prepareRows(tree, options);
+    expect(preparation.step(() => true)).toBe(false);
+    computeRows(other, { leafId: 'e4000', mode: 'all' });
+    stepsToEnd(preparation);
+    const full = rowsPaths.full;
+    const prepared = project(tree, options);
+    // Answered from the preparation: no full pass.
+    expect(rowsPaths.full).toBe(full);
+    expect(prepared).toEqual(project(new ViewTree(all), options));
+  });
+
+  it('give each tree its own rows through interleaved jumps, filters and searches', () => {
+    const first = new ViewTree(all);
+    const second = new ViewTree(all.slice(0, 6000));
+    const steps = [
+      { leafId: 'e5000', mode: 'default' as const, query: '' },
+      { leafId: 'e5990', mode: 'default' as const, query: '' },
+      { leafId: 'e1200', mode: 'no-tools' as const, query: '' },
+      { leafId: 'e1200', mode: 'no-tools' as const, query: 'ab' },
+      { leafId: 'e3000', mode: 'default' as const, query: '' },
+    ];
+    for (const options of steps) {
+      for (const [tree, source] of [
+        [first, all],
+        [second, all.slice(0, 6000)],
+      ] as const) {
+        expect(project(tree, options)).toEqual(project(new ViewTree(source), options));
+      }
+    }
+  });
+
+  it('give two views of one tree (another leaf, filter and search each) their own exact rows', () => {
+    const tree = new ViewTree(all);
+    const views = [
+      { leafId: 'e8990', mode: 'default' as const, query: '' },
+      { leafId: 'e2000', mode: 'user-only' as const, query: 'ab' },
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (const view of views) {
+        const options = { ...view, leafId: `e${Number(view.leafId.slice(1)) - round * 100}` };
+        expect(project(tree, options)).toEqual(project(new ViewTree(all), options));
+      }
+    }
+  });
+});

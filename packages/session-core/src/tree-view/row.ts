@@ -9,7 +9,7 @@ import type { ViewTree } from './view-tree';
  * Internal, for tests: how many depth-first traversals and subtree size passes were computed, how
  * many rows jumps looked at one by one (the rest they copied as blocks), how many jumps copied the
  * node → row map (the others moved no row and share it), and how many times the rows kept for
- * reuse between calls (flatten.ts) and the working arrays (scratch.ts) were sized again.
+ * reuse between calls (flatten.ts) and the working arrays (work.ts) were sized again. Counters for tests only: they decide nothing.
  */
 export const rowsWork = {
   traversals: 0,
@@ -138,7 +138,12 @@ export function drawsConnector(flags: number): boolean {
   return (flags & ROW_SHOW_CONNECTOR) !== 0 && (flags & ROW_VIRTUAL_ROOT_CHILD) === 0;
 }
 
-/** How many times gutter lines were turned over, to know a materialized list is out of date. */
+/**
+ * How many times gutter lines were turned over, to know a materialized list is out of date. The
+ * one module-level value of the rows computations, on purpose: a counter that only grows, shared
+ * by every tree, makes a row of another tree materialize its gutters again at worst (never wrong),
+ * and kept per tree it would cost every row a reference to its tree.
+ */
 let lineFlips = 0;
 
 /** How many times gutter lines were turned over so far: rows kept aside are stale once it moves. */

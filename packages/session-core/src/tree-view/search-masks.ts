@@ -89,13 +89,11 @@ export function searchMaskColumns(entries: readonly ViewEntry[]): SearchMaskColu
   return columns;
 }
 
-interface SearchMasks extends SearchMaskColumns {
+export interface SearchMasks extends SearchMaskColumns {
   version: number;
   /** Entries masked so far, from node 0. */
   done: number;
 }
-
-const cache = new WeakMap<ViewTree, SearchMasks>();
 
 function grown(array: Int32Array, size: number): Int32Array {
   if (array.length >= size) return array;
@@ -112,11 +110,11 @@ export const maskWork = { entries: 0 };
  * (a label: a handful), or undefined when there are none or those changes are not known.
  */
 function currentMasks(tree: ViewTree): SearchMasks | undefined {
-  const masks = cache.get(tree);
+  const masks = tree.work.searchMasks;
   if (masks === undefined || masks.version === tree.version) return masks;
   const changed = tree.entriesChangedSince(masks.version);
   if (changed === null) {
-    cache.delete(tree);
+    tree.work.searchMasks = undefined;
     return undefined;
   }
   for (const node of changed) if (node < masks.done) maskEntry(masks, node, tree.entryAt(node));
@@ -150,7 +148,7 @@ export function addSearchMasks(tree: ViewTree, from: number, columns: SearchMask
   if (masks === undefined) {
     if (from !== 0) return false;
     masks = { version: tree.version, done: 0, low: new Int32Array(0), high: new Int32Array(0) };
-    cache.set(tree, masks);
+    tree.work.searchMasks = masks;
   }
   if (masks.done !== from) return false;
   masks.low = grown(masks.low, from + count);
@@ -170,7 +168,7 @@ export function prepareSearchMasks(tree: ViewTree, timeUp: () => boolean): boole
   const size = tree.size;
   if (masks === undefined) {
     masks = { version: tree.version, done: 0, low: new Int32Array(size), high: new Int32Array(size) };
-    cache.set(tree, masks);
+    tree.work.searchMasks = masks;
   }
   masks.low = grown(masks.low, size);
   masks.high = grown(masks.high, size);

@@ -12,6 +12,7 @@
 
 import { timestampSortKey } from '../timestamp';
 import { IdIndex } from './id-index';
+import { TreeWork } from './work';
 import type { ViewEntry } from './view-entry';
 
 /** Room of the numeric columns of an empty tree. */
@@ -21,6 +22,11 @@ const INITIAL_CAPACITY = 1024;
 const MAX_EDITS = 64;
 
 export class ViewTree {
+  /**
+   * What the rows computations keep between calls for this tree (caches and working arrays,
+   * work.ts): owned here so that nothing of it is module-level and two trees never share it.
+   */
+  readonly work = new TreeWork();
   private entries: ViewEntry[] = [];
   /** Position of every id (typed arrays: no long rehash as a large tree grows, see id-index.ts). */
   private readonly positions = new IdIndex((index) => this.entries[index]!.id);

@@ -15,7 +15,7 @@ interface QueryBits {
   bits: Uint8Array;
 }
 
-interface VisibilityCache {
+export interface VisibilityCache {
   version: number;
   size: number;
   /** The filter class of each entry before `classesDone` (all of them once a mode's bits are kept). */
@@ -41,8 +41,6 @@ const PASS_TABLES = new Map<FilterMode, Uint8Array>(
 /** Enough for backspacing over a typed word without scanning again; each costs one byte per entry. */
 const QUERY_HISTORY = 8;
 
-const caches = new WeakMap<ViewTree, VisibilityCache>();
-
 /** Internal, for tests: how many kept filter bits a change to the tree brought up to date. */
 export const visibilityWork = { filterCatchUps: 0 };
 
@@ -62,7 +60,7 @@ function refines(narrower: readonly string[], broader: readonly string[]): boole
 }
 
 function cacheOf(tree: ViewTree): VisibilityCache {
-  let cache = caches.get(tree);
+  let cache = tree.work.visibility;
   if (cache !== undefined && (cache.version !== tree.version || cache.size !== tree.size)) {
     const changed = tree.entriesChangedSince(cache.version);
     if (changed !== null && tree.size >= cache.size) catchUp(tree, cache, changed);
@@ -78,7 +76,7 @@ function cacheOf(tree: ViewTree): VisibilityCache {
       queries: [],
       last: null,
     };
-    caches.set(tree, cache);
+    tree.work.visibility = cache;
   }
   return cache;
 }

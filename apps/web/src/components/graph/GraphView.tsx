@@ -24,7 +24,7 @@ import { useGraphRectSelect } from './useGraphRectSelect';
 import { MIN_DOM_SCALE, useGraphViewport } from './useGraphViewport';
 import { useViewFollow } from './useViewFollow';
 
-const selectorOf = (state: AppStore) => state.selector;
+const treeViewOf = (state: AppStore) => state.treeView;
 
 /** Above this many nodes on screen the cards stay on the canvas (DOM would be too slow). */
 const MAX_DOM_NODES = 700;
@@ -40,19 +40,19 @@ export function GraphView() {
   const [minimapOpen, setMinimapOpen] = useState(true);
 
   // The layout of a big tree takes a moment, and repainting the canvas and the cards for a new
-  // selection or search takes some too: the graph takes a new selector state only after the
+  // selection or search takes some too: the graph takes a new tree view state only after the
   // outline's update has been painted (afterPaint.ts), so a click, a filter change, a keystroke or
   // a live append shows in the outline first, and the graph follows a frame later.
-  const selector = useStoreValueAfterPaint(store, selectorOf);
+  const treeView = useStoreValueAfterPaint(store, treeViewOf);
   // Everything the graph shows of the tree (layout, leaf, selection, search) comes from that one
-  // selector state, so a render never mixes the rows of one tree version with the tree of another.
-  const tree = selector?.tree ?? null;
-  const leafId = selector ? leafIdOf({ selector }) : null;
-  const selectedId = selector ? selectedIdOf({ selector }) : null;
-  const query = selector?.query ?? '';
-  const searchRows = selector?.indexById;
+  // tree view state, so a render never mixes the rows of one tree version with the tree of another.
+  const tree = treeView?.tree ?? null;
+  const leafId = treeView ? leafIdOf({ treeView }) : null;
+  const selectedId = treeView ? selectedIdOf({ treeView }) : null;
+  const query = treeView?.query ?? '';
+  const searchRows = treeView?.indexById;
   const derived = useDerived();
-  const rows = derived.graphRows(selector);
+  const rows = derived.graphRows(treeView);
   // A large tree is laid out in slices (useGraphLayout): the last layout shows meanwhile.
   const { layout, pending } = useGraphLayout(derived, tree, rows, expandedRuns);
   const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;

@@ -2,18 +2,20 @@
 
 import { ApiError } from '../../net/errors';
 import type { ConnectionState } from '../../net/socket';
-import type { StoreKit } from './kit';
+import type { SliceKit } from './kit';
 
 export interface ConnectionSlice {
   connection: ConnectionState;
   retryInMs: number | null;
   unauthorized: boolean;
   setConnection(state: ConnectionState, retryInMs: number | null): void;
+  /** The server answered 401 (true) or let the page in (false). */
+  setUnauthorized(unauthorized: boolean): void;
   /** Probes the API; marks the page unauthorized on a 401. */
   checkAccess(): Promise<void>;
 }
 
-export function createConnectionSlice({ set, get, api }: StoreKit): ConnectionSlice {
+export function createConnectionSlice({ set, get, api }: SliceKit<ConnectionSlice>): ConnectionSlice {
   return {
     connection: 'connecting',
     retryInMs: null,
@@ -21,6 +23,10 @@ export function createConnectionSlice({ set, get, api }: StoreKit): ConnectionSl
 
     setConnection(state, retryInMs) {
       set({ connection: state, retryInMs });
+    },
+
+    setUnauthorized(unauthorized) {
+      if (get().unauthorized !== unauthorized) set({ unauthorized });
     },
 
     async checkAccess() {

@@ -1,8 +1,11 @@
 // Full entries (content, tool output, images) fetched on demand for the detail panel, cached per
-// open session; the tree holds only the rows' facts.
+// open session; the tree holds only the rows' facts. Also the panel's other reads (an entry's
+// context, an image blob, an oh-my-pi artifact), so every request the page makes goes through the
+// store's actions and its injected api.
 
-import type { EntryDetail } from '@canopy/protocol';
-import type { StoreKit } from './kit';
+import type { ContextResponse, EntryDetail } from '@canopy/protocol';
+import type { ArtifactText } from '../../net/api';
+import type { SliceKit } from './kit';
 
 export interface DetailSlice {
   detailCache: ReadonlyMap<string, EntryDetail>;
@@ -10,12 +13,18 @@ export interface DetailSlice {
   /** These entries changed (a label, a late tool result): fetch them again when next shown. */
   forgetDetails(entryIds: readonly string[]): void;
   clearDetails(): void;
+  /** The context the model would see at entry `at` of session `sessionId` (not cached). */
+  loadContext(sessionId: string, at: string): Promise<ContextResponse>;
+  /** An image blob of the session (not cached: the view makes an object URL of it). */
+  loadBlob(sessionId: string, hash: string): Promise<Blob>;
+  /** An oh-my-pi artifact's text (not cached: the view keeps what it opened). */
+  loadArtifact(sessionId: string, artifactId: string): Promise<ArtifactText>;
 }
 
 /** Details can be large (images, tool output): the oldest are evicted past this many. */
 const DETAIL_CACHE_LIMIT = 300;
 
-export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
+export function createDetailSlice({ set, get, api }: SliceKit<DetailSlice>): DetailSlice {
   // The requests on their way, by session and entry. The detail panel asks again for every tree
   // version, and while a fresh server streams a large session it answers an entry only once the
   // file is read: one request per entry is shared by every ask meanwhile, instead of one per part.
@@ -69,6 +78,18 @@ export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
     clearDetails() {
       for (const key of [...inFlight.keys()]) forget(key);
       set({ detailCache: new Map() });
+    },
+
+    loadContext(sessionId, at) {
+      return api.getContext(sessionId, at);
+    },
+
+    loadBlob(sessionId, hash) {
+      return api.getBlob(sessionId, hash);
+    },
+
+    loadArtifact(sessionId, artifactId) {
+      return api.getArtifact(sessionId, artifactId);
     },
   };
 }

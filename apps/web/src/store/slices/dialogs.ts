@@ -2,7 +2,7 @@
 // composer's text, and whether the settings dialog is open. Writing what they hold is in writes.ts.
 
 import { selectedIdOf, treeOf } from '../selectors';
-import type { StoreKit } from './kit';
+import type { SliceKit } from './kit';
 
 export interface DialogsSlice {
   labelEditingId: string | null;
@@ -20,10 +20,16 @@ export interface DialogsSlice {
   requestBranch(entryId: string): void;
   cancelBranch(): void;
   setComposerText(text: string): void;
+  /** Puts a message's text in the composer and brings it into view with focus. */
+  putInComposer(text: string): void;
   openSettings(open: boolean): void;
+  /** Closes the label editor, the branch picker and its confirmation (another session opens). */
+  closeEditors(): void;
+  /** Closes the innermost editor open, if any (Esc): true if one was. */
+  closeInnermostEditor(): boolean;
 }
 
-export function createDialogsSlice({ set, get }: StoreKit): DialogsSlice {
+export function createDialogsSlice({ set, get }: SliceKit<DialogsSlice>): DialogsSlice {
   return {
     labelEditingId: null,
     branchPickerOpen: false,
@@ -60,8 +66,25 @@ export function createDialogsSlice({ set, get }: StoreKit): DialogsSlice {
       set({ composerText: text });
     },
 
+    putInComposer(text) {
+      set({ composerText: text, composerFocusTick: get().composerFocusTick + 1 });
+    },
+
     openSettings(open) {
       set({ settingsOpen: open });
+    },
+
+    closeEditors() {
+      set({ labelEditingId: null, branchPickerOpen: false, branchConfirmId: null });
+    },
+
+    closeInnermostEditor() {
+      const state = get();
+      if (state.labelEditingId) set({ labelEditingId: null });
+      else if (state.branchPickerOpen) set({ branchPickerOpen: false });
+      else if (state.branchConfirmId) set({ branchConfirmId: null });
+      else return false;
+      return true;
     },
   };
 }

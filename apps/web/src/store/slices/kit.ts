@@ -1,5 +1,10 @@
-// What every slice is built with: the store's set/get/subscribe, its dependencies, and the few
-// helpers more than one slice needs. One kit per store, so no state lives at module level.
+// What every slice is built with: the store's get/subscribe, its dependencies, the few helpers
+// more than one slice needs, and a `set` typed to the slice's own fields. One kit per store, so no
+// state lives at module level.
+//
+// One owner per field: a slice writes only the fields it declares (its `SliceKit<…>` makes any
+// other key a type error, and ownership.test.ts checks the slice files, spreads included); to
+// change another slice's field it calls that slice's action.
 
 import type { StoreApi } from 'zustand/vanilla';
 import type { Api } from '../../net/api';
@@ -27,3 +32,13 @@ export interface StoreKit {
   /** The list fetches in flight and the list events heard meanwhile (see listFetches.ts). */
   listFetches: ListFetches;
 }
+
+/** A slice's fields: what it stores, without its actions. */
+export type FieldsOf<Slice> = {
+  [K in keyof Slice as Slice[K] extends (...args: never[]) => unknown ? never : K]: Slice[K];
+};
+
+/** The kit as one slice sees it: its `set` takes only the slice's own fields. */
+export type SliceKit<Slice> = Omit<StoreKit, 'set'> & {
+  set(fields: Partial<FieldsOf<Slice>>): void;
+};

@@ -1,7 +1,7 @@
 // The multi-entry selection that the graph's rectangle and shift/ctrl-clicks build, across
 // branches: what a selection summary summarises. Separate from the tree selector's one selection.
 
-import type { StoreKit } from './kit';
+import type { SliceKit } from './kit';
 
 export type SelectionMode = 'replace' | 'add' | 'toggle';
 
@@ -20,7 +20,7 @@ export interface MultiSelectionSlice {
 
 const EMPTY: ReadonlySet<string> = new Set();
 
-export function createMultiSelectionSlice({ set, get }: StoreKit): MultiSelectionSlice {
+export function createMultiSelectionSlice({ set, get }: SliceKit<MultiSelectionSlice>): MultiSelectionSlice {
   return {
     multiSelection: EMPTY,
     selectionAnchor: null,
@@ -38,7 +38,7 @@ export function createMultiSelectionSlice({ set, get }: StoreKit): MultiSelectio
 
     selectRangeTo(id) {
       // Outline rows in display order.
-      const rows = get().selector?.rows.map((row) => row.id) ?? [];
+      const rows = get().treeView?.rows.map((row) => row.id) ?? [];
       const anchor = get().selectionAnchor;
       const from = anchor === null ? -1 : rows.indexOf(anchor);
       const to = rows.indexOf(id);

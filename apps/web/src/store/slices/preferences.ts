@@ -6,7 +6,7 @@ import {
   DEFAULT_DETAIL_WIDTH,
   DEFAULT_SPLIT_RATIO,
 } from '../../layout/panes';
-import type { StoreKit } from './kit';
+import type { SliceKit, StoreKit } from './kit';
 
 export type ViewMode = 'outline' | 'graph' | 'split';
 export type Theme = 'light' | 'dark';
@@ -29,6 +29,10 @@ export interface PreferencesSlice {
   setSidebarPinned(pinned: boolean): void;
   setSplitRatio(ratio: number): void;
   setDetailWidth(width: number): void;
+  /** A session opened: the list folds away unless pinned (the tree needs the width). */
+  foldSidebarUnlessPinned(): void;
+  /** Back to choosing a session: the list is the only thing left to show. */
+  showSidebar(): void;
   toggleRun(runId: string): void;
   collapseAllRuns(): void;
 }
@@ -64,7 +68,7 @@ function systemTheme(): Theme {
     : 'light';
 }
 
-export function createPreferencesSlice({ set, get, storage }: StoreKit): PreferencesSlice {
+export function createPreferencesSlice({ set, get, storage }: SliceKit<PreferencesSlice>): PreferencesSlice {
   const prefs = readPrefs(storage);
   const save = () => {
     const { theme, view, sidebarPinned, splitRatio, detailWidth } = get();
@@ -104,6 +108,14 @@ export function createPreferencesSlice({ set, get, storage }: StoreKit): Prefere
     setSidebarPinned(pinned) {
       set(pinned ? { sidebarPinned: true, sidebarOpen: true } : { sidebarPinned: false });
       save();
+    },
+
+    foldSidebarUnlessPinned() {
+      if (!get().sidebarPinned) set({ sidebarOpen: false });
+    },
+
+    showSidebar() {
+      set({ sidebarOpen: true });
     },
 
     setSplitRatio(ratio) {

@@ -1,9 +1,9 @@
-// Selection, filter and search: session-core's tree selector reducer run on the tree slice's
-// selector state, plus the tick that asks the views to bring the selection into view.
+// Selection, filter and search: session-core's tree selector actions, run by the tree slice on the
+// tree view it owns, plus the tick that asks the views to bring the selection into view.
 
-import { treeSelectorReducer, type FilterMode, type TreeSelectorAction } from '@canopy/session-core';
+import type { FilterMode, TreeSelectorAction } from '@canopy/session-core';
 import { selectedIdOf } from '../selectors';
-import type { StoreKit } from './kit';
+import type { SliceKit, StoreKit } from './kit';
 
 export interface SelectionSlice {
   /** The filter the next session opens with while none is open (follows the last one used). */
@@ -14,6 +14,10 @@ export interface SelectionSlice {
   dispatch(action: TreeSelectorAction, reveal?: boolean): void;
   select(id: string, reveal?: boolean): void;
   setFilter(mode: FilterMode): void;
+  /** The filter the next session opens with (the settings' default, or the one the closed session used). */
+  setIdleFilterMode(mode: FilterMode): void;
+  /** Asks the views to bring the selection into view. */
+  revealSelection(): void;
   setQuery(query: string): void;
   /** Search results: the next (1) or previous (-1) match, wrapping. */
   stepMatch(direction: 1 | -1): void;
@@ -21,21 +25,19 @@ export interface SelectionSlice {
   requestClose(): void;
 }
 
-export function createSelectionSlice(kit: StoreKit): SelectionSlice {
+export function createSelectionSlice(
+  kit: SliceKit<SelectionSlice> & Pick<StoreKit, 'selectionMoved'>,
+): SelectionSlice {
   const { set, get } = kit;
   return {
     idleFilterMode: 'default',
     revealTick: 0,
 
     dispatch(action, reveal = true) {
-      const current = get().selector;
-      if (!current) return;
       const before = selectedIdOf(get());
-      const next = treeSelectorReducer(current, action);
-      set({
-        ...(next !== current ? { selector: next } : {}),
-        ...(reveal ? { revealTick: get().revealTick + 1 } : {}),
-      });
+      const next = get().runTreeAction(action);
+      if (!next) return;
+      if (reveal) get().revealSelection();
       kit.selectionMoved(before);
       if (next.closeRequested) get().requestClose();
     },
@@ -45,8 +47,16 @@ export function createSelectionSlice(kit: StoreKit): SelectionSlice {
     },
 
     setFilter(mode) {
-      if (get().selector) get().dispatch({ type: 'setFilter', mode });
+      if (get().treeView) get().dispatch({ type: 'setFilter', mode });
       else set({ idleFilterMode: mode });
+    },
+
+    setIdleFilterMode(mode) {
+      set({ idleFilterMode: mode });
+    },
+
+    revealSelection() {
+      set({ revealTick: get().revealTick + 1 });
     },
 
     setQuery(query) {
@@ -54,8 +64,8 @@ export function createSelectionSlice(kit: StoreKit): SelectionSlice {
     },
 
     stepMatch(direction) {
-      const selector = get().selector;
-      if (!selector || selector.query.trim() === '') return;
+      const treeView = get().treeView;
+      if (!treeView || treeView.query.trim() === '') return;
       // While searching, every row is a match (the search filters the rows), so stepping through
       // matches is moving through the rows, wrapping at the ends.
       get().dispatch({ type: 'move', delta: direction });
@@ -63,10 +73,7 @@ export function createSelectionSlice(kit: StoreKit): SelectionSlice {
 
     requestClose() {
       const state = get();
-      if (state.labelEditingId) set({ labelEditingId: null });
-      else if (state.branchPickerOpen) set({ branchPickerOpen: false });
-      else if (state.branchConfirmId) set({ branchConfirmId: null });
-      else {
+      if (!state.closeInnermostEditor()) {
         state.closeSession();
         state.toast('Session closed: Enter or the browser’s Back opens it again');
       }

@@ -1,18 +1,21 @@
 // The session list and the server's settings: loaded once, then patched by `session_list_changed`
 // events (store/live.ts), never refetched for a change (only on Refresh and when the server's first
 // reading ends; the events heard during a fetch are applied to its answer, see listFetches.ts).
+// This slice is the list's one writer: fetched answers, list events and the open session's row
+// (which its snapshot and events may state more freshly) all land here.
 
 import type {
   InfoResponse,
   ListingProgress,
+  SessionListChangedEvent,
   SessionListItem,
   Settings,
   SettingsPatch,
 } from '@canopy/protocol';
 import { applySettingsPatch, DEFAULT_SETTINGS } from '@canopy/protocol/values';
 import { ApiError, messageOf } from '../../net/errors';
-import { withListedItem } from '../live';
-import type { StoreKit } from './kit';
+import { listAfterEvent } from '../listFetches';
+import type { SliceKit } from './kit';
 
 export interface SessionsSlice {
   info: InfoResponse | null;
@@ -34,10 +37,14 @@ export interface SessionsSlice {
   /** Fetches the server's info again (the summarisers offered changed: a provider was saved). */
   reloadInfo(): Promise<void>;
   setSessionQuery(query: string): void;
+  /** A `session_list_changed` event: patches the list (and asks for it whole when the first reading ends). */
+  applyListChange(event: SessionListChangedEvent): void;
+  /** The open session's row as its snapshot or events state it; replaces the listed one, if listed. */
+  takeOpenSessionRow(item: SessionListItem): void;
   updateSettings(patch: SettingsPatch): Promise<void>;
 }
 
-export function createSessionsSlice({ set, get, api, listFetches }: StoreKit): SessionsSlice {
+export function createSessionsSlice({ set, get, api, listFetches }: SliceKit<SessionsSlice>): SessionsSlice {
   return {
     info: null,
     settings: DEFAULT_SETTINGS,
@@ -51,9 +58,11 @@ export function createSessionsSlice({ set, get, api, listFetches }: StoreKit): S
       void get().loadSessions();
       const [info, settings] = await Promise.allSettled([api.info(), api.getSettings()]);
       if (info.status === 'fulfilled') set({ info: info.value });
-      else if (info.reason instanceof ApiError && info.reason.status === 401) set({ unauthorized: true });
-      if (settings.status === 'fulfilled')
-        set({ settings: settings.value, idleFilterMode: settings.value.defaultFilter });
+      else if (info.reason instanceof ApiError && info.reason.status === 401) get().setUnauthorized(true);
+      if (settings.status === 'fulfilled') {
+        set({ settings: settings.value });
+        get().setIdleFilterMode(settings.value.defaultFilter);
+      }
     },
 
     async reloadInfo() {
@@ -72,16 +81,12 @@ export function createSessionsSlice({ set, get, api, listFetches }: StoreKit): S
           sessions: answer.sessions,
           listing: answer.listing ?? null,
         })!;
-        set({
-          sessions,
-          listing,
-          sessionsLoaded: true,
-          unauthorized: false,
-          session: withListedItem(get().session, sessions),
-        });
+        set({ sessions, listing, sessionsLoaded: true });
+        get().setUnauthorized(false);
+        get().takeListedRows(sessions);
       } catch (error) {
         listFetches.settle(mark);
-        if (error instanceof ApiError && error.status === 401) set({ unauthorized: true });
+        if (error instanceof ApiError && error.status === 401) get().setUnauthorized(true);
         set({ sessionsLoaded: true });
         if (!(error instanceof ApiError && error.status === 0)) get().toast(messageOf(error), 'error');
       }
@@ -89,6 +94,21 @@ export function createSessionsSlice({ set, get, api, listFetches }: StoreKit): S
 
     setSessionQuery(query) {
       set({ sessionQuery: query });
+    },
+
+    applyListChange(event) {
+      const { sessions, listing, reloadList } = listAfterEvent(get(), event);
+      set({ sessions, listing });
+      listFetches.note(event);
+      get().takeListedRows(event.upserted);
+      if (reloadList) void get().loadSessions();
+    },
+
+    takeOpenSessionRow(item) {
+      const sessions = get().sessions;
+      const at = sessions.findIndex((row) => row.id === item.id);
+      if (at < 0 || sessions[at] === item) return;
+      set({ sessions: sessions.with(at, item) });
     },
 
     async updateSettings(patch) {

@@ -99,7 +99,7 @@ export function initialSummaryState(): SummaryState {
 }
 
 export function createSummaryActions<S extends SummaryState & SummaryActions & MultiSelectionSlice>(
-  set: SetState<SummaryState & MultiSelectionSlice>,
+  set: SetState<SummaryState>,
   get: () => S,
   host: SummaryHost,
 ): SummaryActions {

@@ -1,6 +1,6 @@
 // Short messages over the views: one at a time, a newer one replacing the older.
 
-import type { StoreKit } from './kit';
+import type { SliceKit } from './kit';
 
 export interface Toast {
   id: number;
@@ -16,7 +16,7 @@ export interface ToastSlice {
 
 const SHOWN_MS = { info: 3500, error: 7000 } as const;
 
-export function createToastSlice({ set, get }: StoreKit): ToastSlice {
+export function createToastSlice({ set, get }: SliceKit<ToastSlice>): ToastSlice {
   let counter = 0;
   return {
     toasts: [],

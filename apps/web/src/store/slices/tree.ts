@@ -1,9 +1,17 @@
-// The open session: its head and its tree (session-core's selector state), loaded from the
+// The open session: its head and its tree (session-core's tree selector state), loaded from the
 // streamed snapshot and kept current by server events, both through `applyServerEvent`
-// (store/live.ts). This slice only feeds that function and carries out what it returns.
+// (store/live.ts). This slice only feeds that function and carries out what it returns; what
+// opening or closing a session means to the other slices (dialogs, selections, the sidebar, the
+// session list) it asks of them through their actions.
 
-import type { ServerEvent } from '@canopy/protocol';
-import { prepareRows, type ComputeRowsOptions, type TreeSelectorState } from '@canopy/session-core';
+import type { ServerEvent, SessionListItem } from '@canopy/protocol';
+import {
+  prepareRows,
+  treeSelectorReducer,
+  type ComputeRowsOptions,
+  type TreeSelectorAction,
+  type TreeSelectorState,
+} from '@canopy/session-core';
 import { messageOf } from '../../net/errors';
 import { nextTask } from '../../net/snapshot';
 import type { AppStore } from '../appStore';
@@ -14,15 +22,15 @@ import {
   type LiveState,
   type SessionHead,
   type SnapshotProgress,
+  withListedItem,
 } from '../live';
 import { filterModeOf, selectedIdOf } from '../selectors';
-import type { StoreKit } from './kit';
+import type { SliceKit } from './kit';
 
 export interface TreeSlice {
   session: SessionHead | null;
   /** The tree, its rows, leaf, filter, search and selection. */
-  selector: TreeSelectorState | null;
-  writerActive: boolean;
+  treeView: TreeSelectorState | null;
   followLeaf: boolean;
   /** The snapshot still streaming in, if any. */
   snapshot: SnapshotProgress | null;
@@ -34,6 +42,10 @@ export interface TreeSlice {
   reloadSession(): Promise<void>;
   closeSession(): void;
   handleEvent(event: ServerEvent): void;
+  /** Runs one of session-core's tree selector actions on the tree view; the new one, or null if none is open. */
+  runTreeAction(action: TreeSelectorAction): TreeSelectorState | null;
+  /** The session list's rows changed: the open session's head takes its row (its name, its writer). */
+  takeListedRows(rows: readonly SessionListItem[]): void;
   setFollowLeaf(on: boolean): void;
   /**
    * Resolves true once `ready` holds for the state (at once if it does already) — how an action
@@ -66,11 +78,11 @@ const ROWS_SLICE_MS = 8;
  * the load was aborted meanwhile.
  */
 async function prepareInSlices(
-  selector: TreeSelectorState,
+  treeView: TreeSelectorState,
   options: Omit<ComputeRowsOptions, 'selectedId'>,
   signal: AbortSignal,
 ): Promise<boolean> {
-  const preparation = prepareRows(selector.tree, options);
+  const preparation = prepareRows(treeView.tree, options);
   for (;;) {
     // Each slice in a task of its own, after the render of what was applied before it.
     await nextTask();
@@ -81,11 +93,11 @@ async function prepareInSlices(
 }
 
 function liveOf(state: AppStore): LiveState {
-  const { sessions, listing, session, selector, writerActive, followLeaf, snapshot } = state;
-  return { sessions, listing, session, selector, writerActive, followLeaf, snapshot };
+  const { session, treeView, followLeaf, snapshot } = state;
+  return { session, treeView, followLeaf, snapshot };
 }
 
-export function createTreeSlice(kit: StoreKit): TreeSlice {
+export function createTreeSlice(kit: SliceKit<TreeSlice>): TreeSlice {
   const { set, get, api } = kit;
   // The load in flight; a newer open or a close aborts it.
   let loading: AbortController | null = null;
@@ -102,40 +114,30 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
     const base = held && live.snapshot === held.after ? { ...live, snapshot: held.progress } : live;
     held = null;
     const applied = applyServerEvent(base, input);
-    const { sessions, listing, session, selector, writerActive, snapshot } = applied.state;
+    const { session, treeView, snapshot } = applied.state;
     if (
       hold &&
       snapshot !== null &&
       before.snapshot !== null &&
       !snapshot.rowsDue &&
-      sessions === base.sessions &&
-      listing === base.listing &&
       session === base.session &&
-      selector === base.selector &&
-      writerActive === base.writerActive &&
+      treeView === base.treeView &&
       !applied.reveal &&
       !applied.reload &&
-      !applied.reloadList &&
       applied.notices.length === 0 &&
       applied.changedIds.length === 0
     ) {
       held = { progress: snapshot, after: before.snapshot };
       return;
     }
-    set({
-      sessions,
-      listing,
-      session,
-      selector,
-      writerActive,
-      snapshot,
-      ...(applied.reveal ? { revealTick: before.revealTick + 1 } : {}),
-    });
+    set({ session, treeView, snapshot });
+    if (applied.reveal) get().revealSelection();
+    // The open session's row as its snapshot or events state it: the list shows the same row.
+    if (session && session.item !== before.session?.item) get().takeOpenSessionRow(session.item);
     if (applied.changedIds.length > 0) get().forgetDetails(applied.changedIds);
     for (const notice of applied.notices) get().toast(notice);
     kit.selectionMoved(selectedBefore);
     if (applied.reload) void get().reloadSession();
-    if (applied.reloadList) void get().loadSessions();
   };
 
   /** Streams a snapshot into the state; `onHead` runs when its first line is in. */
@@ -158,7 +160,7 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
             head: part.head,
             selectedId,
             mode: filterModeOf(state),
-            pageSize: state.selector?.pageSize ?? DEFAULT_PAGE_SIZE,
+            pageSize: state.treeView?.pageSize ?? DEFAULT_PAGE_SIZE,
           });
           kit.notifyLocation();
         } else if (part.kind === 'nodes') {
@@ -169,10 +171,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
             hold,
           );
           if (held === null) nodesSinceStored = 0;
-          const { selector, snapshot } = get();
-          if (selector && snapshot?.rowsDue) {
-            const { leafId, mode, query } = selector;
-            if (!(await prepareInSlices(selector, { leafId, mode, query }, controller.signal))) return;
+          const { treeView, snapshot } = get();
+          if (treeView && snapshot?.rowsDue) {
+            const { leafId, mode, query } = treeView;
+            if (!(await prepareInSlices(treeView, { leafId, mode, query }, controller.signal))) return;
             apply({ type: 'snapshot_rows', sessionId: id });
           }
         } else if (part.kind === 'read') {
@@ -183,10 +185,10 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
           apply({ type: 'snapshot_read', sessionId: id, read: part.read }, hold);
         } else if (part.kind === 'end') {
           apply({ type: 'snapshot_changed', sessionId: id, changed: part.changed });
-          const { selector } = get();
-          if (selector) {
-            const options = { leafId: part.end.leafId, mode: selector.mode, query: selector.query };
-            if (!(await prepareInSlices(selector, options, controller.signal))) return;
+          const { treeView } = get();
+          if (treeView) {
+            const options = { leafId: part.end.leafId, mode: treeView.mode, query: treeView.query };
+            if (!(await prepareInSlices(treeView, options, controller.signal))) return;
           }
           apply({ type: 'snapshot_end', sessionId: id, end: part.end, changed: [] });
         } else {
@@ -211,34 +213,28 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
 
   return {
     session: null,
-    selector: null,
-    writerActive: false,
+    treeView: null,
     followLeaf: true,
     snapshot: null,
     loading: false,
     loadError: null,
 
     async openSession(id, entryId) {
-      set({
-        loading: true,
-        loadError: null,
-        labelEditingId: null,
-        branchPickerOpen: false,
-        branchConfirmId: null,
-        composerText: get().session?.id === id ? get().composerText : '',
-      });
+      set({ loading: true, loadError: null });
+      get().closeEditors();
+      if (get().session?.id !== id) get().setComposerText('');
       try {
         await load(id, entryId ?? null, () => {
           // Another session: the old one's multi-selection and summary dialog mean nothing here.
-          if (get().session?.id !== id)
-            set({ multiSelection: new Set(), selectionAnchor: null, summaryDialog: null });
+          if (get().session?.id !== id) {
+            get().clearMultiSelection();
+            get().closeSummaryDialog();
+          }
           get().clearDetails();
           // Fold the list away first, so that the views measure their final size when they mount.
-          set({
-            loading: false,
-            expandedRuns: new Set(),
-            ...(get().sidebarPinned ? {} : { sidebarOpen: false }),
-          });
+          get().collapseAllRuns();
+          get().foldSidebarUnlessPinned();
+          set({ loading: false });
         });
       } catch (error) {
         set({ loading: false, loadError: messageOf(error) });
@@ -260,22 +256,13 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
       loading = null;
       held = null;
       const state = get();
-      set({
-        summaryDialog: null,
-        multiSelection: new Set(),
-        selectionAnchor: null,
-        settingsOpen: false,
-        idleFilterMode: filterModeOf(state),
-        session: null,
-        selector: null,
-        snapshot: null,
-        writerActive: false,
-        loadError: null,
-        loading: false,
-        labelEditingId: null,
-        // Back to choosing a session: the list is the only thing left to show.
-        sidebarOpen: true,
-      });
+      state.closeSummaryDialog();
+      state.clearMultiSelection();
+      state.openSettings(false);
+      state.setIdleFilterMode(filterModeOf(state));
+      state.cancelLabelEdit();
+      state.showSidebar();
+      set({ session: null, treeView: null, snapshot: null, loadError: null, loading: false });
       kit.notifyLocation();
     },
 
@@ -291,12 +278,25 @@ export function createTreeSlice(kit: StoreKit): TreeSlice {
         case 'pong':
           return;
         case 'session_list_changed':
-          apply(event);
-          kit.listFetches.note(event);
+          get().applyListChange(event);
           return;
         default:
           apply(event);
       }
+    },
+
+    runTreeAction(action) {
+      const current = get().treeView;
+      if (!current) return null;
+      const next = treeSelectorReducer(current, action);
+      if (next !== current) set({ treeView: next });
+      return next;
+    },
+
+    takeListedRows(rows) {
+      const session = get().session;
+      const next = withListedItem(session, rows);
+      if (next !== session) set({ session: next });
     },
 
     setFollowLeaf(on) {

@@ -6,7 +6,7 @@
 import type { NavigateRequest } from '@canopy/protocol';
 import { messageOf } from '../../net/errors';
 import { leafIdOf, treeOf } from '../selectors';
-import type { StoreKit } from './kit';
+import type { SliceKit } from './kit';
 
 export const JUMPED_TO_USER_MESSAGE =
   'Leaf is now the parent; the message is in the composer to edit and resend';
@@ -29,7 +29,7 @@ function idOf(entry: Record<string, unknown> | undefined): string | null {
   return typeof entry?.id === 'string' ? entry.id : null;
 }
 
-export function createWritesSlice({ set, get, api }: StoreKit): WritesSlice {
+export function createWritesSlice({ set, get, api }: SliceKit<WritesSlice>): WritesSlice {
   /** Runs a write with `busy` set, turning a failure into an error toast. */
   const writing = async (label: string, write: () => Promise<void>) => {
     set({ busy: label });
@@ -74,7 +74,7 @@ export function createWritesSlice({ set, get, api }: StoreKit): WritesSlice {
         if (result.editorText !== undefined) {
           // The leaf went to the message's parent and the message waits in the composer: say so,
           // and take the user there.
-          set({ composerText: result.editorText, composerFocusTick: get().composerFocusTick + 1 });
+          get().putInComposer(result.editorText);
           get().toast(JUMPED_TO_USER_MESSAGE);
         } else
           get().toast(
@@ -89,7 +89,7 @@ export function createWritesSlice({ set, get, api }: StoreKit): WritesSlice {
 
     async saveLabel(id, label) {
       const open = get().session;
-      set({ labelEditingId: null });
+      get().cancelLabelEdit();
       if (!open) return;
       const trimmed = label.trim();
       if (trimmed === (treeOf(get())?.get(id)?.label ?? '')) return;
@@ -114,7 +114,7 @@ export function createWritesSlice({ set, get, api }: StoreKit): WritesSlice {
       }
       await writing('Appending…', async () => {
         const result = await api.appendMessage(open.id, text);
-        set({ composerText: '' });
+        get().setComposerText('');
         if (!(await get().whenState(has(result.entryId)))) return;
         get().select(result.entryId);
         get().toast('Message appended under the leaf');
@@ -124,12 +124,13 @@ export function createWritesSlice({ set, get, api }: StoreKit): WritesSlice {
     async branchFrom(entryId) {
       const open = get().session;
       if (!open || get().busy) return;
-      set({ branchPickerOpen: false, branchConfirmId: null });
+      get().openBranchPicker(false);
+      get().cancelBranch();
       await writing('Branching…', async () => {
         const result = await api.branch(open.id, entryId);
         if (result.cancelled || !result.sessionId) return get().toast('Branch cancelled');
         await get().openSession(result.sessionId);
-        set({ composerText: result.editorText });
+        get().setComposerText(result.editorText);
         get().toast('Branched to new session');
       });
     },
