@@ -50,7 +50,7 @@ let restoreClock: (() => void) | undefined;
 beforeAll(() => {
   pi16.initTheme('dark');
   // pi's default bindings (no user file), as its interactive mode installs them.
-  pi16.setKeybindings(new pi16.KeybindingsManager({}));
+  pi16.installPiKeybindings();
   // pi stamps entries with the current time; a fixed clock keeps sibling order deterministic.
   const realNow = Date.now;
   const RealDate = Date;
