@@ -59,3 +59,4 @@ export {
   truncateToWidth,
 } from './outline';
 export type { RenderOutlineOptions } from './outline';
+export { entryCopyText, formatLabelTime } from './copy-text';
