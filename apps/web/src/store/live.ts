@@ -377,9 +377,16 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
   }
   if (nextSelector === selector && (added.length > 0 || changed.length > 0))
     nextSelector = treeSelectorReducer(selector, { type: 'refresh' });
+  // New lines in the file mean it was written, and a legacy file is migrated by its first write
+  // (docs/safety.md#migration-rewrite): the status stops saying it will be, without a reopen.
+  const session =
+    added.length > 0 && state.session?.needsMigration
+      ? { ...state.session, needsMigration: false }
+      : state.session;
   return result(
     {
       ...state,
+      session,
       selector: nextSelector,
       writerActive: event.writerActive ?? state.writerActive,
     },

@@ -26,6 +26,8 @@ export interface FoldedRows {
   hiddenCount: ReadonlyMap<string, number>;
   /** For each hidden row, the folded row that hides it. */
   hiddenUnder: ReadonlyMap<string, string>;
+  /** The ids of the rows each visible folded row hides, in row order. */
+  hiddenIds: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -39,8 +41,14 @@ export function applyFolds(rows: readonly FlatRow[], folded: FoldSet): FoldedRow
   const indexById = new Map<string, number>();
   const hiddenCount = new Map<string, number>();
   const hiddenUnder = new Map<string, string>();
+  const hiddenIds = new Map<string, readonly string[]>();
   let foldId: string | null = null;
   let hidden = new Set<string>();
+  const close = (id: string) => {
+    if (hidden.size === 0) return;
+    hiddenCount.set(id, hidden.size);
+    hiddenIds.set(id, [...hidden]);
+  };
   for (const row of rows) {
     if (foldId !== null) {
       const parent = row.visibleParentId;
@@ -49,7 +57,7 @@ export function applyFolds(rows: readonly FlatRow[], folded: FoldSet): FoldedRow
         hiddenUnder.set(row.id, foldId);
         continue;
       }
-      if (hidden.size > 0) hiddenCount.set(foldId, hidden.size);
+      close(foldId);
       foldId = null;
       hidden = new Set();
     }
@@ -57,9 +65,9 @@ export function applyFolds(rows: readonly FlatRow[], folded: FoldSet): FoldedRow
     kept.push(row);
     if (folded.has(row.id) && row.visibleChildCount > 0) foldId = row.id;
   }
-  if (foldId !== null && hidden.size > 0) hiddenCount.set(foldId, hidden.size);
+  if (foldId !== null) close(foldId);
   if (hiddenCount.size === 0) return null;
-  return { rows: kept, indexById, hiddenCount, hiddenUnder };
+  return { rows: kept, indexById, hiddenCount, hiddenUnder, hiddenIds };
 }
 
 /** Visible children of a row as the folded view shows them (none for a folded row). */

@@ -63,6 +63,8 @@ export interface TreeSelectorState {
   readonly folded: FoldSet;
   /** Rows hidden under each visible folded row. */
   readonly hiddenByFold: ReadonlyMap<string, number>;
+  /** The ids of the rows each visible folded row hides. */
+  readonly foldedIds: ReadonlyMap<string, readonly string[]>;
   /** The folded row that hides the leaf's row (the leaf mark goes on it), or null. */
   readonly leafFoldId: string | null;
 }
@@ -133,10 +135,12 @@ export function createTreeSelectorState(tree: ViewTree, init: TreeSelectorInit):
     closeRequested: false,
     folded: NO_FOLDS,
     hiddenByFold: EMPTY_COUNTS,
+    foldedIds: EMPTY_IDS,
     leafFoldId: null,
   };
 }
 
+const EMPTY_IDS: ReadonlyMap<string, readonly string[]> = new Map();
 const EMPTY_COUNTS: ReadonlyMap<string, number> = new Map();
 
 /** The rows of `result` with `folded` applied, the selection on the nearest row still shown. */
@@ -146,7 +150,7 @@ function foldedView(
   folded: FoldSet,
 ): Pick<
   TreeSelectorState,
-  'rows' | 'indexById' | 'selectedIndex' | 'folded' | 'hiddenByFold' | 'leafFoldId'
+  'rows' | 'indexById' | 'selectedIndex' | 'folded' | 'hiddenByFold' | 'foldedIds' | 'leafFoldId'
 > {
   const view = applyFolds(result.rows, folded);
   if (view === null)
@@ -156,6 +160,7 @@ function foldedView(
       selectedIndex: result.selectedIndex,
       folded,
       hiddenByFold: EMPTY_COUNTS,
+      foldedIds: EMPTY_IDS,
       leafFoldId: null,
     };
   const selectedId = result.rows[result.selectedIndex]?.id ?? null;
@@ -166,6 +171,7 @@ function foldedView(
     selectedIndex: findNearestVisible(tree, view.indexById, selectedId),
     folded,
     hiddenByFold: view.hiddenCount,
+    foldedIds: view.hiddenIds,
     leafFoldId: (leafRowId !== undefined && view.hiddenUnder.get(leafRowId)) || null,
   };
 }

@@ -2,6 +2,8 @@
 // open session; the tree holds only the rows' facts.
 
 import type { EntryDetail } from '@canopy/protocol';
+import { entryCopyText, type SessionEntry } from '@canopy/session-core';
+import { selectedIdOf } from '../selectors';
 import type { StoreKit } from './kit';
 
 export interface DetailSlice {
@@ -10,6 +12,11 @@ export interface DetailSlice {
   /** These entries changed (a label, a late tool result): fetch them again when next shown. */
   forgetDetails(entryIds: readonly string[]): void;
   clearDetails(): void;
+  /**
+   * Ctrl+X and the detail panel's "Copy text": the selected entry's text as pi copies it
+   * (docs/tree-and-context.md#copy) on the clipboard; a toast says what happened.
+   */
+  copySelected(): Promise<void>;
 }
 
 /** Details can be large (images, tool output): the oldest are evicted past this many. */
@@ -64,6 +71,29 @@ export function createDetailSlice({ set, get, api }: StoreKit): DetailSlice {
       const next = new Map(cache);
       for (const id of entryIds) next.delete(id);
       set({ detailCache: next });
+    },
+
+    async copySelected() {
+      const id = selectedIdOf(get());
+      if (!id) return;
+      let text: string | undefined;
+      try {
+        const detail = await get().loadDetail(id);
+        text = detail ? entryCopyText(detail.entry as unknown as SessionEntry) : undefined;
+      } catch (error) {
+        get().toast(`Could not read the entry to copy: ${(error as Error).message}`, 'error');
+        return;
+      }
+      if (text === undefined) {
+        get().toast('Nothing to copy: this entry has no text', 'info');
+        return;
+      }
+      try {
+        await navigator.clipboard.writeText(text);
+        get().toast(`Copied ${text.length.toLocaleString('en')} characters`, 'info');
+      } catch (error) {
+        get().toast(`The browser refused the clipboard: ${(error as Error).message}`, 'error');
+      }
     },
 
     clearDetails() {
