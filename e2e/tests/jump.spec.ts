@@ -58,9 +58,9 @@ test('Enter on an assistant message makes it the leaf without prefilling the com
   expect(lines.map((row) => row.line)).toEqual([
     '• user: Start task',
     '• assistant: Plan',
-    '├─ • user: Try approach B',
+    '├⊟ • user: Try approach B',
     '│     • assistant: B result',
-    '└─ user: Try approach A',
+    '└⊟ user: Try approach A',
     '      assistant: A result',
     '      [milestone] user: Continue A',
   ]);

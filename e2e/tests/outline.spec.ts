@@ -16,10 +16,10 @@ test('the default outline draws the reference rows with connectors, active-path 
   expect(lines.map((row) => row.line)).toEqual([
     '• user: Start task',
     '• assistant: Plan',
-    '├─ • user: Try approach A',
+    '├⊟ • user: Try approach A',
     '│     • assistant: A result',
     '│     • [milestone] user: Continue A',
-    '└─ user: Try approach B',
+    '└⊟ user: Try approach B',
     '      assistant: B result',
   ]);
   expect(lines.filter((row) => row.active).map((row) => row.id)).toEqual([

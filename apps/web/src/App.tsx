@@ -35,6 +35,24 @@ function snapshotProgressText(snapshot: SnapshotProgress | null): string | null 
   return `loading, ${percent}% of the file read…`;
 }
 
+/** Every key of the tree (docs/tree-and-context.md#keys), as the keys panel lists them. */
+const TREE_KEYS: readonly (readonly [string, string])[] = [
+  ['↑ / ↓', 'move (wrapping)'],
+  ['← / → · PgUp / PgDn', 'a page up / down'],
+  ['Home / End', 'first / last row'],
+  ['Ctrl+← · Alt+←', 'fold the branch segment at the selection, or go up to the previous segment start'],
+  ['Ctrl+→ · Alt+→', 'unfold the selected row, or go down to the next segment start'],
+  ['Enter', 'jump here (move the leaf)'],
+  ['Shift+L', 'edit the label'],
+  ['Shift+T', 'show / hide label times'],
+  ['Ctrl+X', 'copy the selected message’s text'],
+  ['Ctrl+O · Shift+Ctrl+O', 'cycle the filter forward / back'],
+  ['Alt+D / T / U / L / A', 'default, no-tools, user-only, labeled-only, all'],
+  ['typing · Backspace', 'search (every word must match)'],
+  ['Ctrl+F · F3 / Shift+F3', 'the search box · next / previous match'],
+  ['Esc', 'clear the search, the selection of entries, or close'],
+];
+
 function StatusBar() {
   const treeView = useApp((s) => s.treeView);
   const total = useApp((s) => s.treeView?.tree.size ?? 0);
@@ -42,6 +60,7 @@ function StatusBar() {
   const progress = useApp((s) => snapshotProgressText(s.snapshot));
   const issues = useApp((s) => s.session?.issues.length ?? 0);
   const needsMigration = useApp((s) => s.session?.needsMigration ?? false);
+  const showLabelTimes = useApp((s) => s.showLabelTimes);
   if (!treeView) return null;
   const position = treeView.rows.length === 0 ? 0 : treeView.selectedIndex + 1;
   return (
@@ -64,10 +83,26 @@ function StatusBar() {
         </span>
       )}
       {needsMigration && <span>legacy format: the first write migrates it (with a backup)</span>}
+      {showLabelTimes && <span className="filter-tag">[+label time]</span>}
       <span className="help keys-hint" data-testid="tree.keys">
-        <kbd>↑↓</kbd> move <kbd>←→</kbd> page <kbd>Enter</kbd> jump <kbd>Shift+L</kbd> label <kbd>Ctrl+O</kbd>{' '}
-        filter · type to search
+        <kbd>↑↓</kbd> move <kbd>←→</kbd> page <kbd>Ctrl+←→</kbd> branch <kbd>Enter</kbd> jump{' '}
+        <kbd>Shift+L</kbd> label <kbd>Ctrl+O</kbd> filter · type to search
       </span>
+      <details className="keys-panel" data-testid="tree.keys-panel">
+        <summary>All keys</summary>
+        <table>
+          <tbody>
+            {TREE_KEYS.map(([keys, what]) => (
+              <tr key={keys}>
+                <td>
+                  <kbd>{keys}</kbd>
+                </td>
+                <td>{what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
     </div>
   );
 }

@@ -42,6 +42,8 @@ export const NodeColumns = Type.Object({
   flags: Type.Array(Type.Integer({ minimum: 0 })),
   /** `[node index, label]` for the labelled nodes only. */
   labels: Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.String()])),
+  /** `[node index, label time]` for the labelled nodes whose label has a time (Shift+T shows it). */
+  labelTimes: Type.Optional(Type.Array(Type.Tuple([Type.Integer({ minimum: 0 }), Type.String()]))),
   /** `[node index, input, output, cacheRead, cacheWrite, totalTokens, cost]` for nodes with usage. */
   usage: Type.Array(
     Type.Tuple([

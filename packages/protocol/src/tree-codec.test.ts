@@ -25,6 +25,7 @@ const nodes: TreeNode[] = [
     search: 'reply and more text',
     flags: ViewFlags.HasThinking | ViewFlags.HasToolCalls,
     label: 'turning point',
+    labelTime: '2026-01-02T03:04:05.000Z',
     usage: { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, totalTokens: 10, cost: 0.5 },
   },
   {
@@ -43,6 +44,8 @@ describe('tree codec', () => {
     expect(decodeNodes(encodeNodes(nodes))).toEqual(nodes);
     const decoded = decodeNodes(encodeNodes(nodes));
     expect('role' in decoded[2]!).toBe(false);
+    expect(decoded[1]!.labelTime).toBe('2026-01-02T03:04:05.000Z');
+    expect('labelTime' in decoded[0]!).toBe(false);
     expect('label' in decoded[0]!).toBe(false);
     expect('usage' in decoded[0]!).toBe(false);
   });

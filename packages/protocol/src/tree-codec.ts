@@ -57,7 +57,10 @@ export function encodeNodes(nodes: readonly TreeNode[]): NodeColumns {
     columns.text[i] = node.text;
     columns.search[i] = node.search === node.text.toLowerCase() ? 0 : node.search;
     columns.flags[i] = node.flags;
-    if (node.label) columns.labels.push([i, node.label]);
+    if (node.label) {
+      columns.labels.push([i, node.label]);
+      if (node.labelTime) (columns.labelTimes ??= []).push([i, node.labelTime]);
+    }
     const usage = node.usage;
     if (usage)
       columns.usage.push([
@@ -101,6 +104,7 @@ export function decodeNodes(columns: NodeColumns): TreeNode[] {
     nodes[i] = node;
   }
   for (const [at, label] of columns.labels) nodes[at]!.label = label;
+  for (const [at, time] of columns.labelTimes ?? []) nodes[at]!.labelTime = time;
   for (const row of columns.usage) {
     const usage = {} as UsageNumbers;
     USAGE_FIELDS.forEach((field, k) => (usage[field] = row[k + 1]!));

@@ -521,6 +521,11 @@ export class SessionManager {
     return this.index.getLabel(id);
   }
 
+  /** When the entry's label was set: its latest label entry's timestamp (pi's `labelTimestamp`). */
+  getLabelTimestamp(id: string): string | undefined {
+    return this.index.getLabelTimestamp(id);
+  }
+
   /** The path root → `fromId` (default: the leaf); `[]` for an unknown id or a null leaf. */
   getBranch(fromId?: string): SessionEntry[] {
     return this.fullEntries(this.index.getBranch(fromId ?? this.leafId), true);

@@ -27,7 +27,13 @@ function jsonl(entries: SessionEntry[]): string {
 /** Nodes of the whole text, built from scratch as a first open would. */
 function freshNodes(text: string) {
   const sm = SessionManager.fromJsonl(text);
-  return treeNodesOf(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), HOME);
+  return treeNodesOf(
+    sm.getEntries(),
+    (id) => sm.getLabel(id),
+    new ToolCallIndex(),
+    HOME,
+    (id) => sm.getLabelTimestamp(id),
+  );
 }
 
 function toolCallMsg(callId: string, name: string, args: Record<string, unknown>) {
@@ -107,9 +113,10 @@ describe('TreeModel', () => {
       expect(delta.added).toEqual(fresh.slice(5));
       // The labelled node and the tool result whose call arrived, in file order.
       expect(delta.changed).toEqual([fresh[0], fresh[3]]);
-      expect(delta.changed.map((node) => [node.label, node.text])).toEqual([
-        ['origin', 'user: start'],
-        [undefined, '[bash: ls -la]'],
+      expect(delta.changed.map((node) => [node.label, node.labelTime, node.text])).toEqual([
+        // The label's time is its label entry's (Shift+T shows it).
+        ['origin', second[0]!.timestamp, 'user: start'],
+        [undefined, undefined, '[bash: ls -la]'],
       ]);
       expect(model.all).toEqual(fresh);
       expect(model.all[4]).toBe(u2Node);
@@ -125,9 +132,9 @@ describe('TreeModel', () => {
       text = file.text;
       sm.ingest(jsonl(third));
       const cleared = model.sync(sm);
-      expect(cleared.changed.map((node) => [node.id, node.label])).toEqual([
-        ['u1', undefined],
-        ['a2', 'call'],
+      expect(cleared.changed.map((node) => [node.id, node.label, node.labelTime])).toEqual([
+        ['u1', undefined, undefined],
+        ['a2', 'call', third[1]!.timestamp],
       ]);
       expect(chunkedNodes(model)).toEqual(freshNodes(text));
 

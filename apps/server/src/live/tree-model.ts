@@ -45,8 +45,9 @@ export function treeNodesOf(
   labelOf: (id: string) => string | undefined,
   toolCalls: ToolCallIndex,
   home: string,
+  labelTimeOf?: (id: string) => string | undefined,
 ): TreeNode[] {
-  const nodes: TreeNode[] = toViewEntries(entries, labelOf, { home, toolCalls });
+  const nodes: TreeNode[] = toViewEntries(entries, labelOf, { home, toolCalls, labelTimeOf });
   for (let i = 0; i < nodes.length; i++) {
     const usage = usageNumbersOf(entries[i]!);
     if (usage) nodes[i]!.usage = usage;
@@ -190,7 +191,11 @@ export class TreeModel {
     for (let position = from; position < this.nodes.length; position++) {
       const node = this.nodes[position]!;
       const label = labelOf(node.id);
-      if (label) node.label = label;
+      if (label) {
+        node.label = label;
+        const labelTime = sm.getLabelTimestamp(node.id);
+        if (labelTime) node.labelTime = labelTime;
+      }
     }
     const changed: TreeNode[] = [];
     if (this.stale.size > 0) {
@@ -201,6 +206,7 @@ export class TreeModel {
         labelOf,
         this.toolCalls,
         this.home,
+        (id) => sm.getLabelTimestamp(id),
       );
       for (let i = 0; i < positions.length; i++) {
         const position = positions[i]!;

@@ -2,7 +2,7 @@
 // branch, link), "What the model sees here" and the per-branch totals.
 
 import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
-import type { ViewEntry } from '@canopy/session-core';
+import { entryCopyText, type SessionEntry, type ViewEntry } from '@canopy/session-core';
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { branchTotals } from '../lib/branchTotals';
 import { countSessionUsage } from '../lib/sessionUsage';
@@ -282,6 +282,19 @@ export function DetailPanel() {
               Branch from here
             </button>
           )}
+          <button
+            type="button"
+            data-testid="detail.copy-text"
+            disabled={
+              detail !== null &&
+              detail !== undefined &&
+              entryCopyText(detail.entry as unknown as SessionEntry) === undefined
+            }
+            onClick={() => void store.getState().copySelected()}
+            title="Copy this message's text, as pi's tree copies it (Ctrl+X)"
+          >
+            Copy text
+          </button>
           <button
             type="button"
             data-testid="detail.copy-link"

@@ -2,7 +2,16 @@
 // rows in view are in the DOM) with ARIA tree semantics. The row prefix and text come from
 // session-core, exactly as the terminal draws them.
 
-import { ViewFlags, rowPrefix, tokenizeQuery, type FlatRow } from '@canopy/session-core';
+import {
+  ViewFlags,
+  foldMark,
+  formatLabelTime,
+  hasConnector,
+  rowPrefix,
+  tokenizeQuery,
+  type FlatRow,
+  type FoldMark,
+} from '@canopy/session-core';
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { entryKind } from '../lib/entryKind';
 import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
@@ -50,8 +59,14 @@ interface RowProps {
   highlightLimit: number;
   /** The leaf is hidden by the filter (a label, a model change…) somewhere below this row. */
   leafBelow: boolean;
-  /** In the multi-entry selection (for summarising). */
-  multi: boolean;
+  /** In the multi-entry selection (for summarising); `partial` for a fold only partly in it. */
+  multi: boolean | 'partial';
+  /** pi's fold mark (docs/tree-and-context.md#folding). */
+  mark: FoldMark;
+  /** Rows the row's fold hides (0 when not folded). */
+  folded: number;
+  /** The label's time as Shift+T shows it, or null. */
+  labelTime: string | null;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -65,6 +80,9 @@ const OutlineRow = memo(function OutlineRow({
   highlightLimit,
   leafBelow,
   multi,
+  mark,
+  folded,
+  labelTime,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
@@ -86,6 +104,7 @@ const OutlineRow = memo(function OutlineRow({
       data-kind={kind}
       data-error={error || undefined}
       data-multi={multi || undefined}
+      data-fold={mark ?? undefined}
       style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }}
       onMouseDown={(e) => {
         // Keep keyboard focus on the tree while clicking rows.
@@ -113,10 +132,16 @@ const OutlineRow = memo(function OutlineRow({
         )}
         {prefix.text}
       </span>
+      {mark === 'folded' && !hasConnector(row) && <span className="row-fold">⊞ </span>}
       {row.onActivePath && <span className="row-bullet">• </span>}
       {entry.label && (
         <span className="row-label" data-testid="tree.label">
           [<Highlighted text={entry.label} tokens={tokens} limit={highlightLimit} />]
+        </span>
+      )}
+      {entry.label && labelTime && (
+        <span className="row-label-time" data-testid="tree.label-time" title={entry.labelTime}>
+          {labelTime}
         </span>
       )}
       {editing ? (
@@ -139,11 +164,20 @@ const OutlineRow = memo(function OutlineRow({
           leaf
         </span>
       )}
+      {folded > 0 && (
+        <span
+          className="row-folded"
+          data-testid="tree.folded"
+          title={`Folded: ${folded} entries hidden below (Ctrl+→ unfolds)`}
+        >
+          ⊞{folded}
+        </span>
+      )}
       {leafBelow && (
         <span
           className="row-leaf hidden-leaf"
           data-testid="tree.leaf-hidden"
-          title="The current leaf is an entry hidden by this filter, just below this row (Alt+A shows all)"
+          title="The current leaf is hidden below this row, by the filter (Alt+A shows all) or a fold (Ctrl+→ unfolds)"
         >
           leaf ↓
         </span>
@@ -161,6 +195,14 @@ export function OutlineView() {
   const editingId = useApp((s) => s.labelEditingId);
   const revealTick = useApp((s) => s.revealTick);
   const multiSelection = useApp((s) => s.multiSelection);
+  const indexById = useApp((s) => s.treeView?.indexById);
+  const folded = useApp((s) => s.treeView?.folded);
+  const hiddenByFold = useApp((s) => s.treeView?.hiddenByFold);
+  const foldedIds = useApp((s) => s.treeView?.foldedIds);
+  const leafFoldId = useApp((s) => s.treeView?.leafFoldId ?? null);
+  const showLabelTimes = useApp((s) => s.showLabelTimes);
+  // pi formats a label's time against the current day: the day the times were turned on.
+  const [now] = useState(() => new Date());
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -229,22 +271,38 @@ export function OutlineView() {
     total,
   );
   const items = [];
-  if (rows) {
+  if (rows && indexById && folded) {
     for (let i = slice.start; i < slice.end; i++) {
       const row = rows[i]!;
+      const mark = foldMark(rows, indexById, i, folded);
+      const hidden = foldedIds?.get(row.id);
+      const selectedHidden = hidden ? hidden.filter((id) => multiSelection.has(id)).length : 0;
+      const self = multiSelection.has(row.id);
+      // A fold partly in the multi-entry selection is drawn as partial, not as wholly selected.
+      const multi =
+        hidden && (self || selectedHidden > 0)
+          ? self && selectedHidden === hidden.length
+            ? true
+            : 'partial'
+          : self;
+      const labelTime =
+        showLabelTimes && row.entry.labelTime ? formatLabelTime(row.entry.labelTime, now) || null : null;
       items.push(
         <OutlineRow
           key={row.id}
           row={row}
-          prefix={rowPrefix(row)}
+          prefix={rowPrefix(row, mark)}
+          mark={mark}
+          folded={hiddenByFold?.get(row.id) ?? 0}
+          labelTime={labelTime}
           index={i}
           selected={i === selectedIndex}
           editing={editingId === row.id}
           tokens={tokens}
           prefixBudget={prefixBudget}
           highlightLimit={highlightLimit}
-          leafBelow={row.isLeafPosition && !row.isLeaf}
-          multi={multiSelection.has(row.id)}
+          leafBelow={(row.isLeafPosition && !row.isLeaf) || row.id === leafFoldId}
+          multi={multi}
         />,
       );
     }

@@ -56,6 +56,12 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
         case 'stepMatch':
           state.stepMatch(command.direction);
           return;
+        case 'labelTimes':
+          state.toggleLabelTimes();
+          return;
+        case 'copy':
+          void state.copySelected();
+          return;
       }
     };
     window.addEventListener('keydown', onKeyDown);

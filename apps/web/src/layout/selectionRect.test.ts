@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { layoutGraph, type GraphSource } from './graphLayout';
-import { entriesInRect, nodeInSelection, rectBetween, screenRectToLayout } from './selectionRect';
+import {
+  entriesInRect,
+  nodeInSelection,
+  rectBetween,
+  screenRectToLayout,
+  selectionCoverage,
+} from './selectionRect';
 
 /** r → a → b, and r → x → y1 … y8 (a chain compressed into a run), x's branch after a's. */
 function source(): GraphSource {
@@ -62,5 +68,21 @@ describe('selection rectangle', () => {
     expect(nodeInSelection(layout, run, new Set(['y4']))).toBe(true);
     expect(nodeInSelection(layout, run, new Set(['a']))).toBe(false);
     expect(nodeInSelection(layout, layout.indexOfEntry.get('a')!, new Set())).toBe(false);
+  });
+
+  it('a run or a fold partly selected is partial, not wholly selected (issue 45)', () => {
+    const layout = layoutGraph(source());
+    const run = layout.indexOfEntry.get('y3')!;
+    const members = layout.nodes[run]!.kind === 'run' ? [...layout.nodes[run]!.members] : [];
+    expect(members.length).toBeGreaterThan(2);
+    expect(selectionCoverage(layout, run, new Set(['y4']))).toBe('partial');
+    expect(selectionCoverage(layout, run, new Set(members))).toBe('all');
+    expect(selectionCoverage(layout, run, new Set(['a']))).toBeNull();
+    // A folded node counts the entries its fold hides.
+    const a = layout.indexOfEntry.get('a')!;
+    const hidden = (id: string) => (id === 'a' ? ['b'] : undefined);
+    expect(selectionCoverage(layout, a, new Set(['a']), hidden)).toBe('partial');
+    expect(selectionCoverage(layout, a, new Set(['a', 'b']), hidden)).toBe('all');
+    expect(selectionCoverage(layout, a, new Set(['b']), hidden)).toBe('partial');
   });
 });

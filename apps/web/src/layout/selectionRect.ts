@@ -41,6 +41,25 @@ export function entriesInRect(layout: GraphLayout, rect: Rect): string[] {
 }
 
 /** Whether a node shows an entry of the selection. */
+/**
+ * How much of a node the multi-entry selection holds: every entry (`all`), some (`partial`: a run or
+ * a fold partly selected is drawn as such, not as wholly selected), or none (null). A folded node
+ * counts the entries its fold hides (`foldedIds`, hidden rows under it) with it.
+ */
+export function selectionCoverage(
+  layout: GraphLayout,
+  index: number,
+  selection: ReadonlySet<string>,
+  foldedIds?: (id: string) => readonly string[] | undefined,
+): 'all' | 'partial' | null {
+  if (selection.size === 0) return null;
+  const node = layout.nodes[index]!;
+  const members = node.kind === 'run' ? node.members : [node.id, ...(foldedIds?.(node.id) ?? [])];
+  let selected = 0;
+  for (const id of members) if (selection.has(id)) selected++;
+  return selected === 0 ? null : selected === members.length ? 'all' : 'partial';
+}
+
 export function nodeInSelection(layout: GraphLayout, index: number, selection: ReadonlySet<string>): boolean {
   if (selection.size === 0) return false;
   const node = layout.nodes[index]!;

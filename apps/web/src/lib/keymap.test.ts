@@ -12,6 +12,27 @@ const key = (k: string, extra: Partial<KeyInput> = {}): KeyInput => ({
 });
 
 describe('keyCommand', () => {
+  it('folds or moves up with Ctrl+← and Alt+←, unfolds or moves down with Ctrl+→ and Alt+→ (pi’s keys)', () => {
+    for (const modifier of [{ ctrlKey: true }, { altKey: true }, { metaKey: true }]) {
+      expect(keyCommand(key('ArrowLeft', modifier))).toEqual({
+        kind: 'selector',
+        action: { type: 'foldOrUp' },
+      });
+      expect(keyCommand(key('ArrowRight', modifier))).toEqual({
+        kind: 'selector',
+        action: { type: 'unfoldOrDown' },
+      });
+    }
+    // Plain ←/→ still page.
+    expect(keyCommand(key('ArrowLeft'))).toEqual({ kind: 'selector', action: { type: 'page', delta: -1 } });
+  });
+
+  it('toggles label times with Shift+T and copies with Ctrl+X instead of searching for them', () => {
+    expect(keyCommand(key('T', { shiftKey: true }))).toEqual({ kind: 'labelTimes' });
+    expect(keyCommand(key('x', { ctrlKey: true }))).toEqual({ kind: 'copy' });
+    expect(keyCommand(key('t'))).toEqual({ kind: 'selector', action: { type: 'typeQuery', text: 't' } });
+  });
+
   it('cycles the filter with Ctrl+O and backwards with Shift+Ctrl+O', () => {
     expect(keyCommand(key('o', { ctrlKey: true }))).toEqual({
       kind: 'selector',

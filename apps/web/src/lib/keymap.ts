@@ -18,7 +18,11 @@ export type KeyCommand =
   | { kind: 'jump' }
   | { kind: 'label' }
   | { kind: 'focusSearch' }
-  | { kind: 'stepMatch'; direction: 1 | -1 };
+  | { kind: 'stepMatch'; direction: 1 | -1 }
+  /** Shift+T: show or hide the labels' times. */
+  | { kind: 'labelTimes' }
+  /** Ctrl+X: copy the selected entry's text (pi's copy). */
+  | { kind: 'copy' };
 
 const ALT_FILTERS: Record<string, FilterMode> = {
   KeyD: 'default',
@@ -33,6 +37,13 @@ export function keyCommand(e: KeyInput): KeyCommand | null {
   if (ctrl && !e.altKey && (e.key === 'o' || e.key === 'O' || e.code === 'KeyO')) {
     return { kind: 'selector', action: { type: 'cycleFilter', direction: e.shiftKey ? -1 : 1 } };
   }
+  // pi's Ctrl+←/→, and Alt+←/→ as in its terminal (docs/tree-and-context.md#folding).
+  if ((ctrl || e.altKey) && !(ctrl && e.altKey) && !e.shiftKey) {
+    if (e.key === 'ArrowLeft') return { kind: 'selector', action: { type: 'foldOrUp' } };
+    if (e.key === 'ArrowRight') return { kind: 'selector', action: { type: 'unfoldOrDown' } };
+  }
+  if (ctrl && !e.altKey && !e.shiftKey && (e.key === 'x' || e.key === 'X' || e.code === 'KeyX'))
+    return { kind: 'copy' };
   if (e.altKey && !ctrl && !e.shiftKey) {
     const mode = ALT_FILTERS[e.code];
     if (mode) return { kind: 'selector', action: { type: 'setFilter', mode } };
@@ -66,6 +77,7 @@ export function keyCommand(e: KeyInput): KeyCommand | null {
       break;
   }
   if (e.key === 'L' && e.shiftKey) return { kind: 'label' };
+  if (e.key === 'T' && e.shiftKey) return { kind: 'labelTimes' };
   // Any other printable character goes into the search.
   if ([...e.key].length === 1) return { kind: 'selector', action: { type: 'typeQuery', text: e.key } };
   return null;

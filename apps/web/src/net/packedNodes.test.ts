@@ -46,6 +46,7 @@ describe('packed nodes', () => {
       node('custom', 'empty', {
         type: 'custom_message',
         label: 'both',
+        labelTime: '2026-01-02T03:04:05.000Z',
         usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0 },
       }),
       node('short', 'empty', { text: 'ok', search: 'ok', timestamp: 'not a time' }),

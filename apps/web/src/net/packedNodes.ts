@@ -37,6 +37,8 @@ export interface PackedNodes {
   ends: Uint32Array;
   inWide: Uint8Array;
   labels: [number, string][];
+  /** `[position, label time]` of the labelled nodes whose label has a time. */
+  labelTimes: [number, string][];
   /** The nodes with usage, by position, and their numbers in USAGE_FIELDS order, one after another. */
   usageAt: Int32Array;
   usage: Float64Array;
@@ -63,6 +65,7 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
   const positions = new Map<string, number>();
   const texts = new Array<string>(count * TEXTS_PER_NODE);
   const labels: [number, string][] = [];
+  const labelTimes: [number, string][] = [];
   const usageAt: number[] = [];
   const usage: number[] = [];
   const tableIndex = (table: Map<string, number>, value: string) => {
@@ -84,6 +87,7 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
     texts[i * TEXTS_PER_NODE + 1] = node.text;
     texts[i * TEXTS_PER_NODE + 2] = node.search;
     if (node.label !== undefined) labels.push([i, node.label]);
+    if (node.labelTime !== undefined) labelTimes.push([i, node.labelTime]);
     if (node.usage !== undefined) {
       usageAt.push(i);
       for (const field of USAGE_FIELDS) usage.push(node.usage[field]);
@@ -103,6 +107,7 @@ export function packNodes(nodes: readonly TreeNode[]): PackedNodes {
     ends,
     inWide,
     labels,
+    labelTimes,
     usageAt: Int32Array.from(usageAt),
     usage: Float64Array.from(usage),
   };
@@ -178,6 +183,7 @@ class PartTexts {
  */
 class PackedNode implements TreeNode {
   label: string | undefined = undefined;
+  labelTime: string | undefined = undefined;
 
   constructor(
     readonly id: string,
@@ -244,5 +250,6 @@ export function unpackNodes(packed: PackedNodes): TreeNode[] {
     );
   }
   for (const [at, label] of packed.labels) nodes[at]!.label = label;
+  for (const [at, time] of packed.labelTimes) nodes[at]!.labelTime = time;
   return nodes;
 }

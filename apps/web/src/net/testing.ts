@@ -7,7 +7,7 @@ import type { TreeNode } from '@canopy/protocol';
  * texts through getters (packedNodes.ts), which a deep equality of the objects would not see.
  */
 export function fieldsOf(node: TreeNode): TreeNode {
-  const { id, parentId, type, role, timestamp, label, text, search, flags, usage } = node;
+  const { id, parentId, type, role, timestamp, label, labelTime, text, search, flags, usage } = node;
   const fields: Record<string, unknown> = {
     id,
     parentId,
@@ -15,6 +15,7 @@ export function fieldsOf(node: TreeNode): TreeNode {
     role,
     timestamp,
     label,
+    labelTime,
     text,
     search,
     flags,

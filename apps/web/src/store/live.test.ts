@@ -361,3 +361,24 @@ describe('applyServerEvent: reloads', () => {
     expect(applied.state.session?.issues).toEqual(end.issues);
   });
 });
+
+describe('applyServerEvent: a legacy file', () => {
+  it('stops saying "the first write migrates it" once the file was written, without a reopen (issue 45)', () => {
+    const inputs = snapshotInputs(sampleNodes(), 'a4').map((input) =>
+      input.type === 'snapshot_end' ? { ...input, end: { ...input.end, needsMigration: true } } : input,
+    );
+    const legacy = run(emptyLiveState(), inputs).state;
+    expect(legacy.session?.needsMigration).toBe(true);
+    // A leaf move alone writes nothing: still legacy.
+    const moved = applyServerEvent(
+      legacy,
+      changed({ source: 'canopy', leaf: { id: 'a4', previousId: 'a4' } }),
+    ).state;
+    expect(moved.session?.needsMigration).toBe(true);
+    const written = applyServerEvent(
+      legacy,
+      changed({ source: 'canopy', added: encodeNodes([node('n1', 'a4', 'message', 'user', 'next')]) }),
+    ).state;
+    expect(written.session?.needsMigration).toBe(false);
+  });
+});

@@ -360,10 +360,16 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
   }
   if (nextTreeView === treeView && (added.length > 0 || changed.length > 0))
     nextTreeView = treeSelectorReducer(treeView, { type: 'refresh' });
+  // New lines in the file mean it was written, and a legacy file is migrated by its first write
+  // (docs/safety.md#migration-rewrite): the status stops saying it will be, without a reopen.
+  const written =
+    added.length > 0 && state.session!.needsMigration
+      ? { ...state.session!, needsMigration: false }
+      : state.session!;
   return result(
     {
       ...state,
-      session: withWriterActive(state.session!, event.writerActive),
+      session: withWriterActive(written, event.writerActive),
       treeView: nextTreeView,
     },
     { notices, reload, reveal, changedIds: changed.map((node) => node.id) },

@@ -46,13 +46,17 @@ export {
   treeSelectorReducer,
 } from './selection';
 export type { TreeSelectorState, TreeSelectorAction, TreeSelectorInit } from './selection';
+export { applyFolds, foldMark, isFoldable, NO_FOLDS, segmentStart } from './fold';
+export type { FoldSet, FoldMark, FoldedRows } from './fold';
 export {
   renderOutline,
   renderFooter,
   rowPrefix,
   rowLine,
+  hasConnector,
   outlineWindow,
   displayWidth,
   truncateToWidth,
 } from './outline';
 export type { RenderOutlineOptions } from './outline';
+export { entryCopyText, formatLabelTime } from './copy-text';

@@ -1,9 +1,11 @@
 // The terminal outline of the tree selector (docs/tree-and-context.md#outline): what the start command
-// prints and what the web outline mirrors. Canopy does not fold, so the connector's middle
-// character is always `─` where pi draws its fold glyphs.
+// prints and what the web outline mirrors. With fold marks (docs/tree-and-context.md#folding) the
+// connector's middle character is pi's `⊞` (folded) or `⊟` (foldable), and a folded row without a
+// connector starts its text with `⊞ `; without them it is always `─`.
 
 import { filterTag, type FilterMode } from './filter';
 import type { FlatRow, Gutter } from './flatten';
+import { foldMark, NO_FOLDS, type FoldMark, type FoldSet } from './fold';
 
 export interface RenderOutlineOptions {
   /** The row drawn with the `› ` cursor. */
@@ -12,13 +14,18 @@ export interface RenderOutlineOptions {
   width?: number;
   /** Draw the two-column cursor gutter (default true). */
   showCursor?: boolean;
+  /**
+   * Draw pi's fold marks: `indexById` of the rows and the folded entries (none folded when
+   * `folded` is left out). Without it the connectors are drawn unmarked.
+   */
+  foldMarks?: { indexById: ReadonlyMap<string, number>; folded?: FoldSet };
 }
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** The dim tree prefix of a row: `displayIndent × 3` characters of gutters and the connector. */
-export function rowPrefix(row: FlatRow): string {
+export function rowPrefix(row: FlatRow, mark: FoldMark = null): string {
   const displayIndent = row.displayIndent;
   if (displayIndent <= 0) return '';
   const hasConnector = row.showConnector && !row.isVirtualRootChild;
@@ -30,17 +37,27 @@ export function rowPrefix(row: FlatRow): string {
   for (let level = 0; level < displayIndent; level++) {
     const gutter = gutterAt.get(level);
     if (gutter !== undefined) prefix += gutter.show ? '│  ' : '   ';
-    else if (level === connectorLevel) prefix += row.isLast ? '└─ ' : '├─ ';
+    else if (level === connectorLevel)
+      prefix += (row.isLast ? '└' : '├') + (mark === 'folded' ? '⊞' : mark === 'foldable' ? '⊟' : '─') + ' ';
     else prefix += '   ';
   }
   return prefix;
 }
 
-/** One outline line without the cursor: prefix, `• ` on the active path, `[label] `, text. */
-export function rowLine(row: FlatRow): string {
+/** Draws its fold mark in its connector (pi's rows with a connector shown). */
+export function hasConnector(row: FlatRow): boolean {
+  return row.showConnector && !row.isVirtualRootChild;
+}
+
+/**
+ * One outline line without the cursor: prefix, `⊞ ` for a folded row without a connector, `• ` on
+ * the active path, `[label] `, text.
+ */
+export function rowLine(row: FlatRow, mark: FoldMark = null): string {
+  const fold = mark === 'folded' && !hasConnector(row) ? '⊞ ' : '';
   const marker = row.onActivePath ? '• ' : '';
   const label = row.entry.label ? `[${row.entry.label.replace(CONTROL_CHARACTERS, ' ')}] ` : '';
-  return rowPrefix(row) + marker + label + row.entry.text;
+  return rowPrefix(row, mark) + fold + marker + label + row.entry.text;
 }
 
 /** The outline lines of the rows; `No entries found` for none. */
@@ -54,7 +71,9 @@ export function renderOutline(rows: readonly FlatRow[], options?: RenderOutlineO
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const cursor = showCursor ? (row.id === selectedId ? '› ' : '  ') : '';
-    lines[i] = finish(cursor + rowLine(row));
+    const marks = options?.foldMarks;
+    const mark = marks ? foldMark(rows, marks.indexById, i, marks.folded ?? NO_FOLDS) : null;
+    lines[i] = finish(cursor + rowLine(row, mark));
   }
   return lines;
 }

@@ -4,8 +4,9 @@
 // the selection moves to the nearest visible ancestor of the entry selected before, and an
 // empty list does not forget that entry.
 
-import { computeRows, findNearestVisible, type FlatRow } from './flatten';
+import { computeRows, findNearestVisible, type FlatRow, type RowsResult } from './flatten';
 import { cycleFilter, toggleFilter, type FilterMode } from './filter';
+import { applyFolds, isFoldable, NO_FOLDS, segmentStart, type FoldSet } from './fold';
 import type { ViewTree } from './view-tree';
 
 /** Moves by `delta` rows; with `wrap`, past either end comes back at the other. -1 for an empty list. */
@@ -55,6 +56,17 @@ export interface TreeSelectorState {
   readonly multipleRoots: boolean;
   /** Escape with an empty query: the host should close the selector. */
   readonly closeRequested: boolean;
+  /**
+   * The folded entries (docs/tree-and-context.md#folding): the rows above leave out their
+   * descendants. Dropped by every filter or search change, as pi does.
+   */
+  readonly folded: FoldSet;
+  /** Rows hidden under each visible folded row. */
+  readonly hiddenByFold: ReadonlyMap<string, number>;
+  /** The ids of the rows each visible folded row hides. */
+  readonly foldedIds: ReadonlyMap<string, readonly string[]>;
+  /** The folded row that hides the leaf's row (the leaf mark goes on it), or null. */
+  readonly leafFoldId: string | null;
 }
 
 export type TreeSelectorAction =
@@ -84,6 +96,12 @@ export type TreeSelectorAction =
   | { type: 'setLeaf'; leafId: string | null; select?: boolean }
   /** The tree changed (appended entries, a label): recompute, keeping the selection. */
   | { type: 'refresh' }
+  /** pi's Ctrl+← / Alt+←: fold the selected segment, or move up to the previous segment start. */
+  | { type: 'foldOrUp' }
+  /** pi's Ctrl+→ / Alt+→: unfold the selected row, or move down to the next segment start. */
+  | { type: 'unfoldOrDown' }
+  /** Fold or unfold one row (a click on its fold mark); a row that cannot fold is left alone. */
+  | { type: 'toggleFold'; id: string }
   | { type: 'setPageSize'; pageSize: number };
 
 export interface TreeSelectorInit {
@@ -115,6 +133,46 @@ export function createTreeSelectorState(tree: ViewTree, init: TreeSelectorInit):
     lastSelectedId: result.rows[result.selectedIndex]?.id ?? target ?? null,
     multipleRoots: result.multipleRoots,
     closeRequested: false,
+    folded: NO_FOLDS,
+    hiddenByFold: EMPTY_COUNTS,
+    foldedIds: EMPTY_IDS,
+    leafFoldId: null,
+  };
+}
+
+const EMPTY_IDS: ReadonlyMap<string, readonly string[]> = new Map();
+const EMPTY_COUNTS: ReadonlyMap<string, number> = new Map();
+
+/** The rows of `result` with `folded` applied, the selection on the nearest row still shown. */
+function foldedView(
+  tree: ViewTree,
+  result: RowsResult,
+  folded: FoldSet,
+): Pick<
+  TreeSelectorState,
+  'rows' | 'indexById' | 'selectedIndex' | 'folded' | 'hiddenByFold' | 'foldedIds' | 'leafFoldId'
+> {
+  const view = applyFolds(result.rows, folded);
+  if (view === null)
+    return {
+      rows: result.rows,
+      indexById: result.indexById,
+      selectedIndex: result.selectedIndex,
+      folded,
+      hiddenByFold: EMPTY_COUNTS,
+      foldedIds: EMPTY_IDS,
+      leafFoldId: null,
+    };
+  const selectedId = result.rows[result.selectedIndex]?.id ?? null;
+  const leafRowId = result.rows[result.leafIndex]?.id;
+  return {
+    rows: view.rows,
+    indexById: view.indexById,
+    selectedIndex: findNearestVisible(tree, view.indexById, selectedId),
+    folded,
+    hiddenByFold: view.hiddenCount,
+    foldedIds: view.hiddenIds,
+    leafFoldId: (leafRowId !== undefined && view.hiddenUnder.get(leafRowId)) || null,
   };
 }
 
@@ -126,29 +184,37 @@ export function selectedRow(state: TreeSelectorState): FlatRow | undefined {
 /** Recomputes the rows and re-selects the remembered entry (pi's `applyFilter`). */
 function refilter(
   state: TreeSelectorState,
-  changes: Partial<Pick<TreeSelectorState, 'mode' | 'query' | 'leafId'>>,
+  changes: Partial<Pick<TreeSelectorState, 'mode' | 'query' | 'leafId' | 'folded'>>,
   selectId?: string | null,
 ): TreeSelectorState {
   const mode = changes.mode ?? state.mode;
   const query = changes.query ?? state.query;
   const leafId = changes.leafId !== undefined ? changes.leafId : state.leafId;
+  // pi clears its folds on every filter or search change (docs/tree-and-context.md#folding).
+  const folded = changes.folded ?? (mode !== state.mode || query !== state.query ? NO_FOLDS : state.folded);
   // The remembered entry only changes while the list is non-empty.
   const remembered =
     selectId !== undefined ? selectId : (state.rows[state.selectedIndex]?.id ?? state.lastSelectedId);
   const result = computeRows(state.tree, { leafId, mode, query, selectedId: remembered ?? leafId });
+  const view = foldedView(state.tree, result, folded);
   return {
     ...state,
+    ...view,
     treeVersion: state.tree.version,
     leafId,
     mode,
     query,
-    rows: result.rows,
-    indexById: result.indexById,
-    selectedIndex: result.selectedIndex,
-    lastSelectedId: result.rows[result.selectedIndex]?.id ?? remembered,
+    lastSelectedId: view.rows[view.selectedIndex]?.id ?? remembered,
     multipleRoots: result.multipleRoots,
     closeRequested: false,
   };
+}
+
+function withFold(state: TreeSelectorState, id: string, fold: boolean): TreeSelectorState {
+  const folded = new Set(state.folded);
+  if (fold) folded.add(id);
+  else folded.delete(id);
+  return refilter(state, { folded }, id);
 }
 
 function withIndex(state: TreeSelectorState, index: number): TreeSelectorState {
@@ -220,6 +286,35 @@ export function treeSelectorReducer(state: TreeSelectorState, action: TreeSelect
       return refilter(state, { leafId: action.leafId }, action.select ? action.leafId : undefined);
     case 'refresh':
       return refilter(state, {});
+    case 'foldOrUp': {
+      const row = state.rows[state.selectedIndex];
+      if (row === undefined) return state;
+      if (
+        !state.folded.has(row.id) &&
+        isFoldable(state.rows, state.indexById, state.selectedIndex, state.folded)
+      )
+        return withFold(state, row.id, true);
+      return withIndex(
+        state,
+        segmentStart(state.rows, state.indexById, state.selectedIndex, 'up', state.folded),
+      );
+    }
+    case 'unfoldOrDown': {
+      const row = state.rows[state.selectedIndex];
+      if (row === undefined) return state;
+      if (state.folded.has(row.id)) return withFold(state, row.id, false);
+      return withIndex(
+        state,
+        segmentStart(state.rows, state.indexById, state.selectedIndex, 'down', state.folded),
+      );
+    }
+    case 'toggleFold': {
+      const index = state.indexById.get(action.id);
+      if (index === undefined) return state;
+      if (state.folded.has(action.id)) return withFold(state, action.id, false);
+      if (!isFoldable(state.rows, state.indexById, index, state.folded)) return state;
+      return withFold(state, action.id, true);
+    }
     case 'setPageSize':
       return { ...state, pageSize: Math.max(1, Math.floor(action.pageSize)) };
   }

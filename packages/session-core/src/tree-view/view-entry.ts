@@ -42,6 +42,8 @@ export interface ViewEntry {
   timestamp: string;
   /** The resolved label of the entry, if any. */
   label?: string;
+  /** When the label was set: the latest label entry's timestamp (docs/tree-and-context.md#label-times). */
+  labelTime?: string;
   /** The row text of docs/tree-and-context.md#row-text: one line, normalised, not truncated to a width. */
   text: string;
   /** The lower-cased searchable text (docs/tree-and-context.md#search), without the label. */
@@ -161,6 +163,7 @@ export function toViewEntry(
   label: string | undefined,
   toolCalls: ToolCallLookup,
   options?: RowTextOptions,
+  labelTime?: string,
 ): ViewEntry {
   const view: ViewEntry = {
     id: entry.id,
@@ -175,7 +178,10 @@ export function toViewEntry(
     const role = str(messageOf(entry)?.role);
     if (role !== undefined) view.role = role;
   }
-  if (label) view.label = label;
+  if (label) {
+    view.label = label;
+    if (labelTime) view.labelTime = labelTime;
+  }
   return view;
 }
 
@@ -185,6 +191,8 @@ export interface ToViewEntriesOptions extends RowTextOptions {
    * call first records the batch's tool calls, so results can find calls appended earlier.
    */
   toolCalls?: ToolCallIndex;
+  /** When each label was set (SessionManager.getLabelTimestamp); labels carry no time without it. */
+  labelTimeOf?: (id: string) => string | undefined;
 }
 
 /** The entry's type, or `untyped` for an entry kept in the tree without a string type. */
@@ -205,7 +213,7 @@ export function toViewEntries(
   const result: ViewEntry[] = new Array<ViewEntry>(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
-    result[i] = toViewEntry(entry, labelOf(entry.id), toolCalls, options);
+    result[i] = toViewEntry(entry, labelOf(entry.id), toolCalls, options, options?.labelTimeOf?.(entry.id));
   }
   return result;
 }

@@ -214,6 +214,8 @@ export class ViewTree {
     // object: a copy with the same prototype, since an entry may read some fields through getters
     // there (the page's unpacked snapshot nodes), which a spread would not copy.
     const updated = Object.assign(Object.create(Object.getPrototypeOf(entry) as object) as ViewEntry, entry);
+    // A label set here has no known time: the server's next row for it brings one.
+    delete updated.labelTime;
     if (next === undefined) delete updated.label;
     else updated.label = next;
     this.entries[index] = updated;

@@ -2,7 +2,6 @@
 // (clickable, with test ids) placed over the canvas by the view's transform.
 
 import { memo, type CSSProperties, type PointerEvent as ReactPointerEvent } from 'react';
-import { nodeInSelection } from '../../layout/selectionRect';
 import { KIND_COLOR_VAR } from '../../lib/entryKind';
 import { isMatch } from './nodeFacts';
 import type { GraphScene } from './paintGraph';
@@ -23,7 +22,7 @@ export const GraphCards = memo(function GraphCards({
   /** A click (jump false) or double-click (jump true) on the card of this node. */
   onActivate: (index: number, jump: boolean) => void;
 }) {
-  const { layout, transform, visible, selectedNode, matches, multiSelection, factsAt } = scene;
+  const { layout, transform, visible, selectedNode, matches, coverageAt, factsAt } = scene;
   return visible.map((index) => {
     const facts = factsAt(index);
     const node = layout.nodes[index]!;
@@ -42,7 +41,8 @@ export const GraphCards = memo(function GraphCards({
         data-leaf={facts.leaf || undefined}
         data-selected={index === selectedNode || undefined}
         data-match={matched || undefined}
-        data-multi={nodeInSelection(layout, index, multiSelection) || undefined}
+        data-multi={((coverage) => (coverage === 'all' ? true : (coverage ?? undefined)))(coverageAt(index))}
+        data-folded={facts.folded || undefined}
         title={isRun ? `${facts.ids.length} entries in a straight line: click to expand` : facts.text}
         style={
           {
@@ -67,6 +67,15 @@ export const GraphCards = memo(function GraphCards({
           if (!isRun) onActivate(index, true);
         }}
       >
+        {facts.folded > 0 && (
+          <span
+            className="gfold"
+            data-testid="graph.fold"
+            title={`Folded: ${facts.folded} entries hidden below (Ctrl+→ unfolds)`}
+          >
+            ⊞{facts.folded}
+          </span>
+        )}
         {facts.label && <span className="glabel">[{facts.label}]</span>}
         <span className="gtext">{highlight && matched ? <mark>{facts.text}</mark> : facts.text}</span>
         {facts.leaf && (
@@ -76,6 +85,15 @@ export const GraphCards = memo(function GraphCards({
             title="The current leaf: the next message continues here"
           >
             leaf
+          </span>
+        )}
+        {facts.leafBelow && (
+          <span
+            className="gleaf hidden-leaf"
+            data-testid="graph.leaf-hidden"
+            title="The current leaf is hidden (by the filter or a fold) just below this node"
+          >
+            leaf ↓
           </span>
         )}
       </div>

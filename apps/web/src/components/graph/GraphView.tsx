@@ -15,7 +15,8 @@ import { GraphCanvas } from './GraphCanvas';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
 import { Minimap } from './Minimap';
-import { factsOf } from './nodeFacts';
+import { factsOf, NO_FOLD_FACTS } from './nodeFacts';
+import { selectionCoverage } from '../../layout/selectionRect';
 import type { GraphScene } from './paintGraph';
 import { usePalette } from './palette';
 import { useGraphLayout } from './useGraphLayout';
@@ -94,9 +95,36 @@ export function GraphView() {
   const domCards = transform.k >= MIN_DOM_SCALE && visible.length <= MAX_DOM_NODES;
   const scene: GraphScene | null = useMemo(() => {
     if (!layout || !tree) return null;
-    const factsAt = (index: number) => factsOf(layout, index, tree, rows, leafId);
-    return { layout, transform, view, visible, domCards, selectedNode, matches, multiSelection, factsAt };
-  }, [layout, tree, rows, leafId, transform, view, visible, domCards, selectedNode, matches, multiSelection]);
+    const folds = treeView ?? NO_FOLD_FACTS;
+    const factsAt = (index: number) => factsOf(layout, index, tree, rows, leafId, folds);
+    const foldedIds = (id: string) => treeView?.foldedIds.get(id);
+    const coverageAt = (index: number) => selectionCoverage(layout, index, multiSelection, foldedIds);
+    return {
+      layout,
+      transform,
+      view,
+      visible,
+      domCards,
+      selectedNode,
+      matches,
+      multiSelection,
+      factsAt,
+      coverageAt,
+    };
+  }, [
+    layout,
+    tree,
+    rows,
+    leafId,
+    treeView,
+    transform,
+    view,
+    visible,
+    domCards,
+    selectedNode,
+    matches,
+    multiSelection,
+  ]);
 
   return (
     <div className="graph-pane">

@@ -12,6 +12,13 @@ export interface NodeFacts {
   kind: EntryKind;
   active: boolean;
   leaf: boolean;
+  /**
+   * The leaf is hidden (by the filter or a fold) under this node: the outline's "leaf ↓"
+   * (docs/tree-and-context.md#leaf-mark).
+   */
+  leafBelow: boolean;
+  /** Rows a fold hides under this node (docs/tree-and-context.md#folding), 0 when it is not folded. */
+  folded: number;
   text: string;
   label?: string;
   error: boolean;
@@ -23,33 +30,67 @@ export type FactsAt = (index: number) => NodeFacts;
 /** The set of entry ids a search matched, or null when there is no search. */
 export type Matches = ReadonlySet<string> | ReadonlyMap<string, unknown> | null;
 
+/** The selector's folds as the graph draws them. */
+export interface FoldFacts {
+  hiddenByFold: ReadonlyMap<string, number>;
+  leafFoldId: string | null;
+}
+
+export const NO_FOLD_FACTS: FoldFacts = { hiddenByFold: new Map(), leafFoldId: null };
+
+/** Whether the row carries the hidden leaf's mark: its nearest visible ancestor, or the fold that hides it. */
+function holdsHiddenLeaf(row: FlatRow | undefined, folds: FoldFacts): boolean {
+  if (row === undefined || row.isLeaf) return false;
+  return row.isLeafPosition || row.id === folds.leafFoldId;
+}
+
 export function factsOf(
   layout: GraphLayout,
   index: number,
   tree: ViewTree,
   rows: VisibleRows,
   leafId: string | null,
+  folds: FoldFacts = NO_FOLD_FACTS,
 ): NodeFacts {
   const node = layout.nodes[index]!;
   const ids = node.kind === 'run' ? (node.members as string[]) : [node.id];
   const row = rowOfNode(layout, index, rows);
   if (node.kind === 'run') {
+    const leaf = leafId !== null && ids.includes(leafId);
+    const rowOf = (id: string) => {
+      const at = rows.indexById.get(id);
+      return at === undefined ? undefined : rows.rows[at];
+    };
     return {
       ids,
       kind: 'other',
       active: row?.onActivePath ?? false,
-      leaf: leafId !== null && ids.includes(leafId),
+      leaf,
+      leafBelow: !leaf && ids.some((id) => holdsHiddenLeaf(rowOf(id), folds)),
+      folded: 0,
       text: `⋯ ${ids.length} entries`,
       error: false,
     };
   }
   const entry = tree.get(ids[0]!);
-  if (!entry) return { ids, kind: 'other', active: false, leaf: false, text: '', error: false };
+  if (!entry)
+    return {
+      ids,
+      kind: 'other',
+      active: false,
+      leaf: false,
+      leafBelow: false,
+      folded: 0,
+      text: '',
+      error: false,
+    };
   return {
     ids,
     kind: entryKind(entry.type, entry.role),
     active: row?.onActivePath ?? false,
     leaf: row?.isLeaf ?? false,
+    leafBelow: holdsHiddenLeaf(row, folds),
+    folded: folds.hiddenByFold.get(entry.id) ?? 0,
     // Some rows have no text (pi's session_info); a card still needs something to show.
     text: entry.text || `[${entry.type.replace(/_/g, ' ')}]`,
     ...(entry.label !== undefined ? { label: entry.label } : {}),

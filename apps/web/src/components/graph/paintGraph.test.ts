@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { layoutGraph, nodesInRect, type GraphLayout } from '../../layout/graphLayout';
+import { selectionCoverage } from '../../layout/selectionRect';
 import { visibleRect, type Transform } from '../../layout/viewport';
 import type { NodeFacts } from './nodeFacts';
 import { canvasPixels, paintGraph, type GraphScene, type PaintContext, type PathLike } from './paintGraph';
@@ -100,7 +101,9 @@ function wideLayout(): GraphLayout {
 function sceneOf(layout: GraphLayout, transform: Transform, extra: Partial<GraphScene> = {}): GraphScene {
   const view = visibleRect(transform, 800, 600);
   const ids = (index: number) => [layout.nodes[index]!.id];
+  const multiSelection = extra.multiSelection ?? new Set<string>();
   return {
+    coverageAt: (index) => selectionCoverage(layout, index, multiSelection),
     layout,
     transform,
     view,
@@ -114,6 +117,8 @@ function sceneOf(layout: GraphLayout, transform: Transform, extra: Partial<Graph
       kind: index === 0 ? 'user' : 'assistant',
       active: false,
       leaf: false,
+      leafBelow: false,
+      folded: 0,
       text: `text of ${layout.nodes[index]!.id}`,
       error: false,
     }),
@@ -255,5 +260,38 @@ describe('paintGraph', () => {
         return [x - 3, y - 3, layout.nodeWidth + 6, layout.nodeHeight + 6];
       }),
     );
+    expect(bands.map((s) => s.dash)).toEqual([[], []]);
+  });
+
+  it('draws a partly selected run or fold with a dashed band, a wholly selected one solid', () => {
+    const layout = wideLayout();
+    const ctx = paint(
+      sceneOf(layout, centredOn(layout, 6), {
+        coverageAt: (i) => (i === 6 ? 'partial' : i === 7 ? 'all' : null),
+      }),
+    );
+    // coverageAt decides; a non-empty selection turns the bands on.
+    const scene = sceneOf(layout, centredOn(layout, 6), {
+      multiSelection: new Set(['c5']),
+      coverageAt: (i) => (i === 6 ? 'partial' : i === 7 ? 'all' : null),
+    });
+    const bands = paint(scene).strokes.filter((s) => s.color === palette.summary);
+    expect(bands.map((s) => s.dash.length > 0)).toEqual([true, false]);
+    expect(ctx.strokes.filter((s) => s.color === palette.summary)).toEqual([]);
+  });
+
+  it('rings the node that holds the hidden leaf (leaf ↓) as it rings the leaf, and writes a fold’s ⊞N', () => {
+    const layout = wideLayout();
+    const base = sceneOf(layout, centredOn(layout, 6));
+    const ctx = paint({
+      ...base,
+      factsAt: (i) => ({ ...base.factsAt(i), leafBelow: i === 6, folded: i === 6 ? 4 : 0 }),
+    });
+    const rings = ctx.strokes.filter((s) => s.color === palette.accent && s.dash.length > 0);
+    const [x, y] = cornerOf(layout, 6);
+    expect(rings).toHaveLength(1);
+    expect(rings[0]!.box[0]).toBeLessThan(x);
+    expect(rings[0]!.box[1]).toBeLessThan(y);
+    expect(ctx.texts).toContain(`⊞4 text of ${layout.nodes[6]!.id}`);
   });
 });

@@ -3,7 +3,6 @@
 // and only what is inside the viewport is touched, so a 100,000-entry tree pans and zooms smoothly.
 
 import { busesInRect, type GraphLayout, type Rect } from '../../layout/graphLayout';
-import { nodeInSelection } from '../../layout/selectionRect';
 import type { Transform } from '../../layout/viewport';
 import { isMatch, type FactsAt, type Matches } from './nodeFacts';
 import type { Palette } from './palette';
@@ -48,6 +47,8 @@ export interface GraphScene {
   selectedNode: number | undefined;
   matches: Matches;
   multiSelection: ReadonlySet<string>;
+  /** How much of each node the multi-entry selection holds (selectionRect.ts `selectionCoverage`). */
+  coverageAt: (index: number) => 'all' | 'partial' | null;
   factsAt: FactsAt;
 }
 
@@ -177,9 +178,11 @@ function paintNodes<P extends PathLike>(
         width: lineWidthAt(k, isSelected ? 3 : facts.leaf ? 2.5 : 1),
       });
     }
-    if (facts.leaf) leafAt = { x, y };
-    if (!tiny && k > 0.25)
-      texts.push({ x, y, text: facts.label ? `[${facts.label}] ${facts.text}` : facts.text });
+    if (facts.leaf || facts.leafBelow) leafAt = { x, y };
+    if (!tiny && k > 0.25) {
+      const fold = facts.folded > 0 ? `⊞${facts.folded} ` : '';
+      texts.push({ x, y, text: fold + (facts.label ? `[${facts.label}] ${facts.text}` : facts.text) });
+    }
   }
   for (const [color, path] of fills) {
     ctx.fillStyle = color;
@@ -206,7 +209,10 @@ function paintNodes<P extends PathLike>(
     ctx.lineWidth = lineWidthAt(k, 3);
     const pad = lineWidthAt(k, 3);
     for (const index of visible) {
-      if (!nodeInSelection(layout, index, scene.multiSelection)) continue;
+      const coverage = scene.coverageAt(index);
+      if (coverage === null) continue;
+      // A run or fold only partly selected: a dashed band, not the whole selection's solid one.
+      ctx.setLineDash(coverage === 'partial' ? [6 / k, 4 / k] : []);
       ctx.strokeRect(
         layout.x[index]! - halfW - pad,
         layout.y[index]! - halfH - pad,
@@ -214,6 +220,7 @@ function paintNodes<P extends PathLike>(
         layout.nodeHeight + 2 * pad,
       );
     }
+    ctx.setLineDash([]);
   }
   if (texts.length > 0) {
     ctx.fillStyle = palette.text;

@@ -4,7 +4,9 @@
 // store's actions and its injected api.
 
 import type { ContextResponse, EntryDetail } from '@canopy/protocol';
+import { entryCopyText, type SessionEntry } from '@canopy/session-core';
 import type { ArtifactText } from '../../net/api';
+import { selectedIdOf } from '../selectors';
 import type { SliceKit } from './kit';
 
 export interface DetailSlice {
@@ -19,6 +21,11 @@ export interface DetailSlice {
   loadBlob(sessionId: string, hash: string): Promise<Blob>;
   /** An oh-my-pi artifact's text (not cached: the view keeps what it opened). */
   loadArtifact(sessionId: string, artifactId: string): Promise<ArtifactText>;
+  /**
+   * Ctrl+X and the detail panel's "Copy text": the selected entry's text as pi copies it
+   * (docs/tree-and-context.md#copy) on the clipboard; a toast says what happened.
+   */
+  copySelected(): Promise<void>;
 }
 
 /** Details can be large (images, tool output): the oldest are evicted past this many. */
@@ -73,6 +80,29 @@ export function createDetailSlice({ set, get, api }: SliceKit<DetailSlice>): Det
       const next = new Map(cache);
       for (const id of entryIds) next.delete(id);
       set({ detailCache: next });
+    },
+
+    async copySelected() {
+      const id = selectedIdOf(get());
+      if (!id) return;
+      let text: string | undefined;
+      try {
+        const detail = await get().loadDetail(id);
+        text = detail ? entryCopyText(detail.entry as unknown as SessionEntry) : undefined;
+      } catch (error) {
+        get().toast(`Could not read the entry to copy: ${(error as Error).message}`, 'error');
+        return;
+      }
+      if (text === undefined) {
+        get().toast('Nothing to copy: this entry has no text', 'info');
+        return;
+      }
+      try {
+        await navigator.clipboard.writeText(text);
+        get().toast(`Copied ${text.length.toLocaleString('en')} characters`, 'info');
+      } catch (error) {
+        get().toast(`The browser refused the clipboard: ${(error as Error).message}`, 'error');
+      }
     },
 
     clearDetails() {

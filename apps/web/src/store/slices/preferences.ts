@@ -23,6 +23,9 @@ export interface PreferencesSlice {
   detailWidth: number;
   /** Tool runs the graph shows unfolded. */
   expandedRuns: ReadonlySet<string>;
+  /** Shift+T: each label's time beside it (docs/tree-and-context.md#label-times); off at start, as in pi. */
+  showLabelTimes: boolean;
+  toggleLabelTimes(): void;
   setView(view: ViewMode): void;
   setTheme(theme: Theme): void;
   toggleSidebar(): void;
@@ -87,6 +90,11 @@ export function createPreferencesSlice({ set, get, storage }: SliceKit<Preferenc
     splitRatio: prefs.splitRatio ?? DEFAULT_SPLIT_RATIO,
     detailWidth: prefs.detailWidth ?? DEFAULT_DETAIL_WIDTH,
     expandedRuns: new Set(),
+    showLabelTimes: false,
+
+    toggleLabelTimes() {
+      set({ showLabelTimes: !get().showLabelTimes });
+    },
 
     setView(view) {
       set({ view });
