@@ -32,7 +32,9 @@ import type { SessionWrites } from '../store/session-writes';
 import type { StateStore } from '../store/state';
 import type { SummarizerRegistry } from '../summarizer';
 import type { SummarizerSet } from '../providers/summarizer-set';
+import { registerArchiveRoutes } from './archive-routes';
 import { registerProviderRoutes } from './provider-routes';
+import { SessionArchive } from '../store/session-archive';
 
 export interface ApiDeps {
   store: SessionStore;
@@ -210,5 +212,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     handler: async (request) => state.updateSettings(request.body),
   });
 
+  registerArchiveRoutes(app, new SessionArchive(store));
   registerProviderRoutes(app, deps.summarizerSet, droppedSignal);
 }
