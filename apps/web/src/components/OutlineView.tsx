@@ -2,7 +2,7 @@
 // rows in view are in the DOM) with ARIA tree semantics. The row prefix and text come from
 // session-core, exactly as the terminal draws them.
 
-import { ViewFlags, rowPrefix, tokenizeQuery, type FlatRow } from '@canopy/session-core';
+import { ViewFlags, rowPrefix, subtreeSize, tokenizeQuery, type FlatRow } from '@canopy/session-core';
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { entryKind } from '../lib/entryKind';
 import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
@@ -52,6 +52,11 @@ interface RowProps {
   leafBelow: boolean;
   /** In the multi-entry selection (for summarising). */
   multi: boolean;
+  /**
+   * The folded stub of an archived branch: the entries it stands for
+   * (docs/archive-and-family.md#archive); undefined for any other row.
+   */
+  stubCount: number | undefined;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -65,12 +70,14 @@ const OutlineRow = memo(function OutlineRow({
   highlightLimit,
   leafBelow,
   multi,
+  stubCount,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
   const kind = entryKind(entry.type, entry.role);
   const error = (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0;
   const prefix = capPrefix(fullPrefix, prefixBudget);
+  const archived = (entry.flags & ViewFlags.Archived) !== 0;
   return (
     <div
       id={`row-${row.id}`}
@@ -86,7 +93,14 @@ const OutlineRow = memo(function OutlineRow({
       data-kind={kind}
       data-error={error || undefined}
       data-multi={multi || undefined}
+      data-archived={archived || undefined}
+      data-archive-stub={stubCount !== undefined || undefined}
       style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }}
+      onContextMenu={(e) => {
+        e.preventDefault();
+        store.getState().select(row.id, false);
+        store.getState().openEntryMenu(row.id, e.clientX, e.clientY);
+      }}
       onMouseDown={(e) => {
         // Keep keyboard focus on the tree while clicking rows.
         if (!editing) e.preventDefault();
@@ -125,10 +139,37 @@ const OutlineRow = memo(function OutlineRow({
           onSave={(label) => void store.getState().saveLabel(row.id, label)}
           onCancel={() => store.getState().cancelLabelEdit()}
         />
+      ) : stubCount !== undefined ? (
+        <span className="row-text row-archive-stub" data-testid="tree.archive-stub">
+          ▸ {stubCount} archived {stubCount === 1 ? 'entry' : 'entries'}
+          <span className="row-archive-first">
+            {' '}
+            <Highlighted text={entry.text} tokens={tokens} limit={highlightLimit} />
+          </span>
+        </span>
       ) : (
         <span className="row-text">
           <Highlighted text={entry.text} tokens={tokens} limit={highlightLimit} />
         </span>
+      )}
+      {selected && !editing && (
+        <button
+          type="button"
+          className="row-archive-button"
+          data-testid={archived ? 'tree.restore' : 'tree.archive'}
+          title={
+            archived
+              ? 'Restore this archived branch (Shift+A)'
+              : 'Archive the branch under this entry: hidden, never deleted (Shift+A)'
+          }
+          onMouseDown={(e) => e.stopPropagation()}
+          onClick={(e) => {
+            e.stopPropagation();
+            store.getState().toggleArchiveSelected();
+          }}
+        >
+          {archived ? 'Restore' : 'Archive'}
+        </button>
       )}
       {row.isLeaf && (
         <span
@@ -161,6 +202,8 @@ export function OutlineView() {
   const editingId = useApp((s) => s.labelEditingId);
   const revealTick = useApp((s) => s.revealTick);
   const multiSelection = useApp((s) => s.multiSelection);
+  const tree = useApp((s) => s.selector?.tree);
+  const archivedRevealed = useApp((s) => s.selector?.tree.archivedRevealed ?? false);
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -232,6 +275,7 @@ export function OutlineView() {
   if (rows) {
     for (let i = slice.start; i < slice.end; i++) {
       const row = rows[i]!;
+      const folded = tree && !archivedRevealed && (row.entry.flags & ViewFlags.ArchiveRoot) !== 0;
       items.push(
         <OutlineRow
           key={row.id}
@@ -245,6 +289,7 @@ export function OutlineView() {
           highlightLimit={highlightLimit}
           leafBelow={row.isLeafPosition && !row.isLeaf}
           multi={multiSelection.has(row.id)}
+          stubCount={folded ? subtreeSize(tree, row.id) : undefined}
         />,
       );
     }

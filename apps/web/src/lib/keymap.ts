@@ -17,6 +17,10 @@ export type KeyCommand =
   | { kind: 'selector'; action: TreeSelectorAction }
   | { kind: 'jump' }
   | { kind: 'label' }
+  /** Shift+A: archive the selected branch, or restore the archived one (oh-my-pi's key, PR #8301). */
+  | { kind: 'archive' }
+  /** Alt+R: show or fold archived branches (oh-my-pi's reveal key). */
+  | { kind: 'revealArchived' }
   | { kind: 'focusSearch' }
   | { kind: 'stepMatch'; direction: 1 | -1 };
 
@@ -34,6 +38,7 @@ export function keyCommand(e: KeyInput): KeyCommand | null {
     return { kind: 'selector', action: { type: 'cycleFilter', direction: e.shiftKey ? -1 : 1 } };
   }
   if (e.altKey && !ctrl && !e.shiftKey) {
+    if (e.code === 'KeyR') return { kind: 'revealArchived' };
     const mode = ALT_FILTERS[e.code];
     if (mode) return { kind: 'selector', action: { type: 'setFilter', mode } };
     return null;
@@ -66,6 +71,7 @@ export function keyCommand(e: KeyInput): KeyCommand | null {
       break;
   }
   if (e.key === 'L' && e.shiftKey) return { kind: 'label' };
+  if (e.key === 'A' && e.shiftKey) return { kind: 'archive' };
   // Any other printable character goes into the search.
   if ([...e.key].length === 1) return { kind: 'selector', action: { type: 'typeQuery', text: e.key } };
   return null;

@@ -8,6 +8,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { api as defaultApi } from '../net/api';
 import { ListFetches } from './listFetches';
 import { selectedIdOf } from './selectors';
+import { createArchiveSlice, type ArchiveSlice } from './slices/archive';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
@@ -43,6 +44,7 @@ export type AppStore = ConnectionSlice &
   DetailSlice &
   PreferencesSlice &
   MultiSelectionSlice &
+  ArchiveSlice &
   SummaryState &
   SummaryActions;
 
@@ -95,6 +97,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createDetailSlice(kit),
       ...createPreferencesSlice(kit),
       ...createMultiSelectionSlice(kit),
+      ...createArchiveSlice(kit),
       ...initialSummaryState(),
       ...summary,
     };

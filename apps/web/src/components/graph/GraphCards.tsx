@@ -40,6 +40,7 @@ export const GraphCards = memo(function GraphCards({
         data-kind={isRun ? 'run' : facts.kind}
         data-active={facts.active || undefined}
         data-leaf={facts.leaf || undefined}
+        data-archived={facts.archived || undefined}
         data-selected={index === selectedNode || undefined}
         data-match={matched || undefined}
         data-multi={nodeInSelection(layout, index, multiSelection) || undefined}
