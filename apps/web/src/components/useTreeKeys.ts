@@ -53,7 +53,9 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
           state.startLabelEdit();
           return;
         case 'archive':
-          state.toggleArchiveSelected();
+          // While a search is being typed, a capital A is part of it: archiving writes to the file.
+          if (state.selector.query !== '') state.dispatch({ type: 'typeQuery', text: event.key });
+          else state.toggleArchiveSelected();
           return;
         case 'revealArchived':
           state.toggleArchivedRevealed();
