@@ -73,7 +73,13 @@ function wholeRead(text: string) {
   return {
     entries: sm.getEntries(),
     issues: sm.issues,
-    nodes: treeNodesOf(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), HOME),
+    nodes: treeNodesOf(
+      sm.getEntries(),
+      (id) => sm.getLabel(id),
+      new ToolCallIndex(),
+      HOME,
+      (id) => sm.getLabelTimestamp(id),
+    ),
   };
 }
 

@@ -86,7 +86,13 @@ describe('REST routes over fixture copies', () => {
     const readValidator = createValidator(SnapshotReadLine);
     const freshNodes = (name: string) => {
       const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(name)));
-      return treeNodesOf(sm.getEntries(), (id) => sm.getLabel(id), new ToolCallIndex(), env.dir);
+      return treeNodesOf(
+        sm.getEntries(),
+        (id) => sm.getLabel(id),
+        new ToolCallIndex(),
+        env.dir,
+        (id) => sm.getLabelTimestamp(id),
+      );
     };
     const get = async (id: string) => {
       const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });

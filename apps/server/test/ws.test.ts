@@ -97,6 +97,7 @@ describe('WebSocket /ws', () => {
       (entryId) => sm.getLabel(entryId),
       new ToolCallIndex(),
       env.dir,
+      (entryId) => sm.getLabelTimestamp(entryId),
     );
     return new Map(nodes.map((node) => [node.id, node]));
   }

@@ -1,6 +1,8 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { BranchConfirm } from './components/BranchConfirm';
 import { BranchPicker } from './components/BranchPicker';
+import { EntryMenu } from './components/EntryMenu';
+import { TidyDialog } from './components/TidyDialog';
 import { Composer } from './components/Composer';
 import { DetailPanel } from './components/DetailPanel';
 import { usePaintedOnceReady } from './components/graph/afterPaint';
@@ -305,6 +307,8 @@ export function App() {
       </div>
       {branchPickerOpen && <BranchPicker />}
       <BranchConfirm />
+      <TidyDialog />
+      <EntryMenu />
       <SummaryDialog />
       <SettingsDialog />
     </div>

@@ -11,6 +11,7 @@ import { createAppStore } from './store/appStore';
 import { StoreProvider } from './store/context';
 import { loadMarkdown } from './components/Markdown';
 import './styles.css';
+import './archive.css';
 
 // The page keeps the access token of its URL (?token=…) in memory and this tab's session storage
 // (net/token.ts) and drops it from the address bar, so it does not end up in bookmarks or shared

@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   'ENTRY_NOT_FOUND',
   /** The entry exists but cannot be used for this operation (e.g. /branch from an assistant message). */
   'INVALID_TARGET',
+  /** Archiving would hide the branch that holds the current leaf (docs/archive-and-family.md#archive). */
+  'ACTIVE_PATH',
   /** The file is not a readable session (no valid header). */
   'SESSION_INVALID',
   /** The file's last line stays cut off (another writer mid-write or a crash); nothing was appended. */

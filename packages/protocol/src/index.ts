@@ -88,6 +88,7 @@ export type { ReloadReason, ServerEventType, ServerEventOf, ClientMessageType } 
 export { createValidator, clientMessageValidator, serverEventValidator } from './validate';
 export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
+export { ArchiveRequest, ArchiveResult, TidyReason, TidySuggestionItem, TidyResponse } from './archive';
 export {
   CatalogModel,
   CatalogParams,

@@ -14,6 +14,10 @@ export const ROUTE_PATHS = {
   summarizeSelection: { method: 'POST', url: '/api/sessions/:id/summary/selection' },
   setLabel: { method: 'PUT', url: '/api/sessions/:id/labels/:entryId' },
   clearLabel: { method: 'DELETE', url: '/api/sessions/:id/labels/:entryId' },
+  /** Archives or restores the branch under an entry (docs/archive-and-family.md#archive). */
+  setArchived: { method: 'PUT', url: '/api/sessions/:id/archive/:entryId' },
+  /** Branches worth archiving (docs/archive-and-family.md#tidy). */
+  tidySuggestions: { method: 'GET', url: '/api/sessions/:id/tidy' },
   branch: { method: 'POST', url: '/api/sessions/:id/branch' },
   fork: { method: 'POST', url: '/api/sessions/:id/fork' },
   appendMessage: { method: 'POST', url: '/api/sessions/:id/messages' },

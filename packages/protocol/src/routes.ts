@@ -1,4 +1,5 @@
 import { ErrorResponses } from './common';
+import { ArchiveRequest, ArchiveResult, TidyResponse } from './archive';
 import { ROUTE_PATHS } from './paths';
 import {
   AbortSummaryResponse,
@@ -100,6 +101,18 @@ export const API_ROUTES = {
   clearLabel: {
     ...ROUTE_PATHS.clearLabel,
     schema: { params: EntryParams, response: { 200: LabelResult, ...ErrorResponses } },
+  },
+  setArchived: {
+    ...ROUTE_PATHS.setArchived,
+    schema: {
+      params: EntryParams,
+      body: ArchiveRequest,
+      response: { 200: ArchiveResult, ...ErrorResponses },
+    },
+  },
+  tidySuggestions: {
+    ...ROUTE_PATHS.tidySuggestions,
+    schema: { params: SessionParams, response: { 200: TidyResponse, ...ErrorResponses } },
   },
   branch: {
     ...ROUTE_PATHS.branch,

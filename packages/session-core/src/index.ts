@@ -10,6 +10,7 @@ export * from './storage';
 export * from './tree-index';
 export * from './session-manager';
 export * from './context';
+export * from './archive';
 export * from './navigation';
 export * from './summary-input';
 export * from './tree-view/index';

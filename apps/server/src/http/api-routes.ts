@@ -32,7 +32,9 @@ import type { SessionWrites } from '../operations/session-writes';
 import type { StateStore } from '../files/state';
 import type { SummarizerRegistry } from '../summarizer';
 import type { SummarizerSet } from '../providers/summarizer-set';
+import { registerArchiveRoutes } from './archive-routes';
 import { registerProviderRoutes } from './provider-routes';
+import { SessionArchive } from '../operations/session-archive';
 
 export interface ApiDeps {
   store: SessionStore;
@@ -210,5 +212,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     handler: async (request) => state.updateSettings(request.body),
   });
 
+  registerArchiveRoutes(app, new SessionArchive(store));
   registerProviderRoutes(app, deps.summarizerSet, droppedSignal);
 }

@@ -1,9 +1,13 @@
 import { encodeNodes, type TreeNode } from '@canopy/protocol';
+import { syncArchiveFlags } from './archive-flags';
 import {
+  ArchiveLedger,
   formatToolCall,
   ToolCallIndex,
   toViewEntries,
   usageNumbersOf,
+  ViewFlags,
+  withArchiveBits,
   type SessionEntry,
   type SessionManager,
   type ToolCallInfo,
@@ -25,6 +29,8 @@ export class RowToolCalls extends ToolCallIndex {
     return { name, arguments: undefined, row: formatToolCall(name, args, { home: this.home }) };
   }
 }
+
+const ARCHIVE_FLAGS = ViewFlags.Archived | ViewFlags.ArchiveRoot;
 
 /** Nodes per snapshot chunk: small enough that the first screen of rows arrives early. */
 export const CHUNK_NODES = 4096;
@@ -83,7 +89,10 @@ export interface TreeDelta {
  * - a label entry re-renders its target's node (the label is the only field a later entry changes);
  *   the appended nodes get their labels as the manager resolves them at the sync;
  * - a tool result rendered before any entry held its call (a malformed or reordered file) is
- *   re-rendered when the call arrives, so the model always equals a fresh build of the file.
+ *   re-rendered when the call arrives, so the model always equals a fresh build of the file;
+ * - an archive or restore record sets the archive flags of its target's subtree (session-core
+ *   `archive.ts`, docs/archive-and-family.md#archive), and an entry appended under an archived entry
+ *   is archived too.
  *
  * The snapshot is sent in chunks of {@link CHUNK_NODES} nodes, each encoded only when the response
  * asks for it (see {@link snapshot}) and dropped once sent: no JSON of the whole tree is ever held.
@@ -98,6 +107,10 @@ export class TreeModel {
    * if they were sent before it (found by the manager's position of the id, which is the node's).
    */
   private labelTargets: string[] = [];
+  /** The latest archive record per target, fed every entry once (docs/archive-and-family.md#archive). */
+  private archive = new ArchiveLedger();
+  /** Targets of the archive records received since the last sync: their subtrees' flags are set at the sync. */
+  private archiveTargets: string[] = [];
   /** Tool call id → positions of results rendered without their call. */
   private waitingForCall = new Map<string, number[]>();
   /** The node count at the last sync: nodes from here on are the next sync's `added`. */
@@ -111,6 +124,11 @@ export class TreeModel {
 
   constructor(private readonly home: string) {
     this.toolCalls = new RowToolCalls(home);
+  }
+
+  /** The session's archive records, latest per target (docs/archive-and-family.md#archive). */
+  get archiveLedger(): ArchiveLedger {
+    return this.archive;
   }
 
   /** Every node, in file order, as of the last {@link sync}. */
@@ -155,6 +173,8 @@ export class TreeModel {
       }
       if (entry.type === 'label' && typeof entry.targetId === 'string')
         this.labelTargets.push(entry.targetId);
+      const record = this.archive.add(entry);
+      if (record) this.archiveTargets.push(record.targetId);
     }
   }
 
@@ -165,6 +185,8 @@ export class TreeModel {
     this.nodes = [];
     this.toolCalls = new RowToolCalls(this.home);
     this.labelTargets = [];
+    this.archive = new ArchiveLedger();
+    this.archiveTargets = [];
     this.waitingForCall = new Map();
     this.syncedCount = 0;
     this.stale = new Set();
@@ -197,7 +219,7 @@ export class TreeModel {
         if (labelTime) node.labelTime = labelTime;
       }
     }
-    const changed: TreeNode[] = [];
+    const changed = new Map<number, TreeNode>();
     if (this.stale.size > 0) {
       const positions = [...this.stale].sort((a, b) => a - b);
       // Read back by id: only these few entries, never the whole list.
@@ -210,13 +232,21 @@ export class TreeModel {
       );
       for (let i = 0; i < positions.length; i++) {
         const position = positions[i]!;
+        // A re-render keeps the archive flags the node had.
+        nodes[i]!.flags = withArchiveBits(nodes[i]!.flags, this.nodes[position]!.flags & ARCHIVE_FLAGS);
         this.nodes[position] = nodes[i]!;
-        if (position < from) changed.push(nodes[i]!);
+        if (position < from) changed.set(position, nodes[i]!);
       }
       this.stale = new Set();
     }
+    if (this.archive.size > 0) {
+      syncArchiveFlags(this.nodes, sm, from, changed, this.archive, this.archiveTargets);
+      this.archiveTargets = [];
+    }
     this.syncedCount = this.nodes.length;
-    return { added: this.nodes.slice(from), changed };
+    // In file order, whichever step changed them.
+    const inOrder = [...changed].sort((a, b) => a[0] - b[0]).map(([, node]) => node);
+    return { added: this.nodes.slice(from), changed: inOrder };
   }
 
   /**

@@ -2,9 +2,9 @@
 // branch, link), "What the model sees here" and the per-branch totals.
 
 import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
-import { entryCopyText, type SessionEntry, type ViewEntry } from '@canopy/session-core';
+import { entryCopyText, ViewFlags, type SessionEntry, type ViewEntry } from '@canopy/session-core';
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
-import { branchTotals } from '../lib/branchTotals';
+import { branchTotals, subtreeTotals } from '../lib/branchTotals';
 import { countSessionUsage } from '../lib/sessionUsage';
 import { entryKind, KIND_COLOR_VAR, kindTitle } from '../lib/entryKind';
 import { formatCost, formatTimestamp, formatTokens } from '../lib/format';
@@ -131,6 +131,12 @@ function Totals({ entryId }: { entryId: string }) {
     void treeVersion;
     return tree ? branchTotals(tree, leafId, usageOf) : null;
   }, [tree, treeVersion, leafId]);
+  // What an archived branch hides, when the entry is the root of one.
+  const archived = useMemo(() => {
+    void treeVersion;
+    const flags = tree?.get(entryId)?.flags ?? 0;
+    return tree && (flags & ViewFlags.ArchiveRoot) !== 0 ? subtreeTotals(tree, entryId, usageOf) : null;
+  }, [tree, treeVersion, entryId]);
   if (streaming) return <div className="help">Counted once the whole session has loaded…</div>;
   const totals = session && here && leaf ? { here, leaf, session } : null;
   if (!totals) return null;
@@ -165,6 +171,7 @@ function Totals({ entryId }: { entryId: string }) {
       <tbody>
         {row('this entry', totals.here)}
         {row('current leaf', totals.leaf)}
+        {archived && row('archived branch (hidden)', archived)}
         <tr>
           <td>whole session</td>
           <td className="num">{tree?.size.toLocaleString()}</td>

@@ -8,6 +8,7 @@ import {
   formatLabelTime,
   hasConnector,
   rowPrefix,
+  subtreeSize,
   tokenizeQuery,
   type FlatRow,
   type FoldMark,
@@ -67,6 +68,11 @@ interface RowProps {
   folded: number;
   /** The label's time as Shift+T shows it, or null. */
   labelTime: string | null;
+  /**
+   * The folded stub of an archived branch: the entries it stands for
+   * (docs/archive-and-family.md#archive); undefined for any other row.
+   */
+  stubCount: number | undefined;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -83,12 +89,14 @@ const OutlineRow = memo(function OutlineRow({
   mark,
   folded,
   labelTime,
+  stubCount,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
   const kind = entryKind(entry.type, entry.role);
   const error = (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0;
   const prefix = capPrefix(fullPrefix, prefixBudget);
+  const archived = (entry.flags & ViewFlags.Archived) !== 0;
   return (
     <div
       id={`row-${row.id}`}
@@ -105,7 +113,14 @@ const OutlineRow = memo(function OutlineRow({
       data-error={error || undefined}
       data-multi={multi || undefined}
       data-fold={mark ?? undefined}
+      data-archived={archived || undefined}
+      data-archive-stub={stubCount !== undefined || undefined}
       style={{ top: index * ROW_HEIGHT, height: ROW_HEIGHT }}
+      onContextMenu={(e) => {
+        e.preventDefault();
+        store.getState().select(row.id, false);
+        store.getState().openEntryMenu(row.id, e.clientX, e.clientY);
+      }}
       onMouseDown={(e) => {
         // Keep keyboard focus on the tree while clicking rows.
         if (!editing) e.preventDefault();
@@ -150,10 +165,37 @@ const OutlineRow = memo(function OutlineRow({
           onSave={(label) => void store.getState().saveLabel(row.id, label)}
           onCancel={() => store.getState().cancelLabelEdit()}
         />
+      ) : stubCount !== undefined ? (
+        <span className="row-text row-archive-stub" data-testid="tree.archive-stub">
+          ▸ {stubCount} archived {stubCount === 1 ? 'entry' : 'entries'}
+          <span className="row-archive-first">
+            {' '}
+            <Highlighted text={entry.text} tokens={tokens} limit={highlightLimit} />
+          </span>
+        </span>
       ) : (
         <span className="row-text">
           <Highlighted text={entry.text} tokens={tokens} limit={highlightLimit} />
         </span>
+      )}
+      {selected && !editing && (
+        <button
+          type="button"
+          className="row-archive-button"
+          data-testid={archived ? 'tree.restore' : 'tree.archive'}
+          title={
+            archived
+              ? 'Restore this archived branch (Shift+A)'
+              : 'Archive the branch under this entry: hidden, never deleted (Shift+A)'
+          }
+          onMouseDown={(e) => e.stopPropagation()}
+          onClick={(e) => {
+            e.stopPropagation();
+            store.getState().toggleArchiveSelected();
+          }}
+        >
+          {archived ? 'Restore' : 'Archive'}
+        </button>
       )}
       {row.isLeaf && (
         <span
@@ -203,6 +245,8 @@ export function OutlineView() {
   const showLabelTimes = useApp((s) => s.showLabelTimes);
   // pi formats a label's time against the current day: the day the times were turned on.
   const [now] = useState(() => new Date());
+  const tree = useApp((s) => s.treeView?.tree);
+  const archivedRevealed = useApp((s) => s.treeView?.tree.archivedRevealed ?? false);
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -287,6 +331,7 @@ export function OutlineView() {
           : self;
       const labelTime =
         showLabelTimes && row.entry.labelTime ? formatLabelTime(row.entry.labelTime, now) || null : null;
+      const stub = tree && !archivedRevealed && (row.entry.flags & ViewFlags.ArchiveRoot) !== 0;
       items.push(
         <OutlineRow
           key={row.id}
@@ -303,6 +348,7 @@ export function OutlineView() {
           highlightLimit={highlightLimit}
           leafBelow={(row.isLeafPosition && !row.isLeaf) || row.id === leafFoldId}
           multi={multi}
+          stubCount={stub ? subtreeSize(tree, row.id) : undefined}
         />,
       );
     }

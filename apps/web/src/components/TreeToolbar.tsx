@@ -2,6 +2,7 @@
 
 import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
 import { countOf } from '../lib/format';
+import { ArchiveControls } from './ArchiveControls';
 import { keyCommand } from '../lib/keymap';
 import { useApp, useAppStore } from '../store/context';
 import { selectedIdOf, type ViewMode } from '../store/appStore';
@@ -120,6 +121,7 @@ export function TreeToolbar() {
           ↓
         </button>
       </div>
+      <ArchiveControls />
       <div className="toolbar-group">
         <button
           type="button"

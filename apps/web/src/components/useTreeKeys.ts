@@ -26,6 +26,8 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
     const onKeyDown = (event: KeyboardEvent) => {
       const state = store.getState();
       if (!state.treeView || state.branchPickerOpen || state.branchConfirmId || state.labelEditingId) return;
+      // The Tidy list and the entry menu handle their own keys.
+      if (state.tidy || state.entryMenu) return;
       // The summary and settings dialogs handle their own keys.
       if (state.summaryDialog || state.settingsOpen) return;
       if (event.isComposing || isEditable(event.target)) return;
@@ -49,6 +51,14 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
         }
         case 'label':
           state.startLabelEdit();
+          return;
+        case 'archive':
+          // While a search is being typed, a capital A is part of it: archiving writes to the file.
+          if (state.treeView.query !== '') state.dispatch({ type: 'typeQuery', text: event.key });
+          else state.toggleArchiveSelected();
+          return;
+        case 'revealArchived':
+          state.toggleArchivedRevealed();
           return;
         case 'focusSearch':
           document.getElementById('tree-search')?.focus();

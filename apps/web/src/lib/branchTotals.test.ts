@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { branchTotals, type UsageLike } from './branchTotals';
+import { branchTotals, subtreeTotals, type UsageLike } from './branchTotals';
 
 const usage = (input: number, output: number, cost: number, totalTokens = 0): UsageLike => ({
   input,
@@ -70,5 +70,34 @@ describe('branchTotals', () => {
     const counted = { ...plain, indexOf: (id: string) => (lookups++, plain.indexOf(id)) };
     expect(branchTotals(counted, 'c99999', usageOf).totalTokens).toBe(100_000);
     expect(lookups).toBe(1);
+  });
+});
+
+describe('subtreeTotals (what an archived branch hides)', () => {
+  const nodes: { id: string; parentId: string | null; usage?: UsageLike }[] = [
+    { id: 'u1', parentId: null },
+    { id: 'a1', parentId: 'u1', usage: usage(100, 20, 0.5, 120) },
+    { id: 'u2', parentId: 'a1' },
+    { id: 'a2', parentId: 'u2', usage: usage(300, 50, 0.25) },
+    { id: 'a3', parentId: 'a1', usage: usage(1, 1, 1, 2) },
+  ];
+  const index = new Map(nodes.map((node, i) => [node.id, i]));
+  const children = (at: number) => nodes.flatMap((n, i) => (n.parentId === nodes[at]!.id ? [i] : []));
+  const tree = {
+    indexOf: (id: string) => index.get(id) ?? -1,
+    entryAt: (at: number) => nodes[at]!,
+    childCountAt: (at: number) => children(at).length,
+    childAt: (at: number, k: number) => children(at)[k]!,
+  };
+
+  it('sums the entries and usage under a node, itself included, and nothing for an unknown id', () => {
+    expect(subtreeTotals(tree, 'a1', (n) => n.usage)).toMatchObject({
+      entries: 4,
+      withUsage: 3,
+      totalTokens: 120 + 350 + 2,
+      cost: 1.75,
+    });
+    expect(subtreeTotals(tree, 'u2', (n) => n.usage)).toMatchObject({ entries: 2, withUsage: 1 });
+    expect(subtreeTotals(tree, 'nope', (n) => n.usage).entries).toBe(0);
   });
 });

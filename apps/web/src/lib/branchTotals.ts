@@ -58,3 +58,28 @@ export function branchTotals<Entry>(
     addUsage(totals, usageOf(tree.entryAt(node)));
   return totals;
 }
+
+/**
+ * The totals of the subtree under `id` (itself included): what an archived branch's folded stub
+ * hides (docs/archive-and-family.md#archive). Iterative, over the tree's child columns.
+ */
+export function subtreeTotals<Entry>(
+  tree: {
+    indexOf(id: string): number;
+    entryAt(index: number): Entry;
+    childCountAt(index: number): number;
+    childAt(index: number, k: number): number;
+  },
+  id: string,
+  usageOf: (entry: Entry) => UsageLike | undefined,
+): BranchTotals {
+  const totals = emptyTotals();
+  const start = tree.indexOf(id);
+  const stack = start < 0 ? [] : [start];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    addUsage(totals, usageOf(tree.entryAt(node)));
+    for (let k = tree.childCountAt(node) - 1; k >= 0; k--) stack.push(tree.childAt(node, k));
+  }
+  return totals;
+}

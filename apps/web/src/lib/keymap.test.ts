@@ -82,3 +82,15 @@ describe('keyCommand', () => {
     expect(keyCommand(key('x', { altKey: true, code: 'KeyX' }))).toBeNull();
   });
 });
+
+describe('archive keys (oh-my-pi PR #8301: Shift+A archives, Alt+R reveals)', () => {
+  it('Shift+A archives or restores the selected branch; a plain a still types', () => {
+    expect(keyCommand(key('A', { shiftKey: true }))).toEqual({ kind: 'archive' });
+    expect(keyCommand(key('a'))).toEqual({ kind: 'selector', action: { type: 'typeQuery', text: 'a' } });
+  });
+
+  it('Alt+R shows or folds archived branches by physical key', () => {
+    expect(keyCommand(key('®', { altKey: true, code: 'KeyR' }))).toEqual({ kind: 'revealArchived' });
+    expect(keyCommand(key('r', { altKey: true, ctrlKey: true, code: 'KeyR' }))).toBeNull();
+  });
+});

@@ -17,6 +17,10 @@ export type KeyCommand =
   | { kind: 'selector'; action: TreeSelectorAction }
   | { kind: 'jump' }
   | { kind: 'label' }
+  /** Shift+A: archive the selected branch, or restore the archived one (oh-my-pi's key, PR #8301). */
+  | { kind: 'archive' }
+  /** Alt+R: show or fold archived branches (oh-my-pi's reveal key). */
+  | { kind: 'revealArchived' }
   | { kind: 'focusSearch' }
   | { kind: 'stepMatch'; direction: 1 | -1 }
   /** Shift+T: show or hide the labels' times. */
@@ -45,6 +49,7 @@ export function keyCommand(e: KeyInput): KeyCommand | null {
   if (ctrl && !e.altKey && !e.shiftKey && (e.key === 'x' || e.key === 'X' || e.code === 'KeyX'))
     return { kind: 'copy' };
   if (e.altKey && !ctrl && !e.shiftKey) {
+    if (e.code === 'KeyR') return { kind: 'revealArchived' };
     const mode = ALT_FILTERS[e.code];
     if (mode) return { kind: 'selector', action: { type: 'setFilter', mode } };
     return null;
@@ -78,6 +83,7 @@ export function keyCommand(e: KeyInput): KeyCommand | null {
   }
   if (e.key === 'L' && e.shiftKey) return { kind: 'label' };
   if (e.key === 'T' && e.shiftKey) return { kind: 'labelTimes' };
+  if (e.key === 'A' && e.shiftKey) return { kind: 'archive' };
   // Any other printable character goes into the search.
   if ([...e.key].length === 1) return { kind: 'selector', action: { type: 'typeQuery', text: e.key } };
   return null;

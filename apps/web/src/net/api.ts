@@ -2,6 +2,8 @@
 // Every request carries the access token as an Authorization header (net/token.ts), never a cookie.
 
 import type {
+  ArchiveResult,
+  TidyResponse,
   BranchResult,
   ContextResponse,
   EntryDetail,
@@ -111,6 +113,9 @@ export const api = {
   setLabel: (id: string, entryId: string, label: string) =>
     call<LabelResult>(ROUTE_PATHS.setLabel, { id, entryId }, { label }),
   clearLabel: (id: string, entryId: string) => call<LabelResult>(ROUTE_PATHS.clearLabel, { id, entryId }),
+  setArchived: (id: string, entryId: string, archived: boolean) =>
+    call<ArchiveResult>(ROUTE_PATHS.setArchived, { id, entryId }, { archived }),
+  tidySuggestions: (id: string) => call<TidyResponse>(ROUTE_PATHS.tidySuggestions, { id }),
   branch: (id: string, entryId: string) => call<BranchResult>(ROUTE_PATHS.branch, { id }, { entryId }),
   fork: (id: string) => call<ForkResult>(ROUTE_PATHS.fork, { id }),
   appendMessage: (id: string, text: string) =>

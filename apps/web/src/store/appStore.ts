@@ -8,6 +8,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { api as defaultApi } from '../net/api';
 import { ListFetches } from './listFetches';
 import { selectedIdOf } from './selectors';
+import { createArchiveSlice, type ArchiveSlice } from './slices/archive';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
@@ -45,6 +46,7 @@ export type AppStore = ConnectionSlice &
   PreferencesSlice &
   MultiSelectionSlice &
   ProvidersSlice &
+  ArchiveSlice &
   SummaryState &
   SummaryActions;
 
@@ -98,6 +100,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createPreferencesSlice(kit),
       ...createMultiSelectionSlice(kit),
       ...createProvidersSlice(kit),
+      ...createArchiveSlice(kit),
       ...initialSummaryState(),
       ...summary,
     };

@@ -56,12 +56,21 @@ const CLASS_USER = 4;
 const CLASS_TOOL_RESULT = 8;
 const CLASS_LABELED = 16;
 const CLASS_NEVER_SHOWN = 32;
+// Archived branches folded away (docs/archive-and-family.md#archive): the branch's root stands for it
+// as a stub in every mode, the rest is hidden. Revealed, they are classed like any other entry.
+const CLASS_ARCHIVE_STUB = 64;
+const CLASS_ARCHIVED_HIDDEN = 128;
 /** Classes are below this. */
-export const FILTER_CLASS_COUNT = 64;
+export const FILTER_CLASS_COUNT = 256;
 
-/** The facts of an entry that the filter modes decide by (see passesFilter). */
-export function filterClass(entry: ViewEntry): number {
+/**
+ * The facts of an entry that the filter modes decide by (see passesFilter); `archivedRevealed` is
+ * the tree's (ViewTree.archivedRevealed): whether archived branches are shown or folded.
+ */
+export function filterClass(entry: ViewEntry, archivedRevealed = false): number {
   let bits = 0;
+  if (!archivedRevealed && (entry.flags & ViewFlags.Archived) !== 0)
+    return (entry.flags & ViewFlags.ArchiveRoot) !== 0 ? CLASS_ARCHIVE_STUB : CLASS_ARCHIVED_HIDDEN;
   if ((entry.flags & ViewFlags.ToolOnlyAssistant) !== 0) bits |= CLASS_TOOL_ONLY;
   if (BOOKKEEPING_ENTRY_TYPES.has(entry.type)) bits |= CLASS_SETTINGS;
   else if (NEVER_SHOWN_ENTRY_TYPES.has(entry.type)) bits |= CLASS_NEVER_SHOWN;
@@ -80,6 +89,10 @@ export function filterClass(entry: ViewEntry): number {
  * active position has a row; an entry pi never shows (a `usage`) is hidden in every mode, leaf or not.
  */
 export function classPasses(bits: number, mode: FilterMode, isLeaf: boolean): boolean {
+  // A folded archived branch: its stub in every mode; inside it only the leaf, if another program
+  // moved the leaf there (Canopy refuses to archive the leaf's branch).
+  if ((bits & CLASS_ARCHIVE_STUB) !== 0) return true;
+  if ((bits & CLASS_ARCHIVED_HIDDEN) !== 0) return isLeaf;
   // pi 1.x hides its usage entries before anything else, so even as the leaf.
   if ((bits & CLASS_NEVER_SHOWN) !== 0) return false;
   if ((bits & CLASS_TOOL_ONLY) !== 0 && !isLeaf) return false;
@@ -98,6 +111,11 @@ export function classPasses(bits: number, mode: FilterMode, isLeaf: boolean): bo
 }
 
 /** Whether an entry passes the tool-only-assistant rule and the filter mode (search is separate). */
-export function passesFilter(entry: ViewEntry, mode: FilterMode, isLeaf: boolean): boolean {
-  return classPasses(filterClass(entry), mode, isLeaf);
+export function passesFilter(
+  entry: ViewEntry,
+  mode: FilterMode,
+  isLeaf: boolean,
+  archivedRevealed = false,
+): boolean {
+  return classPasses(filterClass(entry, archivedRevealed), mode, isLeaf);
 }

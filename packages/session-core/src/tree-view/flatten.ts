@@ -383,7 +383,8 @@ class FullPass {
       const ancestor = parent < 0 ? -1 : nearest[parent]!;
       const shown =
         node === leaf
-          ? passesFilter(tree.entryAt(node), mode, true) && matchesQuery(tree.entryAt(node), tokens)
+          ? passesFilter(tree.entryAt(node), mode, true, tree.archivedRevealed) &&
+            matchesQuery(tree.entryAt(node), tokens)
           : passes[node] === 1;
       if (shown) {
         nearest[node] = node;

@@ -22,6 +22,10 @@ export type {
   ToViewEntriesOptions,
 } from './view-entry';
 export { ViewTree } from './view-tree';
+export { archivedCounts, archivedMatchCount, isArchived, isArchiveStub, subtreeSize } from './archived';
+export type { ArchivedCounts } from './archived';
+export { isAnsweredReply, TIDY_REASONS, tidySuggestions } from './tidy';
+export type { LeftBranchSummary, TidyNode, TidyReason, TidySuggestion } from './tidy';
 export {
   FILTER_MODES,
   SETTINGS_ENTRY_TYPES,

@@ -163,7 +163,11 @@ export function rowsAfterJump(
   if (oldLeaf >= 0 && before[oldLeaf]! >= 0 !== (passes[oldLeaf] === 1)) return null;
   if (leaf >= 0) {
     const entry = tree.entryAt(leaf);
-    if (before[leaf]! >= 0 !== (passesFilter(entry, mode, true) && matchesQuery(entry, tokens))) return null;
+    if (
+      before[leaf]! >= 0 !==
+      (passesFilter(entry, mode, true, tree.archivedRevealed) && matchesQuery(entry, tokens))
+    )
+      return null;
   }
 
   const count = tree.size;

@@ -63,6 +63,13 @@ export const ViewFlags = {
   Length: 128,
   /** A bash execution run with `!!`, kept out of the model's context. */
   ExcludedFromContext: 256,
+  /**
+   * Inside an archived branch (docs/archive-and-family.md#archive): the entry or an ancestor is the
+   * target of an archive record still in force. Set by the tree model from the archive records.
+   */
+  Archived: 512,
+  /** The topmost archived entry of its branch: drawn as the branch's "▸ N archived entries" stub. */
+  ArchiveRoot: 1024,
 } as const;
 
 export type UnknownRecord = Record<string, unknown>;

@@ -55,6 +55,7 @@ export class ViewTree {
   private edits: { version: number; index: number }[] = [];
   /** Changes before this version are not known one by one (built anew, or too many edits since). */
   private editsKnownFrom = 0;
+  private revealArchived = false;
 
   constructor(entries: readonly ViewEntry[] = []) {
     this.build(entries);
@@ -81,6 +82,26 @@ export class ViewTree {
     const changed: number[] = [];
     for (const edit of this.edits) if (edit.version > version) changed.push(edit.index);
     return changed;
+  }
+
+  /**
+   * Whether archived branches are shown (dimmed) rather than folded into their stub
+   * (docs/archive-and-family.md#archive). A view setting kept on the tree because every cache of
+   * rows and visibility keys on the tree's version: changing it is a new version.
+   */
+  get archivedRevealed(): boolean {
+    return this.revealArchived;
+  }
+
+  /** Shows or folds archived branches; answers whether that changed anything. */
+  setArchivedRevealed(revealed: boolean): boolean {
+    if (revealed === this.revealArchived) return false;
+    this.revealArchived = revealed;
+    // Every entry's filter class may differ: no cache may catch up edit by edit.
+    this.revision++;
+    this.edits = [];
+    this.editsKnownFrom = this.revision;
+    return true;
   }
 
   /** Entries dropped because their id was empty or already taken. */

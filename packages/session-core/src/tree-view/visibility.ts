@@ -107,10 +107,12 @@ function catchUp(tree: ViewTree, cache: VisibilityCache, changed: readonly numbe
     cache.classes = classes;
   }
   const { classes } = cache;
-  for (const node of changed) if (node < cache.classesDone) classes[node] = filterClass(tree.entryAt(node));
+  for (const node of changed)
+    if (node < cache.classesDone) classes[node] = filterClass(tree.entryAt(node), tree.archivedRevealed);
   // Complete before, complete after (kept filter bits are read from them); else the scan goes on later.
   if (cache.classesDone === from) {
-    for (let node = from; node < count; node++) classes[node] = filterClass(tree.entryAt(node));
+    for (let node = from; node < count; node++)
+      classes[node] = filterClass(tree.entryAt(node), tree.archivedRevealed);
     cache.classesDone = count;
   }
   const inUse = cache.last?.mode ?? 'default';
@@ -154,7 +156,7 @@ function readClasses(tree: ViewTree, cache: VisibilityCache, timeUp: (() => bool
       cache.classesDone = node;
       return false;
     }
-    classes[node] = filterClass(tree.entryAt(node));
+    classes[node] = filterClass(tree.entryAt(node), tree.archivedRevealed);
   }
   cache.classesDone = count;
   return true;

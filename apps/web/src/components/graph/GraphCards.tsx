@@ -39,6 +39,7 @@ export const GraphCards = memo(function GraphCards({
         data-kind={isRun ? 'run' : facts.kind}
         data-active={facts.active || undefined}
         data-leaf={facts.leaf || undefined}
+        data-archived={facts.archived || undefined}
         data-selected={index === selectedNode || undefined}
         data-match={matched || undefined}
         data-multi={((coverage) => (coverage === 'all' ? true : (coverage ?? undefined)))(coverageAt(index))}

@@ -86,7 +86,16 @@ export function GraphView() {
     [layout, store],
   );
   const rectSelect = useGraphRectSelect(store, containerRef, layout, transformRef, selectTool);
-  const pointer = useGraphPointer(viewport, layout, rectSelect, activate);
+  const openMenu = useCallback(
+    (index: number, x: number, y: number) => {
+      const node = layout?.nodes[index];
+      if (!node || node.kind === 'run') return;
+      store.getState().select(node.id, false);
+      store.getState().openEntryMenu(node.id, x, y);
+    },
+    [layout, store],
+  );
+  const pointer = useGraphPointer(viewport, layout, rectSelect, activate, openMenu);
 
   const highlight = useMemo(() => tokenizeQuery(query).length > 0, [query]);
   const matches = query.trim() && searchRows ? searchRows : null;

@@ -2,7 +2,7 @@
 // text, label and whether it is on the active path, the leaf, or failed. The canvas painter and the
 // DOM cards both draw from these facts, so the two never disagree.
 
-import { ViewFlags, type FlatRow, type ViewTree } from '@canopy/session-core';
+import { subtreeSize, ViewFlags, type FlatRow, type ViewTree } from '@canopy/session-core';
 import type { GraphLayout } from '../../layout/graphLayout';
 import { entryKind, type EntryKind } from '../../lib/entryKind';
 import type { VisibleRows } from '../../store/derived';
@@ -22,6 +22,8 @@ export interface NodeFacts {
   text: string;
   label?: string;
   error: boolean;
+  /** Inside an archived branch (docs/archive-and-family.md#archive): drawn dimmed. */
+  archived?: boolean;
 }
 
 /** The facts of the node at a layout index. */
@@ -84,7 +86,25 @@ export function factsOf(
       text: '',
       error: false,
     };
+  const archived = (entry.flags & ViewFlags.Archived) !== 0;
+  if (archived && !tree.archivedRevealed && (entry.flags & ViewFlags.ArchiveRoot) !== 0) {
+    // A folded archived branch: one node stands for it.
+    const count = subtreeSize(tree, entry.id);
+    const leaf = row?.isLeaf ?? false;
+    return {
+      ids,
+      kind: 'other',
+      active: false,
+      leaf,
+      leafBelow: !leaf && holdsHiddenLeaf(row, folds),
+      folded: 0,
+      text: `▸ ${count} archived ${count === 1 ? 'entry' : 'entries'}`,
+      error: false,
+      archived,
+    };
+  }
   return {
+    ...(archived ? { archived } : {}),
     ids,
     kind: entryKind(entry.type, entry.role),
     active: row?.onActivePath ?? false,

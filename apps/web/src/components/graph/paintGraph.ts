@@ -156,7 +156,7 @@ function paintNodes<P extends PathLike>(
     const y = layout.y[index]! - halfH;
     const isSelected = index === scene.selectedNode;
     const matched = isMatch(facts, matches);
-    const kindColor = facts.error ? palette.error : palette[facts.kind];
+    const kindColor = facts.archived ? palette.other : facts.error ? palette.error : palette[facts.kind];
     // Far out, a node would be thinner than a pixel and vanish: keep at least two pixels.
     const minSide = 2 / k;
     if (tiny && !matched)

@@ -1,6 +1,7 @@
 // Pointer input on the graph's box (outside the DOM cards, which handle their own clicks): a drag
 // pans, a click selects the node under the pointer, a double-click jumps to it. A drag that the
-// rectangle selection wants (Shift, or the Select tool) goes to it instead.
+// rectangle selection wants (Shift, or the Select tool) goes to it instead. A right click on a node
+// opens the entry menu (archive, restore).
 
 import { useRef, type PointerEvent as ReactPointerEvent, type MouseEvent as ReactMouseEvent } from 'react';
 import type { GraphLayout } from '../../layout/graphLayout';
@@ -16,6 +17,7 @@ export interface GraphPointerHandlers {
   onPointerMove(e: ReactPointerEvent<HTMLElement>): void;
   onPointerUp(e: ReactPointerEvent<HTMLElement>): void;
   onDoubleClick(e: ReactMouseEvent<HTMLElement>): void;
+  onContextMenu(e: ReactMouseEvent<HTMLElement>): void;
 }
 
 export function useGraphPointer(
@@ -23,6 +25,7 @@ export function useGraphPointer(
   layout: GraphLayout | null,
   rectSelect: GraphRectSelect,
   onActivate: (index: number, jump: boolean) => void,
+  onMenu: (index: number, clientX: number, clientY: number) => void = () => undefined,
 ): GraphPointerHandlers {
   const drag = useRef<{ x: number; y: number; moved: boolean } | null>(null);
 
@@ -64,6 +67,12 @@ export function useGraphPointer(
     onDoubleClick(e) {
       const index = hitTest(e.clientX, e.clientY);
       if (index !== undefined) onActivate(index, true);
+    },
+    onContextMenu(e) {
+      const index = hitTest(e.clientX, e.clientY);
+      if (index === undefined) return;
+      e.preventDefault();
+      onMenu(index, e.clientX, e.clientY);
     },
   };
 }

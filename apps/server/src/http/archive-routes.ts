@@ -1,0 +1,17 @@
+import { API_ROUTES, type ArchiveRequest, type EntryParams, type SessionParams } from '@canopy/protocol';
+import type { FastifyInstance } from 'fastify';
+import type { SessionArchive } from '../operations/session-archive';
+
+/** Archive, restore and the tidy list (docs/archive-and-family.md): each behind the token, with its schema. */
+export function registerArchiveRoutes(app: FastifyInstance, archive: SessionArchive): void {
+  app.route<{ Params: EntryParams; Body: ArchiveRequest }>({
+    ...API_ROUTES.setArchived,
+    handler: async (request) =>
+      archive.setArchived(request.params.id, request.params.entryId, request.body.archived),
+  });
+
+  app.route<{ Params: SessionParams }>({
+    ...API_ROUTES.tidySuggestions,
+    handler: async (request) => archive.suggestions(request.params.id),
+  });
+}

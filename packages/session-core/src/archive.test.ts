@@ -1,0 +1,275 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as reference from '@mariozechner/pi-coding-agent';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  ARCHIVE_CUSTOM_TYPE,
+  ArchiveLedger,
+  archiveBitsBelow,
+  archiveRecordOf,
+  archiveRefusal,
+  withArchiveBits,
+  type ArchiveWalk,
+} from './archive';
+import { buildSessionContext } from './context';
+import { SessionManager } from './session-manager';
+import { ViewFlags } from './tree-view/row-format';
+import { EntryBuilder } from './tree-view/testing';
+import type { SessionEntry } from './types';
+import * as pi16 from '../test/pi16';
+
+const A = ViewFlags.Archived;
+const ROOT = ViewFlags.ArchiveRoot;
+
+function clock(): () => number {
+  let now = Date.UTC(2026, 0, 1);
+  return () => (now += 1000);
+}
+
+/** root u1 ─ a1 ─┬─ u2 ─ a2 (abandoned)  and  ├─ u3 ─ a3 (the leaf). */
+function forkedSession(): { sm: SessionManager; ids: Record<string, string> } {
+  const sm = SessionManager.inMemory('/work', { now: clock() });
+  const ids: Record<string, string> = {};
+  ids.u1 = sm.appendMessage({ role: 'user', content: 'hello', timestamp: 1 });
+  ids.a1 = sm.appendMessage(assistant('hi'));
+  ids.u2 = sm.appendMessage({ role: 'user', content: 'try this', timestamp: 3 });
+  ids.a2 = sm.appendMessage(assistant('that'));
+  sm.branch(ids.a1);
+  ids.u3 = sm.appendMessage({ role: 'user', content: 'try that', timestamp: 5 });
+  ids.a3 = sm.appendMessage(assistant('this'));
+  return { sm, ids };
+}
+
+function assistant(text: string) {
+  return {
+    role: 'assistant' as const,
+    content: [{ type: 'text' as const, text }],
+    api: 'anthropic-messages',
+    provider: 'anthropic',
+    model: 'claude',
+    usage: {
+      input: 1,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 2,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    stopReason: 'stop' as const,
+    timestamp: 2,
+  };
+}
+
+function ledgerOf(entries: readonly SessionEntry[]): ArchiveLedger {
+  const ledger = new ArchiveLedger();
+  for (const entry of entries) ledger.add(entry);
+  return ledger;
+}
+
+describe('archive records', () => {
+  it("reads Canopy's custom entry and oh-my-pi's archive entry, and nothing malformed", () => {
+    const b = new EntryBuilder();
+    b.add('custom', 'c1', null, { customType: ARCHIVE_CUSTOM_TYPE, data: { targetId: 't', archived: true } });
+    b.add('archive', 'o1', 'c1', { targetId: 't', archived: false });
+    b.add('custom', 'c2', 'o1', { customType: ARCHIVE_CUSTOM_TYPE, data: { targetId: 't' } });
+    b.add('custom', 'c3', 'c2', { customType: 'other', data: { targetId: 't', archived: true } });
+    b.add('archive', 'o2', 'c3', { targetId: 7, archived: true });
+    expect(b.entries.map(archiveRecordOf)).toEqual([
+      { entryId: 'c1', targetId: 't', archived: true, writer: 'canopy' },
+      { entryId: 'o1', targetId: 't', archived: false, writer: 'omp' },
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('the latest record for a target wins, and a restore is another record', () => {
+    const { sm, ids } = forkedSession();
+    sm.appendCustomEntry(ARCHIVE_CUSTOM_TYPE, { targetId: ids.u2, archived: true });
+    expect(ledgerOf(sm.getEntries()).isArchived(ids.u2!)).toBe(true);
+    sm.appendCustomEntry(ARCHIVE_CUSTOM_TYPE, { targetId: ids.u2, archived: false });
+    const ledger = ledgerOf(sm.getEntries());
+    expect(ledger.isArchived(ids.u2!)).toBe(false);
+    expect(ledger.archivedTargets()).toEqual([]);
+    sm.appendCustomEntry(ARCHIVE_CUSTOM_TYPE, { targetId: ids.u2, archived: true });
+    expect(ledgerOf(sm.getEntries()).archivedTargets()).toEqual([ids.u2]);
+    // Nothing was rewritten: three records, appended.
+    expect(sm.getEntries().filter((e) => archiveRecordOf(e) !== undefined)).toHaveLength(3);
+  });
+
+  it('an oh-my-pi record after a Canopy one overrides it, and the other way round', () => {
+    const b = new EntryBuilder();
+    b.add('custom', 'c1', null, { customType: ARCHIVE_CUSTOM_TYPE, data: { targetId: 't', archived: true } });
+    b.add('archive', 'o1', 'c1', { targetId: 't', archived: false });
+    expect(ledgerOf(b.entries).isArchived('t')).toBe(false);
+    b.add('custom', 'c2', 'o1', { customType: ARCHIVE_CUSTOM_TYPE, data: { targetId: 't', archived: true } });
+    expect(ledgerOf(b.entries).recordFor('t')?.entryId).toBe('c2');
+  });
+
+  it('refuses to archive the branch that holds the leaf, and unknown entries', () => {
+    const { sm, ids } = forkedSession();
+    const shape = {
+      has: (id: string) => sm.getEntry(id) !== undefined,
+      parentOf: (id: string) => sm.getShape(id)?.parentId,
+    };
+    const leaf = sm.getLeafId();
+    expect(archiveRefusal(shape, ids.u2!, true, leaf)).toBeUndefined();
+    for (const onPath of [ids.u1!, ids.a1!, ids.u3!, ids.a3!]) {
+      const refusal = archiveRefusal(shape, onPath, true, leaf);
+      expect(refusal?.code).toBe('ACTIVE_PATH');
+      expect(refusal?.message).toMatch(/current leaf/);
+    }
+    // Restoring is never refused for the path: it only shows.
+    expect(archiveRefusal(shape, ids.a1!, false, leaf)).toBeUndefined();
+    expect(archiveRefusal(shape, 'nope', true, leaf)?.code).toBe('ENTRY_NOT_FOUND');
+    expect(archiveRefusal(shape, 'nope', false, leaf)?.code).toBe('ENTRY_NOT_FOUND');
+  });
+
+  it('reports records whose target the session lacks, without failing', () => {
+    const b = new EntryBuilder();
+    b.user('u1', null);
+    b.add('custom', 'c1', 'u1', {
+      customType: ARCHIVE_CUSTOM_TYPE,
+      data: { targetId: 'gone', archived: true },
+    });
+    b.add('custom', 'c2', 'c1', {
+      customType: ARCHIVE_CUSTOM_TYPE,
+      data: { targetId: 'u1', archived: false },
+    });
+    const ids = new Set(b.entries.map((e) => e.id));
+    const ledger = ledgerOf(b.entries);
+    expect(ledger.unknownTargets((id) => ids.has(id))).toEqual(['gone']);
+    expect(ledger.isArchived('gone')).toBe(true);
+  });
+});
+
+describe('archive flags', () => {
+  /** r ─ x ─ y ─ z, and r ─ w. */
+  function walkOver(flags: Map<string, number>): ArchiveWalk {
+    const parents: Record<string, string | null> = { r: null, x: 'r', y: 'x', z: 'y', w: 'r' };
+    return {
+      has: (id) => id in parents,
+      parentOf: (id) => parents[id],
+      childrenOf: (id) => Object.keys(parents).filter((child) => parents[child] === id),
+      flagsOf: (id) => flags.get(id) ?? 0,
+    };
+  }
+
+  function apply(flags: Map<string, number>, ledger: ArchiveLedger, targets: string[]): string[] {
+    const updated: string[] = [];
+    archiveBitsBelow(walkOver(flags), targets, ledger, (id, bits) => {
+      updated.push(id);
+      flags.set(id, withArchiveBits(flags.get(id) ?? 0, bits));
+    });
+    return updated.sort();
+  }
+
+  function record(id: string, targetId: string, archived: boolean): SessionEntry {
+    return {
+      type: 'custom',
+      id,
+      parentId: null,
+      timestamp: '2026-01-01T00:00:00.000Z',
+      customType: ARCHIVE_CUSTOM_TYPE,
+      data: { targetId, archived },
+    } as SessionEntry;
+  }
+
+  it('marks the whole subtree, its root as the stub, and leaves the rest alone', () => {
+    const flags = new Map<string, number>([['y', ViewFlags.HasThinking]]);
+    const ledger = new ArchiveLedger();
+    ledger.add(record('1', 'x', true));
+    expect(apply(flags, ledger, ['x'])).toEqual(['x', 'y', 'z']);
+    expect(flags.get('x')).toBe(A | ROOT);
+    expect(flags.get('y')).toBe(A | ViewFlags.HasThinking);
+    expect(flags.get('z')).toBe(A);
+    expect(flags.get('w') ?? 0).toBe(0);
+  });
+
+  it('a nested archive stays when the outer one is restored', () => {
+    const flags = new Map<string, number>();
+    const ledger = new ArchiveLedger();
+    ledger.add(record('1', 'x', true));
+    ledger.add(record('2', 'y', true));
+    apply(flags, ledger, ['x', 'y']);
+    expect([flags.get('x'), flags.get('y'), flags.get('z')]).toEqual([A | ROOT, A, A]);
+    ledger.add(record('3', 'x', false));
+    expect(apply(flags, ledger, ['x'])).toEqual(['x', 'y']);
+    expect([flags.get('x'), flags.get('y'), flags.get('z')]).toEqual([0, A | ROOT, A]);
+  });
+
+  it('ignores unknown targets', () => {
+    const flags = new Map<string, number>();
+    const ledger = new ArchiveLedger();
+    ledger.add(record('1', 'gone', true));
+    expect(apply(flags, ledger, ['gone'])).toEqual([]);
+  });
+});
+
+describe('archive records in files read by the reference packages', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'canopy-archive-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The file with its archive records, and the same file without them. */
+  function files(): { withRecords: string; without: string; sm: SessionManager } {
+    const { sm, ids } = forkedSession();
+    sm.appendCustomEntry(ARCHIVE_CUSTOM_TYPE, { targetId: ids.u2, archived: true });
+    sm.appendCustomEntry(ARCHIVE_CUSTOM_TYPE, { targetId: ids.u2, archived: false });
+    sm.appendCustomEntry(ARCHIVE_CUSTOM_TYPE, { targetId: ids.u2, archived: true });
+    const text = sm.toJsonl();
+    const kept = text
+      .split('\n')
+      .filter((line) => !line.includes(`"customType":"${ARCHIVE_CUSTOM_TYPE}"`))
+      .join('\n');
+    const withRecords = join(dir, `with-${Math.random().toString(36).slice(2)}.jsonl`);
+    const without = join(dir, `without-${Math.random().toString(36).slice(2)}.jsonl`);
+    writeFileSync(withRecords, text);
+    writeFileSync(without, kept);
+    return { withRecords, without, sm };
+  }
+
+  it('pi 1.6 builds the same context with the records as without them', () => {
+    const { withRecords, without } = files();
+    const a = pi16.SessionManager.open(withRecords, dir).buildSessionContext();
+    const b = pi16.SessionManager.open(without, dir).buildSessionContext();
+    expect(a.messages.length).toBe(4);
+    expect(a).toEqual(b);
+  });
+
+  it('pi 0.73.1 builds the same context with the records as without them', () => {
+    const { withRecords, without } = files();
+    const a = reference.SessionManager.open(withRecords, dir).buildSessionContext();
+    const b = reference.SessionManager.open(without, dir).buildSessionContext();
+    expect(a.messages.length).toBe(4);
+    expect(a).toEqual(b);
+  });
+
+  it("session-core's pi and oh-my-pi contexts are the same with the records as without them", () => {
+    const { sm } = files();
+    const entries = sm.getEntries();
+    const leaf = sm.getLeafId();
+    const plain = entries.filter((e) => archiveRecordOf(e) === undefined);
+    const plainLeaf = plain[plain.length - 1]!.id;
+    for (const dialect of ['pi', 'omp'] as const) {
+      expect(buildSessionContext(entries, leaf, undefined, { dialect })).toEqual(
+        buildSessionContext(plain, plainLeaf, undefined, { dialect }),
+      );
+    }
+    // oh-my-pi's own record type too (read by oh-my-pi as an unknown, context-free entry).
+    const omp = [
+      ...plain,
+      {
+        type: 'archive',
+        id: 'omp1',
+        parentId: plainLeaf,
+        timestamp: plain[0]!.timestamp,
+        targetId: plain[2]!.id,
+        archived: true,
+      } as unknown as SessionEntry,
+    ];
+    expect(buildSessionContext(omp, 'omp1', undefined, { dialect: 'omp' })).toEqual(
+      buildSessionContext(plain, plainLeaf, undefined, { dialect: 'omp' }),
+    );
+  });
+});

@@ -1,0 +1,182 @@
+// Archived branches (docs/archive-and-family.md#archive): a branch is hidden, never deleted, by an
+// append-only record naming the root of its subtree. Canopy writes a `custom` entry, which pi 1.6,
+// pi 0.73 and oh-my-pi all read without effect on the model's context; oh-my-pi's own record from its
+// pull request #8301 (`{type: "archive", targetId, archived}`) is read too. The latest record for a
+// target wins, so restoring appends another record. Pure: no file system, no clock.
+
+import { isRecord } from './text';
+import type { SessionEntry } from './types';
+import { ViewFlags } from './tree-view/row-format';
+
+/** The `customType` of Canopy's archive record. */
+export const ARCHIVE_CUSTOM_TYPE = 'canopy.archive';
+
+/** The `data` of Canopy's archive record. */
+export interface ArchiveData {
+  targetId: string;
+  archived: boolean;
+}
+
+/** One archive or restore record read from a session file. */
+export interface ArchiveRecord extends ArchiveData {
+  /** The record's own entry id. */
+  entryId: string;
+  /** Canopy's `custom` entry, or oh-my-pi's `archive` entry. */
+  writer: 'canopy' | 'omp';
+}
+
+/** The record an entry is, if it is one: Canopy's custom entry or oh-my-pi's `archive` entry. */
+export function archiveRecordOf(entry: SessionEntry): ArchiveRecord | undefined {
+  const raw = entry as unknown as Record<string, unknown>;
+  if (raw.type === 'custom' && raw.customType === ARCHIVE_CUSTOM_TYPE) {
+    const data = raw.data;
+    if (!isRecord(data) || typeof data.targetId !== 'string' || typeof data.archived !== 'boolean')
+      return undefined;
+    return { entryId: entry.id, targetId: data.targetId, archived: data.archived, writer: 'canopy' };
+  }
+  if (raw.type === 'archive' && typeof raw.targetId === 'string' && typeof raw.archived === 'boolean') {
+    return { entryId: entry.id, targetId: raw.targetId, archived: raw.archived, writer: 'omp' };
+  }
+  return undefined;
+}
+
+/**
+ * The archive state of one session, fed every entry once in file order: the latest record for a
+ * target wins, whichever program wrote it.
+ */
+export class ArchiveLedger {
+  private readonly latest = new Map<string, ArchiveRecord>();
+
+  /** Takes one entry; answers the record when it is one. */
+  add(entry: SessionEntry): ArchiveRecord | undefined {
+    const record = archiveRecordOf(entry);
+    if (record) this.latest.set(record.targetId, record);
+    return record;
+  }
+
+  /** Whether the latest record for `targetId` archives it. */
+  isArchived(targetId: string): boolean {
+    return this.latest.get(targetId)?.archived === true;
+  }
+
+  /** The latest record for `targetId`. */
+  recordFor(targetId: string): ArchiveRecord | undefined {
+    return this.latest.get(targetId);
+  }
+
+  /** Every target whose latest record archives it, in the order they were first named. */
+  archivedTargets(): string[] {
+    const targets: string[] = [];
+    for (const [id, record] of this.latest) if (record.archived) targets.push(id);
+    return targets;
+  }
+
+  /** Targets named by a record that the session has no entry for: reported, never fatal. */
+  unknownTargets(has: (id: string) => boolean): string[] {
+    return [...this.latest.keys()].filter((id) => !has(id));
+  }
+
+  get size(): number {
+    return this.latest.size;
+  }
+}
+
+/** The shape of a tree as archive rules read it. */
+export interface ArchiveShape {
+  has(id: string): boolean;
+  /** The parent's id; null for a root. */
+  parentOf(id: string): string | null | undefined;
+}
+
+export type ArchiveRefusalCode = 'ENTRY_NOT_FOUND' | 'ACTIVE_PATH';
+
+export interface ArchiveRefusal {
+  code: ArchiveRefusalCode;
+  message: string;
+}
+
+/**
+ * Why archiving `targetId` is refused, or undefined when it may be archived: an unknown entry, or a
+ * subtree that holds the current leaf (archiving would hide where the conversation goes on). A restore
+ * is refused only for an unknown entry.
+ */
+export function archiveRefusal(
+  shape: ArchiveShape,
+  targetId: string,
+  archived: boolean,
+  leafId: string | null,
+): ArchiveRefusal | undefined {
+  if (!shape.has(targetId))
+    return { code: 'ENTRY_NOT_FOUND', message: `No entry ${targetId} in this session.` };
+  if (!archived) return undefined;
+  if (isAncestorOrSelf(shape, targetId, leafId)) {
+    return {
+      code: 'ACTIVE_PATH',
+      message:
+        'This branch holds the current leaf, where the conversation goes on: jump to another branch first, then archive this one.',
+    };
+  }
+  return undefined;
+}
+
+/** Whether `ancestorId` is `id` or one of its ancestors (a cycle in a damaged file ends the walk). */
+export function isAncestorOrSelf(shape: ArchiveShape, ancestorId: string, id: string | null): boolean {
+  const seen = new Set<string>();
+  for (let at: string | null | undefined = id; at != null && !seen.has(at); at = shape.parentOf(at)) {
+    if (at === ancestorId) return true;
+    seen.add(at);
+  }
+  return false;
+}
+
+const ARCHIVE_BITS = ViewFlags.Archived | ViewFlags.ArchiveRoot;
+
+/**
+ * The archive bits of an entry given its parent's flags: inside an archived branch when the parent
+ * is or the entry itself is archived; the root of the branch when it is archived and its parent is not.
+ */
+export function archiveBitsOf(id: string, parentFlags: number, ledger: ArchiveLedger): number {
+  const inside = (parentFlags & ViewFlags.Archived) !== 0;
+  if (ledger.isArchived(id)) return inside ? ViewFlags.Archived : ViewFlags.Archived | ViewFlags.ArchiveRoot;
+  return inside ? ViewFlags.Archived : 0;
+}
+
+/** `flags` with its archive bits replaced by `bits`. */
+export function withArchiveBits(flags: number, bits: number): number {
+  return (flags & ~ARCHIVE_BITS) | bits;
+}
+
+/** What {@link archiveBitsBelow} walks: the tree's shape and the flags each entry has now. */
+export interface ArchiveWalk extends ArchiveShape {
+  childrenOf(id: string): readonly string[];
+  flagsOf(id: string): number;
+}
+
+/**
+ * The archive bits of every entry in the subtrees of `targets` as the ledger has them now, each
+ * answered through `update(id, bits)` when it differs from the entry's current flags: what a new
+ * archive or restore record changes. Iterative; each entry visited once.
+ */
+export function archiveBitsBelow(
+  walk: ArchiveWalk,
+  targets: Iterable<string>,
+  ledger: ArchiveLedger,
+  update: (id: string, bits: number) => void,
+): void {
+  const visited = new Set<string>();
+  for (const target of targets) {
+    if (!walk.has(target) || visited.has(target)) continue;
+    const parent = walk.parentOf(target);
+    const stack: [string, number][] = [[target, parent == null ? 0 : walk.flagsOf(parent)]];
+    while (stack.length > 0) {
+      const [id, parentFlags] = stack.pop()!;
+      if (visited.has(id)) continue;
+      visited.add(id);
+      const bits = archiveBitsOf(id, parentFlags, ledger);
+      const flags = walk.flagsOf(id);
+      if ((flags & ARCHIVE_BITS) !== bits) update(id, bits);
+      const next = withArchiveBits(flags, bits);
+      for (const child of walk.childrenOf(id)) stack.push([child, next]);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+// What the views say about archived branches (docs/archive-and-family.md#archive): the size of a
+// folded branch for its "▸ N archived entries" stub, how many search matches the folded branches
+// hold, and what of a branch is hidden. Over the view tree's own columns: no map, no recursion.
+
+import { ViewFlags } from './row-format';
+import { matchesQuery, tokenizeQuery } from './search';
+import type { ViewTree } from './view-tree';
+
+/** Entries in the subtree of `id`, itself included (0 for an unknown id). */
+export function subtreeSize(tree: ViewTree, id: string): number {
+  const start = tree.indexOf(id);
+  if (start < 0) return 0;
+  let count = 0;
+  const stack = [start];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    count++;
+    for (let k = tree.childCountAt(node) - 1; k >= 0; k--) stack.push(tree.childAt(node, k));
+  }
+  return count;
+}
+
+/** Entries inside archived branches whose text matches `query` (none for an empty query). */
+export function archivedMatchCount(tree: ViewTree, query: string): number {
+  const tokens = tokenizeQuery(query);
+  if (tokens.length === 0) return 0;
+  let count = 0;
+  for (let node = 0; node < tree.size; node++) {
+    const entry = tree.entryAt(node);
+    if ((entry.flags & ViewFlags.Archived) !== 0 && matchesQuery(entry, tokens)) count++;
+  }
+  return count;
+}
+
+/** Archived branches and their entries in the whole tree: what the folded view hides. */
+export interface ArchivedCounts {
+  branches: number;
+  entries: number;
+}
+
+export function archivedCounts(tree: ViewTree): ArchivedCounts {
+  let branches = 0;
+  let entries = 0;
+  for (let node = 0; node < tree.size; node++) {
+    const flags = tree.entryAt(node).flags;
+    if ((flags & ViewFlags.Archived) === 0) continue;
+    entries++;
+    if ((flags & ViewFlags.ArchiveRoot) !== 0) branches++;
+  }
+  return { branches, entries };
+}
+
+/** Whether the entry is the root of an archived branch (drawn as its stub while folded). */
+export function isArchiveStub(flags: number): boolean {
+  return (flags & ViewFlags.ArchiveRoot) !== 0;
+}
+
+/** Whether the entry is inside an archived branch (drawn dimmed while revealed). */
+export function isArchived(flags: number): boolean {
+  return (flags & ViewFlags.Archived) !== 0;
+}
