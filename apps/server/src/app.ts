@@ -15,6 +15,8 @@ import { SessionStore } from './store/session-store';
 import type { WriteOnce } from './store/confined';
 import type { Clock } from './store/open-session';
 import { registerApiRoutes, type ApiDeps } from './http/api-routes';
+import { BranchReads } from './branches/branch-reads';
+import { registerBranchRoutes } from './branches/branch-routes';
 import { registerStatic } from './http/static-routes';
 import { AppendJournal } from './store/append-journal';
 import { ensurePrivateDirSync, isDirectory } from './store/files';
@@ -302,6 +304,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.heartbeatScheduler,
   );
   registerApiRoutes(app, services);
+  registerBranchRoutes(app, new BranchReads(store));
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 
