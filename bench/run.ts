@@ -11,6 +11,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { branchesBench } from './branches.bench';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
 import { collectGarbage, jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
 import { sessionFile, SIZES, type Size } from './sessions';
@@ -216,6 +217,11 @@ function report(options: Options, files: Map<string, string>, samples: Samples):
     }
     summary[size.name] = { bytes, entries: size.entries, samples: samples[size.name] };
   }
+  // docs/branches.md: session-core's compare and file reconstruction (bench/branches.bench.ts).
+  const branches = branchesBench(options.runs);
+  rows.push(['200k, two 10k lanes', 'compare (session-core)', fmtMs(branches.compareMs), 'goal 300 ms']);
+  rows.push(['50k path', 'files reconstructed (session-core)', fmtMs(branches.filesMs), 'goal 1 s']);
+  summary.branches = branches;
   const header = ['session', 'what', 'Canopy (median)', 'anchor'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;

@@ -15,6 +15,8 @@ import { SessionStore } from './session-store';
 import type { WriteOnce } from './files/confined';
 import type { Clock } from './live/open-session';
 import { registerApiRoutes, type ApiDeps } from './http/api-routes';
+import { BranchReads } from './operations/branch-reads';
+import { registerBranchRoutes } from './http/branch-routes';
 import { registerStatic } from './http/static-routes';
 import { AppendJournal } from './files/append-journal';
 import { ensurePrivateDirSync, isDirectory } from './files/files';
@@ -302,6 +304,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.heartbeatScheduler,
   );
   registerApiRoutes(app, services);
+  registerBranchRoutes(app, new BranchReads(store));
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 

@@ -104,3 +104,14 @@ export {
 } from './providers';
 // Every plain value too, as `@canopy/protocol/values` lists them.
 export * from './values';
+export {
+  CompareQuery,
+  CompareResponse,
+  DiffHunk,
+  DiffLine,
+  FILE_LENS_MAX_BRANCHES,
+  FileLensQuery,
+  FileLensResponse,
+  FilesQuery,
+  FilesResponse,
+} from './branches';

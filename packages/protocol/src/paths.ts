@@ -8,6 +8,12 @@ export const ROUTE_PATHS = {
   getSession: { method: 'GET', url: '/api/sessions/:id' },
   getEntry: { method: 'GET', url: '/api/sessions/:id/entries/:entryId' },
   getContext: { method: 'GET', url: '/api/sessions/:id/context' },
+  /** Two branches compared from where they split (docs/branches.md#compare). */
+  compareBranches: { method: 'GET', url: '/api/sessions/:id/compare' },
+  /** What a path did to files (docs/branches.md#files). */
+  getFiles: { method: 'GET', url: '/api/sessions/:id/files' },
+  /** One file across every branch that touched it (docs/branches.md#file-lens). */
+  getFileLens: { method: 'GET', url: '/api/sessions/:id/file-lens' },
   navigate: { method: 'POST', url: '/api/sessions/:id/navigate' },
   abortSummary: { method: 'POST', url: '/api/sessions/:id/navigate/abort' },
   previewSummary: { method: 'POST', url: '/api/sessions/:id/summary/preview' },

@@ -1,3 +1,11 @@
+import {
+  CompareQuery,
+  CompareResponse,
+  FileLensQuery,
+  FileLensResponse,
+  FilesQuery,
+  FilesResponse,
+} from './branches';
 import { ErrorResponses } from './common';
 import { ArchiveRequest, ArchiveResult, TidyResponse } from './archive';
 import { ROUTE_PATHS } from './paths';
@@ -64,6 +72,30 @@ export const API_ROUTES = {
       params: SessionParams,
       querystring: ContextQuery,
       response: { 200: ContextResponse, ...ErrorResponses },
+    },
+  },
+  compareBranches: {
+    ...ROUTE_PATHS.compareBranches,
+    schema: {
+      params: SessionParams,
+      querystring: CompareQuery,
+      response: { 200: CompareResponse, ...ErrorResponses },
+    },
+  },
+  getFiles: {
+    ...ROUTE_PATHS.getFiles,
+    schema: {
+      params: SessionParams,
+      querystring: FilesQuery,
+      response: { 200: FilesResponse, ...ErrorResponses },
+    },
+  },
+  getFileLens: {
+    ...ROUTE_PATHS.getFileLens,
+    schema: {
+      params: SessionParams,
+      querystring: FileLensQuery,
+      response: { 200: FileLensResponse, ...ErrorResponses },
     },
   },
   navigate: {

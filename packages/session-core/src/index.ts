@@ -16,3 +16,4 @@ export * from './summary-input';
 export * from './tree-view/index';
 export * from './entry-store';
 export * from './line-scan';
+export * from './branches/index';

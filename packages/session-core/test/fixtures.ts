@@ -16,6 +16,8 @@ export {
   PI16_TEXTS,
   PI16_WRITTEN,
   REFERENCE_WRITTEN,
+  TWO_APPROACHES_FILES,
+  TWO_APPROACHES_TEXTS,
   type FixtureName,
 } from '../../fixtures/src/index';
 
