@@ -14,7 +14,9 @@ import { createSerializerCompiler } from './http/serializers';
 import { SessionStore } from './store/session-store';
 import type { WriteOnce } from './store/confined';
 import type { Clock } from './store/open-session';
-import { registerApiRoutes, type ApiDeps } from './http/api-routes';
+import { droppedSignal, registerApiRoutes, type ApiDeps } from './http/api-routes';
+import { registerBringBackRoutes } from './http/bring-back-routes';
+import { BringBackService } from './navigation/bring-back';
 import { registerStatic } from './http/static-routes';
 import { AppendJournal } from './store/append-journal';
 import { ensurePrivateDirSync, isDirectory } from './store/files';
@@ -302,6 +304,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.heartbeatScheduler,
   );
   registerApiRoutes(app, services);
+  registerBringBackRoutes(
+    app,
+    new BringBackService({ store, summarizers, runner, summaries, preferredSummarizerId }),
+    droppedSignal,
+  );
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 

@@ -89,6 +89,16 @@ export { createValidator, clientMessageValidator, serverEventValidator } from '.
 export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
 export {
+  BringBackForm,
+  BringBackPreviewRequest,
+  BringBackPreview,
+  BringBackRequest,
+  BringBackResult,
+  BringBackUndoState,
+  BringBackInfo,
+  BringBackUndoResult,
+} from './bring-back';
+export {
   CatalogModel,
   CatalogParams,
   CatalogResponse,
