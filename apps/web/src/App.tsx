@@ -6,6 +6,7 @@ import { DetailPanel } from './components/DetailPanel';
 import { usePaintedOnceReady } from './components/graph/afterPaint';
 import { GraphView } from './components/graph/GraphView';
 import { OutlineView } from './components/OutlineView';
+import { BringBackDialog } from './components/BringBackDialog';
 import { SelectionBar } from './components/SelectionBar';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SettingsDialog } from './components/SettingsDialog';
@@ -271,6 +272,7 @@ export function App() {
       {branchPickerOpen && <BranchPicker />}
       <BranchConfirm />
       <SummaryDialog />
+      <BringBackDialog />
       <SettingsDialog />
     </div>
   );

@@ -3,6 +3,7 @@
 
 import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
 import type { ViewEntry } from '@canopy/session-core';
+import { BringBackProvenance } from './BringBackProvenance';
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { branchTotals } from '../lib/branchTotals';
 import { countSessionUsage } from '../lib/sessionUsage';
@@ -305,6 +306,8 @@ export function DetailPanel() {
             </EntrySessionContext.Provider>
           </div>
         )}
+
+        <BringBackProvenance entryId={entry.id} type={entry.type} text={entry.text} />
 
         <div className="section-title">Branch totals</div>
         <Totals entryId={entry.id} />

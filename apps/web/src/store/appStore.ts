@@ -8,6 +8,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { api as defaultApi } from '../net/api';
 import { ListFetches } from './listFetches';
 import { selectedIdOf } from './selectors';
+import { createBringBackSlice, type BringBackSlice } from './slices/bringBack';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
@@ -44,7 +45,8 @@ export type AppStore = ConnectionSlice &
   PreferencesSlice &
   MultiSelectionSlice &
   SummaryState &
-  SummaryActions;
+  SummaryActions &
+  BringBackSlice;
 
 export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
   const api = deps.api ?? defaultApi;
@@ -97,6 +99,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createMultiSelectionSlice(kit),
       ...initialSummaryState(),
       ...summary,
+      ...createBringBackSlice(kit),
     };
   });
 }
