@@ -14,9 +14,11 @@ import { createSerializerCompiler } from './http/serializers';
 import { SessionStore } from './session-store';
 import type { WriteOnce } from './files/confined';
 import type { Clock } from './live/open-session';
-import { registerApiRoutes, type ApiDeps } from './http/api-routes';
+import { droppedSignal, registerApiRoutes, type ApiDeps } from './http/api-routes';
 import { BranchReads } from './operations/branch-reads';
 import { registerBranchRoutes } from './http/branch-routes';
+import { registerBringBackRoutes } from './http/bring-back-routes';
+import { BringBackService } from './operations/bring-back';
 import { registerStatic } from './http/static-routes';
 import { AppendJournal } from './files/append-journal';
 import { ensurePrivateDirSync, isDirectory } from './files/files';
@@ -305,6 +307,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   registerApiRoutes(app, services);
   registerBranchRoutes(app, new BranchReads(store));
+  registerBringBackRoutes(
+    app,
+    new BringBackService({ store, summarizers, runner, summaries, preferredSummarizerId }),
+    droppedSignal,
+  );
   const webDist = options.webDist && (await isDirectory(options.webDist)) ? options.webDist : undefined;
   await registerStatic(app, webDist);
 

@@ -8,6 +8,7 @@ import { DetailPanel } from './components/DetailPanel';
 import { usePaintedOnceReady } from './components/graph/afterPaint';
 import { GraphView } from './components/graph/GraphView';
 import { OutlineView } from './components/OutlineView';
+import { BringBackDialog } from './components/BringBackDialog';
 import { SelectionBar } from './components/SelectionBar';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SettingsDialog } from './components/SettingsDialog';
@@ -310,6 +311,7 @@ export function App() {
       <TidyDialog />
       <EntryMenu />
       <SummaryDialog />
+      <BringBackDialog />
       <SettingsDialog />
     </div>
   );

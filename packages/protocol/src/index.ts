@@ -90,6 +90,16 @@ export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
 export { ArchiveRequest, ArchiveResult, TidyReason, TidySuggestionItem, TidyResponse } from './archive';
 export {
+  BringBackForm,
+  BringBackPreviewRequest,
+  BringBackPreview,
+  BringBackRequest,
+  BringBackResult,
+  BringBackUndoState,
+  BringBackInfo,
+  BringBackUndoResult,
+} from './bring-back';
+export {
   CatalogModel,
   CatalogParams,
   CatalogResponse,

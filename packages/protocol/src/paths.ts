@@ -18,6 +18,11 @@ export const ROUTE_PATHS = {
   abortSummary: { method: 'POST', url: '/api/sessions/:id/navigate/abort' },
   previewSummary: { method: 'POST', url: '/api/sessions/:id/summary/preview' },
   summarizeSelection: { method: 'POST', url: '/api/sessions/:id/summary/selection' },
+  /** Bringing entries of other branches into the current one (docs/bring-back.md). */
+  previewBringBack: { method: 'POST', url: '/api/sessions/:id/bring-back/preview' },
+  bringBack: { method: 'POST', url: '/api/sessions/:id/bring-back' },
+  getBringBack: { method: 'GET', url: '/api/sessions/:id/bring-back/:entryId' },
+  undoBringBack: { method: 'POST', url: '/api/sessions/:id/bring-back/:entryId/undo' },
   setLabel: { method: 'PUT', url: '/api/sessions/:id/labels/:entryId' },
   clearLabel: { method: 'DELETE', url: '/api/sessions/:id/labels/:entryId' },
   /** Archives or restores the branch under an entry (docs/archive-and-family.md#archive). */

@@ -6,6 +6,14 @@ import {
   FilesQuery,
   FilesResponse,
 } from './branches';
+import {
+  BringBackInfo,
+  BringBackPreview,
+  BringBackPreviewRequest,
+  BringBackRequest,
+  BringBackResult,
+  BringBackUndoResult,
+} from './bring-back';
 import { ErrorResponses } from './common';
 import { ArchiveRequest, ArchiveResult, TidyResponse } from './archive';
 import { ROUTE_PATHS } from './paths';
@@ -125,6 +133,30 @@ export const API_ROUTES = {
       body: SelectionSummaryRequest,
       response: { 200: SelectionSummaryResult, ...ErrorResponses },
     },
+  },
+  previewBringBack: {
+    ...ROUTE_PATHS.previewBringBack,
+    schema: {
+      params: SessionParams,
+      body: BringBackPreviewRequest,
+      response: { 200: BringBackPreview, ...ErrorResponses },
+    },
+  },
+  bringBack: {
+    ...ROUTE_PATHS.bringBack,
+    schema: {
+      params: SessionParams,
+      body: BringBackRequest,
+      response: { 200: BringBackResult, ...ErrorResponses },
+    },
+  },
+  getBringBack: {
+    ...ROUTE_PATHS.getBringBack,
+    schema: { params: EntryParams, response: { 200: BringBackInfo, ...ErrorResponses } },
+  },
+  undoBringBack: {
+    ...ROUTE_PATHS.undoBringBack,
+    schema: { params: EntryParams, response: { 200: BringBackUndoResult, ...ErrorResponses } },
   },
   setLabel: {
     ...ROUTE_PATHS.setLabel,

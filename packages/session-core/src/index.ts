@@ -13,6 +13,8 @@ export * from './context';
 export * from './archive';
 export * from './navigation';
 export * from './summary-input';
+export * from './selected-entries';
+export * from './bring-back/index';
 export * from './tree-view/index';
 export * from './entry-store';
 export * from './line-scan';

@@ -49,7 +49,7 @@ export interface ApiDeps {
 }
 
 /** Fires when the client drops the request before its answer is sent (a summary then stops). */
-function droppedSignal(reply: FastifyReply): AbortSignal {
+export function droppedSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();

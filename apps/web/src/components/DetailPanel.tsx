@@ -3,6 +3,7 @@
 
 import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
 import { entryCopyText, ViewFlags, type SessionEntry, type ViewEntry } from '@canopy/session-core';
+import { BringBackProvenance } from './BringBackProvenance';
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { branchTotals, subtreeTotals } from '../lib/branchTotals';
 import { countSessionUsage } from '../lib/sessionUsage';
@@ -326,6 +327,8 @@ export function DetailPanel() {
             </EntrySessionContext.Provider>
           </div>
         )}
+
+        <BringBackProvenance entryId={entry.id} type={entry.type} text={entry.text} />
 
         <div className="section-title">Branch totals</div>
         <Totals entryId={entry.id} />

@@ -43,6 +43,14 @@ export function SelectionBar() {
       </button>
       <button
         type="button"
+        data-testid="selection.bring-back"
+        title="Bring these entries into the branch you continue on, as one message"
+        onClick={() => store.getState().openBringBack([...selection])}
+      >
+        Bring into the current branch
+      </button>
+      <button
+        type="button"
         data-testid="selection.clear"
         onClick={() => store.getState().clearMultiSelection()}
       >

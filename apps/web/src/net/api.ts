@@ -5,6 +5,12 @@ import type {
   ArchiveResult,
   TidyResponse,
   BranchResult,
+  BringBackInfo,
+  BringBackPreview,
+  BringBackPreviewRequest,
+  BringBackRequest,
+  BringBackResult,
+  BringBackUndoResult,
   ContextResponse,
   EntryDetail,
   ForkResult,
@@ -132,6 +138,14 @@ export const api = {
   summarizeSelection: (id: string, request: SelectionSummaryRequest) =>
     call<SelectionSummaryResult>(ROUTE_PATHS.summarizeSelection, { id }, request),
   abortSummary: (id: string) => call<AbortSummaryResponse>(ROUTE_PATHS.abortSummary, { id }),
+  previewBringBack: (id: string, request: BringBackPreviewRequest) =>
+    call<BringBackPreview>(ROUTE_PATHS.previewBringBack, { id }, request),
+  bringBack: (id: string, request: BringBackRequest) =>
+    call<BringBackResult>(ROUTE_PATHS.bringBack, { id }, request),
+  getBringBack: (id: string, entryId: string) =>
+    call<BringBackInfo>(ROUTE_PATHS.getBringBack, { id, entryId }),
+  undoBringBack: (id: string, entryId: string) =>
+    call<BringBackUndoResult>(ROUTE_PATHS.undoBringBack, { id, entryId }),
   getSettings: () => call<Settings>(ROUTE_PATHS.getSettings),
   putSettings: (patch: SettingsPatch) => call<Settings>(ROUTE_PATHS.putSettings, {}, patch),
   listProviders: () => call<ProvidersResponse>(ROUTE_PATHS.listProviders),

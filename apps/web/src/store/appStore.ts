@@ -9,6 +9,7 @@ import { api as defaultApi } from '../net/api';
 import { ListFetches } from './listFetches';
 import { selectedIdOf } from './selectors';
 import { createArchiveSlice, type ArchiveSlice } from './slices/archive';
+import { createBringBackSlice, type BringBackSlice } from './slices/bringBack';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
@@ -48,7 +49,8 @@ export type AppStore = ConnectionSlice &
   ProvidersSlice &
   ArchiveSlice &
   SummaryState &
-  SummaryActions;
+  SummaryActions &
+  BringBackSlice;
 
 export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
   const api = deps.api ?? defaultApi;
@@ -103,6 +105,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createArchiveSlice(kit),
       ...initialSummaryState(),
       ...summary,
+      ...createBringBackSlice(kit),
     };
   });
 }

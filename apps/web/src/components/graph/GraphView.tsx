@@ -12,6 +12,7 @@ import { useApp, useAppStore, useDerived } from '../../store/context';
 import { leafIdOf, selectedIdOf } from '../../store/selectors';
 import { useStoreValueAfterPaint } from './afterPaint';
 import { GraphCanvas } from './GraphCanvas';
+import { useProvenancePairs } from './useBringBackEdges';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
 import { Minimap } from './Minimap';
@@ -102,6 +103,7 @@ export function GraphView() {
   const view = useMemo(() => visibleRect(transform, size.width, size.height), [transform, size]);
   const visible = useMemo(() => (layout ? nodesInRect(layout, view) : []), [layout, view]);
   const domCards = transform.k >= MIN_DOM_SCALE && visible.length <= MAX_DOM_NODES;
+  const provenance = useProvenancePairs(layout);
   const scene: GraphScene | null = useMemo(() => {
     if (!layout || !tree) return null;
     const folds = treeView ?? NO_FOLD_FACTS;
@@ -119,6 +121,7 @@ export function GraphView() {
       multiSelection,
       factsAt,
       coverageAt,
+      provenance,
     };
   }, [
     layout,
@@ -133,6 +136,7 @@ export function GraphView() {
     selectedNode,
     matches,
     multiSelection,
+    provenance,
   ]);
 
   return (
@@ -156,6 +160,7 @@ export function GraphView() {
         data-visible-count={visible.length}
         data-scale={transform.k.toFixed(3)}
         data-select-tool={selectTool || undefined}
+        data-provenance-edges={provenance.length}
         tabIndex={-1}
         aria-label="Session tree (graph)"
         {...pointer}

@@ -50,6 +50,8 @@ export interface GraphScene {
   /** How much of each node the multi-entry selection holds (selectionRect.ts `selectionCoverage`). */
   coverageAt: (index: number) => 'all' | 'partial' | null;
   factsAt: FactsAt;
+  /** Bring-back provenance (docs/bring-back.md#provenance): [source node, bring-back node] pairs, drawn dashed. */
+  provenance?: ReadonlyArray<readonly [number, number]>;
 }
 
 /** The canvas's backing-store size for a box of CSS pixels on a screen of this pixel ratio. */
@@ -75,7 +77,35 @@ export function paintGraph<P extends PathLike>(
   const { k, tx, ty } = scene.transform;
   ctx.setTransform(dpr * k, 0, 0, dpr * k, dpr * tx, dpr * ty);
   paintLinks(ctx, scene, palette);
+  if (scene.provenance && scene.provenance.length > 0) paintProvenance(ctx, scene, palette);
   if (!scene.domCards) paintNodes(ctx, scene, palette, newPath);
+}
+
+/**
+ * The dashed edges from the entries a bring-back was made of to the bring-back entry: from the
+ * bottom of the source to the top of the bring-back, in the summary colour, so they read as "copied
+ * from", never as the tree's own links.
+ */
+function paintProvenance<P extends PathLike>(
+  ctx: PaintContext<P>,
+  scene: GraphScene,
+  palette: Palette,
+): void {
+  const { layout } = scene;
+  const k = scene.transform.k;
+  const halfH = layout.nodeHeight / 2;
+  ctx.save();
+  ctx.strokeStyle = palette.summary;
+  ctx.lineWidth = lineWidthAt(k, 1.5);
+  ctx.setLineDash([6 / k, 4 / k]);
+  ctx.beginPath();
+  for (const [from, to] of scene.provenance ?? []) {
+    ctx.moveTo(layout.x[from]!, layout.y[from]! + halfH);
+    ctx.lineTo(layout.x[to]!, layout.y[to]! - halfH);
+  }
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.restore();
 }
 
 /** A line `n` screen pixels wide, never thinner than half a pixel. */
