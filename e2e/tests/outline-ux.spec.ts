@@ -1,7 +1,15 @@
 // The outline under the pointer: a jump that puts the new active branch first keeps the clicked
 // row where it was on screen, and a deep tree keeps its rows readable (capped indentation, the
 // depth shown as a number past the cap).
-import { computeRows, rowPrefix, SessionManager, toViewEntries, ViewTree } from '@canopy/session-core';
+import {
+  computeRows,
+  foldMark,
+  NO_FOLDS,
+  rowPrefix,
+  SessionManager,
+  toViewEntries,
+  ViewTree,
+} from '@canopy/session-core';
 import { deepBranches, forkInFork, trunkWithTwoBranches } from '../support/shapes';
 import { expect, test } from '../support/test';
 
@@ -9,12 +17,18 @@ const branches = trunkWithTwoBranches(30, 4);
 const deep = deepBranches(30);
 const nested = forkInFork();
 
-/** The tree prefix of each row of `text` for `leafId`, as session-core draws it (no filter). */
+/**
+ * The tree prefix of each row of `text` for `leafId`, as session-core draws it (no filter, nothing
+ * folded: a foldable branch start shows pi's ⊟ in its connector).
+ */
 function expectedPrefixes(text: string, leafId: string): Record<string, string> {
   const session = SessionManager.fromJsonl(text);
   const tree = new ViewTree(toViewEntries(session.getEntries(), (id) => session.getLabel(id)));
   const { rows } = computeRows(tree, { leafId });
-  return Object.fromEntries(rows.map((row) => [row.id, rowPrefix(row)]));
+  const indexById = new Map(rows.map((row, index) => [row.id, index]));
+  return Object.fromEntries(
+    rows.map((row, index) => [row.id, rowPrefix(row, foldMark(rows, indexById, index, NO_FOLDS))]),
+  );
 }
 
 test.describe('a jump that reorders the rows', () => {

@@ -49,6 +49,8 @@ const TREE_KEYS: readonly (readonly [string, string])[] = [
   ['Shift+L', 'edit the label'],
   ['Shift+T', 'show / hide label times'],
   ['Ctrl+X', 'copy the selected message’s text'],
+  ['Shift+A', 'archive the branch under the selection, or restore the archived one'],
+  ['Alt+R', 'show / fold the archived branches'],
   ['Ctrl+O · Shift+Ctrl+O', 'cycle the filter forward / back'],
   ['Alt+D / T / U / L / A', 'default, no-tools, user-only, labeled-only, all'],
   ['typing · Backspace', 'search (every word must match)'],
