@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ServerEvent } from '@canopy/protocol';
-import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
+import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NewFileStorageProvider } from '../src/files/file-storage';
 import { PARSE_SLICE_BYTES } from '../src/files/files';
 import { OpenSession, REAL_CLOCK, type OpenSessionOptions } from '../src/live/open-session';
 import { hashThreadForTests } from '../src/live/running-hash';
 import { StateStore } from '../src/files/state';
-import { treeNodesOf } from '../src/live/tree-model';
+import { freshTreeNodes } from './fresh-nodes';
 
 // The open, reload and tail paths read a session file in pieces, never whole. These tests read in
 // pieces far smaller than a line (cutting lines and UTF-8 characters) and compare with a whole read.
@@ -73,13 +73,7 @@ function wholeRead(text: string) {
   return {
     entries: sm.getEntries(),
     issues: sm.issues,
-    nodes: treeNodesOf(
-      sm.getEntries(),
-      (id) => sm.getLabel(id),
-      new ToolCallIndex(),
-      HOME,
-      (id) => sm.getLabelTimestamp(id),
-    ),
+    nodes: freshTreeNodes(sm, HOME),
   };
 }
 

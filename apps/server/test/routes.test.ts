@@ -7,9 +7,10 @@ import {
   SnapshotReadLine,
   SNAPSHOT_CONTENT_TYPE,
 } from '@canopy/protocol';
-import { MemoryStorage, SessionManager, ToolCallIndex } from '@canopy/session-core';
+import { MemoryStorage, SessionManager } from '@canopy/session-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHUNK_NODES, FIRST_CHUNK_NODES, treeNodesOf } from '../src/live/tree-model';
+import { CHUNK_NODES, FIRST_CHUNK_NODES } from '../src/live/tree-model';
+import { freshTreeNodes } from './fresh-nodes';
 import {
   assembleSnapshot,
   AUTH,
@@ -86,13 +87,7 @@ describe('REST routes over fixture copies', () => {
     const readValidator = createValidator(SnapshotReadLine);
     const freshNodes = (name: string) => {
       const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(name)));
-      return treeNodesOf(
-        sm.getEntries(),
-        (id) => sm.getLabel(id),
-        new ToolCallIndex(),
-        env.dir,
-        (id) => sm.getLabelTimestamp(id),
-      );
+      return freshTreeNodes(sm, env.dir);
     };
     const get = async (id: string) => {
       const response = await env.app.inject({ method: 'GET', url: `/api/sessions/${id}`, headers: AUTH });

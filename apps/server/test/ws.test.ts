@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { decodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/protocol';
-import { SessionManager, ToolCallIndex } from '@canopy/session-core';
-import { treeNodesOf } from '../src/live/tree-model';
+import { SessionManager } from '@canopy/session-core';
+import { freshTreeNodes } from './fresh-nodes';
 import { AUTH, HOST, SEED_IDS, sessionIdOf, setup, type TestEnv, waitFor } from './helpers';
 
 const SEED = 'seed-example.jsonl';
@@ -92,13 +92,7 @@ describe('WebSocket /ws', () => {
   /** The nodes of the session file as a fresh open builds them, by id. */
   function freshNodes(): Map<string, TreeNode> {
     const sm = SessionManager.fromJsonl(fs.readFileSync(env.file(SEED)));
-    const nodes = treeNodesOf(
-      sm.getEntries(),
-      (entryId) => sm.getLabel(entryId),
-      new ToolCallIndex(),
-      env.dir,
-      (entryId) => sm.getLabelTimestamp(entryId),
-    );
+    const nodes = freshTreeNodes(sm, env.dir);
     return new Map(nodes.map((node) => [node.id, node]));
   }
 

@@ -1,15 +1,9 @@
 import { decodeNodes, encodeNodes, type NodeColumns } from '@canopy/protocol';
-import { SessionManager, ToolCallIndex, type SessionEntry } from '@canopy/session-core';
+import { SessionManager, type SessionEntry } from '@canopy/session-core';
 import { describe, expect, it, vi } from 'vitest';
 import { assistantMsg, entryFactory, userMsg } from '../../../../packages/session-core/test/messages';
-import {
-  CHUNK_NODES,
-  FIRST_CHUNK_NODES,
-  nodeChunkLines,
-  RowToolCalls,
-  TreeModel,
-  treeNodesOf,
-} from './tree-model';
+import { CHUNK_NODES, FIRST_CHUNK_NODES, nodeChunkLines, RowToolCalls, TreeModel } from './tree-model';
+import { freshTreeNodes } from '../../test/fresh-nodes';
 
 const HOME = '/home/dev';
 const HEADER = JSON.stringify({
@@ -27,13 +21,7 @@ function jsonl(entries: SessionEntry[]): string {
 /** Nodes of the whole text, built from scratch as a first open would. */
 function freshNodes(text: string) {
   const sm = SessionManager.fromJsonl(text);
-  return treeNodesOf(
-    sm.getEntries(),
-    (id) => sm.getLabel(id),
-    new ToolCallIndex(),
-    HOME,
-    (id) => sm.getLabelTimestamp(id),
-  );
+  return freshTreeNodes(sm, HOME);
 }
 
 function toolCallMsg(callId: string, name: string, args: Record<string, unknown>) {
