@@ -334,7 +334,7 @@ export async function usedHeap(page: Page): Promise<number> {
 
 /** One timed action after an open: its key in the sample, and the step (ms; NaN when not possible). */
 export interface CanopyAction {
-  key: 'liveAppend' | 'click' | 'jump' | 'searchKey' | 'filter';
+  key: 'liveAppend' | 'click' | 'jump' | 'searchKey' | 'filter' | 'archive' | 'restore';
   name: string;
   /**
    * Runs the step and answers its wall from Node. Given `inPage`, an action a user starts (all but
@@ -460,6 +460,51 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
         .getByTestId('filter.default')
         .click()
         .catch(() => undefined);
+      return wall;
+    },
+  },
+  {
+    key: 'archive',
+    name: 'archive a branch',
+    run: async (page, _file, inPage) => {
+      // Canopy refuses to write while another writer is active (the live append above, for 3 s).
+      await page.getByTestId('writer.active').waitFor({ state: 'detached', timeout: WAIT_MS });
+      // A row off the active path (its branch never holds the leaf, so it may be archived).
+      const id = await page.evaluate((selector) => {
+        const row = Array.from(document.querySelectorAll(selector)).find(
+          (el) => !el.hasAttribute('data-active') && !el.hasAttribute('data-archive-stub'),
+        );
+        return row?.getAttribute('data-entry-id') ?? null;
+      }, rowSelector);
+      if (!id) return NaN;
+      await page.locator(`${rowSelector}[data-entry-id="${id}"]`).click();
+      const stub = `${rowSelector}[data-entry-id="${id}"][data-archive-stub]`;
+      const stubShown = (selector: string) => document.querySelector(selector) !== null;
+      const told = await armInPage(page, inPage, 'keydown', stubShown, stub);
+      const wall = await timed(
+        () => page.keyboard.press('Shift+A'),
+        () => page.waitForFunction(stubShown, stub, { polling: 'raf', timeout: WAIT_MS }),
+      );
+      await told();
+      return wall;
+    },
+  },
+  {
+    key: 'restore',
+    name: 'restore the branch',
+    run: async (page, _file, inPage) => {
+      // The archived branch's stub is still selected (the archive above).
+      const selected = `${rowSelector}[aria-selected="true"][data-archive-stub]`;
+      const id = await page.getAttribute(selected, 'data-entry-id', { timeout: 5000 }).catch(() => null);
+      if (!id) return NaN;
+      const stub = `${rowSelector}[data-entry-id="${id}"][data-archive-stub]`;
+      const stubGone = (selector: string) => document.querySelector(selector) === null;
+      const told = await armInPage(page, inPage, 'keydown', stubGone, stub);
+      const wall = await timed(
+        () => page.keyboard.press('Shift+A'),
+        () => page.waitForFunction(stubGone, stub, { polling: 'raf', timeout: WAIT_MS }),
+      );
+      await told();
       return wall;
     },
   },

@@ -83,7 +83,14 @@ function syncMs(run: () => unknown): number {
 type Samples = Record<string, Record<string, Sample[]>>;
 
 /** The actions also timed in the page (bench/browser.ts `armInPage`): input event → the frame showing it. */
-const IN_PAGE_KEYS: ReadonlySet<string> = new Set(['click', 'jump', 'searchKey', 'filter']);
+const IN_PAGE_KEYS: ReadonlySet<string> = new Set([
+  'click',
+  'jump',
+  'searchKey',
+  'filter',
+  'archive',
+  'restore',
+]);
 
 function add(samples: Samples, size: string, contender: string, sample: Sample): void {
   ((samples[size] ??= {})[contender] ??= []).push(sample);
@@ -203,6 +210,8 @@ function report(options: Options, files: Map<string, string>, samples: Samples):
         ['searchKey', 'first search keystroke'],
         ['filter', 'filter change'],
         ['liveAppend', 'live append to screen'],
+        ['archive', 'archive a branch (Shift+A → stub)'],
+        ['restore', 'restore it (Shift+A → rows)'],
         ['openLongTask', 'longest task while opening'],
         ['scrollLongTask', 'longest task while scrolling'],
         ['panLongTask', 'longest task while panning the graph'],

@@ -6,11 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   ARCHIVE_CUSTOM_TYPE,
   ArchiveLedger,
-  archiveBitsBelow,
   archiveRecordOf,
   archiveRefusal,
-  withArchiveBits,
-  type ArchiveWalk,
+  withArchiveTarget,
 } from './archive';
 import { buildSessionContext } from './context';
 import { SessionManager } from './session-manager';
@@ -18,9 +16,6 @@ import { ViewFlags } from './tree-view/row-format';
 import { EntryBuilder } from './tree-view/testing';
 import type { SessionEntry } from './types';
 import * as pi16 from '../test/pi16';
-
-const A = ViewFlags.Archived;
-const ROOT = ViewFlags.ArchiveRoot;
 
 function clock(): () => number {
   let now = Date.UTC(2026, 0, 1);
@@ -144,66 +139,12 @@ describe('archive records', () => {
   });
 });
 
-describe('archive flags', () => {
-  /** r ─ x ─ y ─ z, and r ─ w. */
-  function walkOver(flags: Map<string, number>): ArchiveWalk {
-    const parents: Record<string, string | null> = { r: null, x: 'r', y: 'x', z: 'y', w: 'r' };
-    return {
-      has: (id) => id in parents,
-      parentOf: (id) => parents[id],
-      childrenOf: (id) => Object.keys(parents).filter((child) => parents[child] === id),
-      flagsOf: (id) => flags.get(id) ?? 0,
-    };
-  }
-
-  function apply(flags: Map<string, number>, ledger: ArchiveLedger, targets: string[]): string[] {
-    const updated: string[] = [];
-    archiveBitsBelow(walkOver(flags), targets, ledger, (id, bits) => {
-      updated.push(id);
-      flags.set(id, withArchiveBits(flags.get(id) ?? 0, bits));
-    });
-    return updated.sort();
-  }
-
-  function record(id: string, targetId: string, archived: boolean): SessionEntry {
-    return {
-      type: 'custom',
-      id,
-      parentId: null,
-      timestamp: '2026-01-01T00:00:00.000Z',
-      customType: ARCHIVE_CUSTOM_TYPE,
-      data: { targetId, archived },
-    } as SessionEntry;
-  }
-
-  it('marks the whole subtree, its root as the stub, and leaves the rest alone', () => {
-    const flags = new Map<string, number>([['y', ViewFlags.HasThinking]]);
-    const ledger = new ArchiveLedger();
-    ledger.add(record('1', 'x', true));
-    expect(apply(flags, ledger, ['x'])).toEqual(['x', 'y', 'z']);
-    expect(flags.get('x')).toBe(A | ROOT);
-    expect(flags.get('y')).toBe(A | ViewFlags.HasThinking);
-    expect(flags.get('z')).toBe(A);
-    expect(flags.get('w') ?? 0).toBe(0);
-  });
-
-  it('a nested archive stays when the outer one is restored', () => {
-    const flags = new Map<string, number>();
-    const ledger = new ArchiveLedger();
-    ledger.add(record('1', 'x', true));
-    ledger.add(record('2', 'y', true));
-    apply(flags, ledger, ['x', 'y']);
-    expect([flags.get('x'), flags.get('y'), flags.get('z')]).toEqual([A | ROOT, A, A]);
-    ledger.add(record('3', 'x', false));
-    expect(apply(flags, ledger, ['x'])).toEqual(['x', 'y']);
-    expect([flags.get('x'), flags.get('y'), flags.get('z')]).toEqual([0, A | ROOT, A]);
-  });
-
-  it('ignores unknown targets', () => {
-    const flags = new Map<string, number>();
-    const ledger = new ArchiveLedger();
-    ledger.add(record('1', 'gone', true));
-    expect(apply(flags, ledger, ['gone'])).toEqual([]);
+describe('withArchiveTarget', () => {
+  it('sets and clears only the ArchiveTarget bit', () => {
+    const other = ViewFlags.HasThinking | ViewFlags.Error;
+    expect(withArchiveTarget(other, true)).toBe(other | ViewFlags.ArchiveTarget);
+    expect(withArchiveTarget(other | ViewFlags.ArchiveTarget, false)).toBe(other);
+    expect(withArchiveTarget(other, false)).toBe(other);
   });
 });
 

@@ -129,54 +129,7 @@ export function isAncestorOrSelf(shape: ArchiveShape, ancestorId: string, id: st
   return false;
 }
 
-const ARCHIVE_BITS = ViewFlags.Archived | ViewFlags.ArchiveRoot;
-
-/**
- * The archive bits of an entry given its parent's flags: inside an archived branch when the parent
- * is or the entry itself is archived; the root of the branch when it is archived and its parent is not.
- */
-export function archiveBitsOf(id: string, parentFlags: number, ledger: ArchiveLedger): number {
-  const inside = (parentFlags & ViewFlags.Archived) !== 0;
-  if (ledger.isArchived(id)) return inside ? ViewFlags.Archived : ViewFlags.Archived | ViewFlags.ArchiveRoot;
-  return inside ? ViewFlags.Archived : 0;
-}
-
-/** `flags` with its archive bits replaced by `bits`. */
-export function withArchiveBits(flags: number, bits: number): number {
-  return (flags & ~ARCHIVE_BITS) | bits;
-}
-
-/** What {@link archiveBitsBelow} walks: the tree's shape and the flags each entry has now. */
-export interface ArchiveWalk extends ArchiveShape {
-  childrenOf(id: string): readonly string[];
-  flagsOf(id: string): number;
-}
-
-/**
- * The archive bits of every entry in the subtrees of `targets` as the ledger has them now, each
- * answered through `update(id, bits)` when it differs from the entry's current flags: what a new
- * archive or restore record changes. Iterative; each entry visited once.
- */
-export function archiveBitsBelow(
-  walk: ArchiveWalk,
-  targets: Iterable<string>,
-  ledger: ArchiveLedger,
-  update: (id: string, bits: number) => void,
-): void {
-  const visited = new Set<string>();
-  for (const target of targets) {
-    if (!walk.has(target) || visited.has(target)) continue;
-    const parent = walk.parentOf(target);
-    const stack: [string, number][] = [[target, parent == null ? 0 : walk.flagsOf(parent)]];
-    while (stack.length > 0) {
-      const [id, parentFlags] = stack.pop()!;
-      if (visited.has(id)) continue;
-      visited.add(id);
-      const bits = archiveBitsOf(id, parentFlags, ledger);
-      const flags = walk.flagsOf(id);
-      if ((flags & ARCHIVE_BITS) !== bits) update(id, bits);
-      const next = withArchiveBits(flags, bits);
-      for (const child of walk.childrenOf(id)) stack.push([child, next]);
-    }
-  }
+/** `flags` with the ArchiveTarget bit set to `archived` (the latest record for the entry says). */
+export function withArchiveTarget(flags: number, archived: boolean): number {
+  return archived ? flags | ViewFlags.ArchiveTarget : flags & ~ViewFlags.ArchiveTarget;
 }

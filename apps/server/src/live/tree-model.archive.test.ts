@@ -13,8 +13,7 @@ const HEADER = JSON.stringify({
   timestamp: '2025-01-01T00:00:00.000Z',
   cwd: '/home/dev/project',
 });
-const A = ViewFlags.Archived;
-const ROOT = ViewFlags.ArchiveRoot;
+const T = ViewFlags.ArchiveTarget;
 
 function jsonl(entries: SessionEntry[]): string {
   return entries.map((entry) => `${JSON.stringify(entry)}\n`).join('');
@@ -32,7 +31,7 @@ function load(text: string, retain: 'all' | 'index'): { model: TreeModel; sm: Se
 }
 
 function archiveBits(model: TreeModel): Record<string, number> {
-  return Object.fromEntries(model.all.map((node) => [node.id, node.flags & (A | ROOT)]));
+  return Object.fromEntries(model.all.map((node) => [node.id, node.flags & T]));
 }
 
 describe('TreeModel archive flags', () => {
@@ -54,21 +53,14 @@ describe('TreeModel archive flags', () => {
       expect(Object.values(archiveBits(model)).every((bits) => bits === 0)).toBe(true);
 
       const steps: [SessionEntry[], Record<string, number>, string[]][] = [
-        [[record('c1', 'u3', 'u2', true)], { u2: A | ROOT, a2: A }, ['u2', 'a2']],
-        // Another program appends under the archived branch: archived at once.
-        [[entry('message', 'u4', 'a2', { message: userMsg('late') })], { u2: A | ROOT, a2: A, u4: A }, []],
-        [[record('c2', 'c1', 'u2', false)], {}, ['u2', 'a2', 'u4']],
-        [
-          [record('c3', 'c2', 'a2', true), record('c4', 'c3', 'gone', true)],
-          { a2: A | ROOT, u4: A },
-          ['a2', 'u4'],
-        ],
-        // oh-my-pi's own record archives the outer branch: a2 is inside it now, no longer a root.
-        [
-          [entry('archive', 'o1', 'c4', { targetId: 'u2', archived: true })],
-          { u2: A | ROOT, a2: A, u4: A },
-          ['u2', 'a2'],
-        ],
+        // One node changes per record, whatever the branch's size: the page derives the rest.
+        [[record('c1', 'u3', 'u2', true)], { u2: T }, ['u2']],
+        // Another program appends under the archived branch: its own node carries no flag.
+        [[entry('message', 'u4', 'a2', { message: userMsg('late') })], { u2: T }, []],
+        [[record('c2', 'c1', 'u2', false)], {}, ['u2']],
+        [[record('c3', 'c2', 'a2', true), record('c4', 'c3', 'gone', true)], { a2: T }, ['a2']],
+        // oh-my-pi's own record archives the outer branch: the inner record stays.
+        [[entry('archive', 'o1', 'c4', { targetId: 'u2', archived: true })], { u2: T, a2: T }, ['u2']],
       ];
       for (const [entries, expected, changed] of steps) {
         text += jsonl(entries);
@@ -101,7 +93,7 @@ describe('TreeModel archive flags', () => {
     ]);
     sm.ingest(line);
     model.sync(sm);
-    expect(before.flags & A).toBe(0);
-    expect(model.all[1]!.flags & A).toBe(A);
+    expect(before.flags & T).toBe(0);
+    expect(model.all[1]!.flags & T).toBe(T);
   });
 });

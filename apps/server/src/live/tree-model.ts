@@ -7,7 +7,7 @@ import {
   toViewEntries,
   usageNumbersOf,
   ViewFlags,
-  withArchiveBits,
+  withArchiveTarget,
   type SessionEntry,
   type SessionManager,
   type ToolCallInfo,
@@ -29,8 +29,6 @@ export class RowToolCalls extends ToolCallIndex {
     return { name, arguments: undefined, row: formatToolCall(name, args, { home: this.home }) };
   }
 }
-
-const ARCHIVE_FLAGS = ViewFlags.Archived | ViewFlags.ArchiveRoot;
 
 /** Nodes per snapshot chunk: small enough that the first screen of rows arrives early. */
 export const CHUNK_NODES = 4096;
@@ -90,9 +88,9 @@ export interface TreeDelta {
  *   the appended nodes get their labels as the manager resolves them at the sync;
  * - a tool result rendered before any entry held its call (a malformed or reordered file) is
  *   re-rendered when the call arrives, so the model always equals a fresh build of the file;
- * - an archive or restore record sets the archive flags of its target's subtree (session-core
- *   `archive.ts`, docs/archive-and-family.md#archive), and an entry appended under an archived entry
- *   is archived too.
+ * - an archive or restore record sets or clears its target's ArchiveTarget flag (session-core
+ *   `archive.ts`, docs/archive-and-family.md#archive): one node, whatever the branch's size; the
+ *   page's view tree derives which entries are inside archived branches.
  *
  * The snapshot is sent in chunks of {@link CHUNK_NODES} nodes, each encoded only when the response
  * asks for it (see {@link snapshot}) and dropped once sent: no JSON of the whole tree is ever held.
@@ -109,7 +107,7 @@ export class TreeModel {
   private labelTargets: string[] = [];
   /** The latest archive record per target, fed every entry once (docs/archive-and-family.md#archive). */
   private archive = new ArchiveLedger();
-  /** Targets of the archive records received since the last sync: their subtrees' flags are set at the sync. */
+  /** Targets of the archive records received since the last sync: their flags are set at the sync. */
   private archiveTargets: string[] = [];
   /** Tool call id → positions of results rendered without their call. */
   private waitingForCall = new Map<string, number[]>();
@@ -232,8 +230,11 @@ export class TreeModel {
       );
       for (let i = 0; i < positions.length; i++) {
         const position = positions[i]!;
-        // A re-render keeps the archive flags the node had.
-        nodes[i]!.flags = withArchiveBits(nodes[i]!.flags, this.nodes[position]!.flags & ARCHIVE_FLAGS);
+        // A re-render keeps the archive flag the node had.
+        nodes[i]!.flags = withArchiveTarget(
+          nodes[i]!.flags,
+          (this.nodes[position]!.flags & ViewFlags.ArchiveTarget) !== 0,
+        );
         this.nodes[position] = nodes[i]!;
         if (position < from) changed.set(position, nodes[i]!);
       }

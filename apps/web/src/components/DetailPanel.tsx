@@ -2,7 +2,7 @@
 // branch, link), "What the model sees here" and the per-branch totals.
 
 import type { ContextResponse, EntryDetail, TreeNode } from '@canopy/protocol';
-import { entryCopyText, ViewFlags, type SessionEntry, type ViewEntry } from '@canopy/session-core';
+import { entryCopyText, isArchiveRootState, type SessionEntry, type ViewEntry } from '@canopy/session-core';
 import { BringBackProvenance } from './BringBackProvenance';
 import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { branchTotals, subtreeTotals } from '../lib/branchTotals';
@@ -135,8 +135,9 @@ function Totals({ entryId }: { entryId: string }) {
   // What an archived branch hides, when the entry is the root of one.
   const archived = useMemo(() => {
     void treeVersion;
-    const flags = tree?.get(entryId)?.flags ?? 0;
-    return tree && (flags & ViewFlags.ArchiveRoot) !== 0 ? subtreeTotals(tree, entryId, usageOf) : null;
+    return tree && isArchiveRootState(tree.archiveStateOf(entryId))
+      ? subtreeTotals(tree, entryId, usageOf)
+      : null;
   }, [tree, treeVersion, entryId]);
   if (streaming) return <div className="help">Counted once the whole session has loaded…</div>;
   const totals = session && here && leaf ? { here, leaf, session } : null;

@@ -3,6 +3,9 @@
 // session-core, exactly as the terminal draws them.
 
 import {
+  ARCHIVE_NONE,
+  isArchivedState,
+  isArchiveRootState,
   ViewFlags,
   foldMark,
   formatLabelTime,
@@ -73,6 +76,8 @@ interface RowProps {
    * (docs/archive-and-family.md#archive); undefined for any other row.
    */
   stubCount: number | undefined;
+  /** Inside an archived branch (drawn dimmed while revealed). */
+  archived: boolean;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -90,13 +95,13 @@ const OutlineRow = memo(function OutlineRow({
   folded,
   labelTime,
   stubCount,
+  archived,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
   const kind = entryKind(entry.type, entry.role);
   const error = (entry.flags & (ViewFlags.Error | ViewFlags.Aborted | ViewFlags.ToolError)) !== 0;
   const prefix = capPrefix(fullPrefix, prefixBudget);
-  const archived = (entry.flags & ViewFlags.Archived) !== 0;
   return (
     <div
       id={`row-${row.id}`}
@@ -331,7 +336,8 @@ export function OutlineView() {
           : self;
       const labelTime =
         showLabelTimes && row.entry.labelTime ? formatLabelTime(row.entry.labelTime, now) || null : null;
-      const stub = tree && !archivedRevealed && (row.entry.flags & ViewFlags.ArchiveRoot) !== 0;
+      const archiveState = tree ? tree.archiveStateOf(row.id) : ARCHIVE_NONE;
+      const stub = tree && !archivedRevealed && isArchiveRootState(archiveState);
       items.push(
         <OutlineRow
           key={row.id}
@@ -349,6 +355,7 @@ export function OutlineView() {
           leafBelow={(row.isLeafPosition && !row.isLeaf) || row.id === leafFoldId}
           multi={multi}
           stubCount={stub ? subtreeSize(tree, row.id) : undefined}
+          archived={isArchivedState(archiveState)}
         />,
       );
     }

@@ -97,7 +97,7 @@ export function rowsAfterAppend(
   const shown = (node: number) => {
     if (node !== leaf) return passes[node] === 1;
     const entry = tree.entryAt(node);
-    return passesFilter(entry, mode, true, tree.archivedRevealed) && matchesQuery(entry, tokens);
+    return passesFilter(entry, mode, true, tree.foldedArchiveAt(node)) && matchesQuery(entry, tokens);
   };
 
   // The anchor: the lowest entry above every appended entry and both leaves, strictly above those

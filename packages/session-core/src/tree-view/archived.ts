@@ -2,7 +2,7 @@
 // folded branch for its "▸ N archived entries" stub, how many search matches the folded branches
 // hold, and what of a branch is hidden. Over the view tree's own columns: no map, no recursion.
 
-import { ViewFlags } from './row-format';
+import { ARCHIVE_ROOT, isArchivedState } from './archive-state';
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewTree } from './view-tree';
 
@@ -26,8 +26,7 @@ export function archivedMatchCount(tree: ViewTree, query: string): number {
   if (tokens.length === 0) return 0;
   let count = 0;
   for (let node = 0; node < tree.size; node++) {
-    const entry = tree.entryAt(node);
-    if ((entry.flags & ViewFlags.Archived) !== 0 && matchesQuery(entry, tokens)) count++;
+    if (isArchivedState(tree.archiveStateAt(node)) && matchesQuery(tree.entryAt(node), tokens)) count++;
   }
   return count;
 }
@@ -42,20 +41,10 @@ export function archivedCounts(tree: ViewTree): ArchivedCounts {
   let branches = 0;
   let entries = 0;
   for (let node = 0; node < tree.size; node++) {
-    const flags = tree.entryAt(node).flags;
-    if ((flags & ViewFlags.Archived) === 0) continue;
+    const state = tree.archiveStateAt(node);
+    if (!isArchivedState(state)) continue;
     entries++;
-    if ((flags & ViewFlags.ArchiveRoot) !== 0) branches++;
+    if ((state & ARCHIVE_ROOT) !== 0) branches++;
   }
   return { branches, entries };
-}
-
-/** Whether the entry is the root of an archived branch (drawn as its stub while folded). */
-export function isArchiveStub(flags: number): boolean {
-  return (flags & ViewFlags.ArchiveRoot) !== 0;
-}
-
-/** Whether the entry is inside an archived branch (drawn dimmed while revealed). */
-export function isArchived(flags: number): boolean {
-  return (flags & ViewFlags.Archived) !== 0;
 }

@@ -2,6 +2,7 @@
 
 import { BOOKKEEPING_ENTRY_TYPES, NEVER_SHOWN_ENTRY_TYPES, roleSpecOf } from '../entry-types';
 import { ViewFlags, type ViewEntry } from './view-entry';
+import { ARCHIVE_NONE, isArchiveRootState } from './archive-state';
 
 /** The filter modes in Ctrl+O cycle order (the settings schema of @canopy/protocol derives from it). */
 export const FILTER_MODES = ['default', 'no-tools', 'user-only', 'labeled-only', 'all'] as const;
@@ -64,13 +65,14 @@ const CLASS_ARCHIVED_HIDDEN = 128;
 export const FILTER_CLASS_COUNT = 256;
 
 /**
- * The facts of an entry that the filter modes decide by (see passesFilter); `archivedRevealed` is
- * the tree's (ViewTree.archivedRevealed): whether archived branches are shown or folded.
+ * The facts of an entry that the filter modes decide by (see passesFilter); `foldedArchive` is the
+ * tree's archive state of the entry while archived branches are folded (ViewTree.foldedArchiveAt):
+ * none while they are revealed.
  */
-export function filterClass(entry: ViewEntry, archivedRevealed = false): number {
+export function filterClass(entry: ViewEntry, foldedArchive = ARCHIVE_NONE): number {
   let bits = 0;
-  if (!archivedRevealed && (entry.flags & ViewFlags.Archived) !== 0)
-    return (entry.flags & ViewFlags.ArchiveRoot) !== 0 ? CLASS_ARCHIVE_STUB : CLASS_ARCHIVED_HIDDEN;
+  if (foldedArchive !== ARCHIVE_NONE)
+    return isArchiveRootState(foldedArchive) ? CLASS_ARCHIVE_STUB : CLASS_ARCHIVED_HIDDEN;
   if ((entry.flags & ViewFlags.ToolOnlyAssistant) !== 0) bits |= CLASS_TOOL_ONLY;
   if (BOOKKEEPING_ENTRY_TYPES.has(entry.type)) bits |= CLASS_SETTINGS;
   else if (NEVER_SHOWN_ENTRY_TYPES.has(entry.type)) bits |= CLASS_NEVER_SHOWN;
@@ -115,7 +117,7 @@ export function passesFilter(
   entry: ViewEntry,
   mode: FilterMode,
   isLeaf: boolean,
-  archivedRevealed = false,
+  foldedArchive = ARCHIVE_NONE,
 ): boolean {
-  return classPasses(filterClass(entry, archivedRevealed), mode, isLeaf);
+  return classPasses(filterClass(entry, foldedArchive), mode, isLeaf);
 }

@@ -383,7 +383,7 @@ class FullPass {
       const ancestor = parent < 0 ? -1 : nearest[parent]!;
       const shown =
         node === leaf
-          ? passesFilter(tree.entryAt(node), mode, true, tree.archivedRevealed) &&
+          ? passesFilter(tree.entryAt(node), mode, true, tree.foldedArchiveAt(node)) &&
             matchesQuery(tree.entryAt(node), tokens)
           : passes[node] === 1;
       if (shown) {

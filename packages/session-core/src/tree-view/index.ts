@@ -22,7 +22,15 @@ export type {
   ToViewEntriesOptions,
 } from './view-entry';
 export { ViewTree } from './view-tree';
-export { archivedCounts, archivedMatchCount, isArchived, isArchiveStub, subtreeSize } from './archived';
+export { archivedCounts, archivedMatchCount, subtreeSize } from './archived';
+export {
+  ARCHIVE_INSIDE,
+  ARCHIVE_NONE,
+  ARCHIVE_ROOT,
+  archiveStateOf,
+  isArchivedState,
+  isArchiveRootState,
+} from './archive-state';
 export type { ArchivedCounts } from './archived';
 export { isAnsweredReply, TIDY_REASONS, tidySuggestions } from './tidy';
 export type { LeftBranchSummary, TidyNode, TidyReason, TidySuggestion } from './tidy';

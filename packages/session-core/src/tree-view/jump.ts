@@ -165,7 +165,7 @@ export function rowsAfterJump(
     const entry = tree.entryAt(leaf);
     if (
       before[leaf]! >= 0 !==
-      (passesFilter(entry, mode, true, tree.archivedRevealed) && matchesQuery(entry, tokens))
+      (passesFilter(entry, mode, true, tree.foldedArchiveAt(leaf)) && matchesQuery(entry, tokens))
     )
       return null;
   }

@@ -64,12 +64,12 @@ export const ViewFlags = {
   /** A bash execution run with `!!`, kept out of the model's context. */
   ExcludedFromContext: 256,
   /**
-   * Inside an archived branch (docs/archive-and-family.md#archive): the entry or an ancestor is the
-   * target of an archive record still in force. Set by the tree model from the archive records.
+   * The latest archive record naming this entry archives it (docs/archive-and-family.md#archive):
+   * the one archive fact the wire carries, so a record changes one node whatever its branch's size.
+   * Whether an entry is inside an archived branch, and which entry is the branch's root, the view
+   * tree derives from these (ViewTree.archiveStateAt, archive-state.ts).
    */
-  Archived: 512,
-  /** The topmost archived entry of its branch: drawn as the branch's "▸ N archived entries" stub. */
-  ArchiveRoot: 1024,
+  ArchiveTarget: 512,
 } as const;
 
 export type UnknownRecord = Record<string, unknown>;

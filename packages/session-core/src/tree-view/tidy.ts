@@ -95,7 +95,14 @@ export function tidySuggestions(
   for (let node = leaf ?? -1; node >= 0 && !onPath[node]; node = parent[node]!) onPath[node] = 1;
 
   const suggested = new Map<number, TidySuggestion>();
-  const archived = (node: number) => (nodes[node]!.flags & ViewFlags.Archived) !== 0;
+  // Inside an archived branch: the entry or an ancestor is an archive target (parents come first in `order`).
+  const inArchive = new Uint8Array(count);
+  for (const node of order) {
+    const p = parent[node]!;
+    if ((nodes[node]!.flags & ViewFlags.ArchiveTarget) !== 0 || (p >= 0 && inArchive[p] === 1))
+      inArchive[node] = 1;
+  }
+  const archived = (node: number) => inArchive[node] === 1;
   for (const node of order) {
     const p = parent[node]!;
     if (p < 0 || onPath[node] || !onPath[p] || archived(node) || answered[node]) continue;

@@ -11,8 +11,10 @@
 // One file (past 300 lines) because every method reads and writes the same parallel arrays.
 
 import { timestampSortKey } from '../timestamp';
+import { ARCHIVE_NONE, archiveStateOf } from './archive-state';
 import { IdIndex } from './id-index';
 import { TreeWork } from './work';
+import { ViewFlags } from './row-format';
 import type { ViewEntry } from './view-entry';
 
 /** Room of the numeric columns of an empty tree. */
@@ -56,6 +58,13 @@ export class ViewTree {
   /** Changes before this version are not known one by one (built anew, or too many edits since). */
   private editsKnownFrom = 0;
   private revealArchived = false;
+  /**
+   * The archive state of each node (archive-state.ts), derived from the ArchiveTarget flags of it and
+   * its ancestors: a record changes one entry's flag, and the tree walks the subtree below it.
+   */
+  private archive = new Uint8Array(INITIAL_CAPACITY);
+  /** Nodes whose entry is an archive target: while none is, every state is ARCHIVE_NONE and no walk runs. */
+  private archiveTargets = 0;
 
   constructor(entries: readonly ViewEntry[] = []) {
     this.build(entries);
@@ -102,6 +111,22 @@ export class ViewTree {
     this.edits = [];
     this.editsKnownFrom = this.revision;
     return true;
+  }
+
+  /** The archive state of a node (archive-state.ts): whether it is inside an archived branch, and its root. */
+  archiveStateAt(index: number): number {
+    return this.archive[index]!;
+  }
+
+  /** The archive state of an entry (ARCHIVE_NONE for an unknown id). */
+  archiveStateOf(id: string): number {
+    const index = this.positions.indexOf(id);
+    return index < 0 ? ARCHIVE_NONE : this.archive[index]!;
+  }
+
+  /** The archive state the filters see: a node's state while archived branches are folded, none while revealed. */
+  foldedArchiveAt(index: number): number {
+    return this.revealArchived ? ARCHIVE_NONE : this.archive[index]!;
   }
 
   /** Entries dropped because their id was empty or already taken. */
@@ -206,6 +231,9 @@ export class ViewTree {
     const onlyChild = new Int32Array(capacity);
     onlyChild.set(this.onlyChild);
     this.onlyChild = onlyChild;
+    const archive = new Uint8Array(capacity);
+    archive.set(this.archive);
+    this.archive = archive;
   }
 
   /**
@@ -220,8 +248,10 @@ export class ViewTree {
       this.build(entries);
       return;
     }
-    for (const entry of entries) this.appendOne(entry);
+    const archiveChanged: number[] = [];
+    for (const entry of entries) this.appendOne(entry, archiveChanged);
     this.revision++;
+    this.noteEdits(archiveChanged);
   }
 
   /** Sets or clears (undefined or "") the label of an entry; returns false for an unknown id. */
@@ -255,9 +285,13 @@ export class ViewTree {
     if (index < 0) return false;
     const before = this.entries[index]!;
     this.entries[index] = entry;
+    this.archiveTargets += isArchiveTarget(entry) - isArchiveTarget(before);
     if (before.parentId === entry.parentId && before.timestamp === entry.timestamp) {
+      const archiveChanged: number[] = [];
+      if (isArchiveTarget(entry) !== isArchiveTarget(before)) this.deriveArchive(index, archiveChanged);
       this.revision++;
       this.noteEdit(index);
+      this.noteEdits(archiveChanged);
     } else this.build(this.entries);
     return true;
   }
@@ -266,6 +300,35 @@ export class ViewTree {
     this.edits.push({ version: this.revision, index });
     // A long run of edits is cheaper to recompute from scratch than to keep listing.
     if (this.edits.length > MAX_EDITS) this.editsKnownFrom = this.edits.shift()!.version;
+  }
+
+  /** Notes nodes changed by the current version; past MAX_EDITS, caches recompute from scratch. */
+  private noteEdits(indices: readonly number[]): void {
+    if (indices.length > MAX_EDITS) {
+      this.edits = [];
+      this.editsKnownFrom = this.revision;
+      return;
+    }
+    for (const index of indices) this.noteEdit(index);
+  }
+
+  /**
+   * Sets the archive state of `start` and its subtree from their flags and `start`'s parent, listing
+   * in `changed` each node whose state changed. A node whose state stays is not walked below: its
+   * subtree's states follow from it and were right before.
+   */
+  private deriveArchive(start: number, changed: number[]): void {
+    const { archive, parents, entries } = this;
+    const stack = [start];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      const parent = parents[node]!;
+      const state = archiveStateOf(entries[node]!.flags, parent < 0 ? ARCHIVE_NONE : archive[parent]!);
+      if (state === archive[node]) continue;
+      archive[node] = state;
+      changed.push(node);
+      for (let k = this.childCountAt(node) - 1; k >= 0; k--) stack.push(this.childAt(node, k));
+    }
   }
 
   // ---- building
@@ -277,6 +340,7 @@ export class ViewTree {
     this.rootList = [];
     this.waiting = new Map();
     this.unsorted = new Set();
+    this.archiveTargets = 0;
   }
 
   private accept(entry: ViewEntry): number {
@@ -289,6 +353,8 @@ export class ViewTree {
     this.entries.push(entry);
     if (index >= this.parents.length) this.growColumns(index + 1);
     this.keys[index] = timestampSortKey(entry.timestamp);
+    this.archive[index] = ARCHIVE_NONE;
+    this.archiveTargets += isArchiveTarget(entry);
     this.parents[index] = -1;
     this.onlyChild[index] = -1;
     this.childLists.push(undefined);
@@ -348,6 +414,13 @@ export class ViewTree {
       }
       if (!sorted) list.sort((a, b) => keys[a]! - keys[b]! || a - b);
     }
+    if (this.archiveTargets > 0) {
+      // From each target down (in any order: a walk stops where states no longer change, and an
+      // outer target's walk turns an inner branch root it reaches into an entry inside).
+      const unused: number[] = [];
+      const entries = this.entries;
+      for (let i = 0; i < count; i++) if (isArchiveTarget(entries[i]!) === 1) this.deriveArchive(i, unused);
+    }
     this.revision++;
     this.edits = [];
     this.editsKnownFrom = this.revision;
@@ -388,19 +461,25 @@ export class ViewTree {
     }
   }
 
-  private appendOne(entry: ViewEntry): void {
+  private appendOne(entry: ViewEntry, archiveChanged: number[]): void {
     const index = this.accept(entry);
     if (index < 0) return;
     const parent = this.resolveParent(index);
     if (parent >= 0) this.link(index, parent);
     // The highest index so far: appending keeps the roots in file order.
     else this.rootList.push(index);
+    if (this.archiveTargets > 0)
+      this.archive[index] = archiveStateOf(entry.flags, parent < 0 ? ARCHIVE_NONE : this.archive[parent]!);
     // Most sessions have no orphan waiting: no lookup (a hash of the id) per appended entry then.
     if (this.waiting.size === 0) return;
     const waiting = this.waiting.get(entry.id);
     if (waiting === undefined) return;
     this.waiting.delete(entry.id);
-    for (const orphan of waiting) this.adoptOrphan(orphan, index);
+    for (const orphan of waiting) {
+      this.adoptOrphan(orphan, index);
+      // Under its new parent, an earlier entry's subtree may be inside an archived branch now.
+      if (this.archiveTargets > 0) this.deriveArchive(orphan, archiveChanged);
+    }
   }
 
   /** An earlier root whose parent just appeared becomes its child, unless that closes a cycle. */
@@ -488,4 +567,9 @@ export class ViewTree {
     const position = this.rootPosition(index);
     if (this.rootList[position] === index) this.rootList.splice(position, 1);
   }
+}
+
+/** 1 when the entry is an archive target (its flags carry ArchiveTarget), else 0. */
+function isArchiveTarget(entry: ViewEntry): number {
+  return (entry.flags & ViewFlags.ArchiveTarget) !== 0 ? 1 : 0;
 }

@@ -108,11 +108,11 @@ function catchUp(tree: ViewTree, cache: VisibilityCache, changed: readonly numbe
   }
   const { classes } = cache;
   for (const node of changed)
-    if (node < cache.classesDone) classes[node] = filterClass(tree.entryAt(node), tree.archivedRevealed);
+    if (node < cache.classesDone) classes[node] = filterClass(tree.entryAt(node), tree.foldedArchiveAt(node));
   // Complete before, complete after (kept filter bits are read from them); else the scan goes on later.
   if (cache.classesDone === from) {
     for (let node = from; node < count; node++)
-      classes[node] = filterClass(tree.entryAt(node), tree.archivedRevealed);
+      classes[node] = filterClass(tree.entryAt(node), tree.foldedArchiveAt(node));
     cache.classesDone = count;
   }
   const inUse = cache.last?.mode ?? 'default';
@@ -156,7 +156,7 @@ function readClasses(tree: ViewTree, cache: VisibilityCache, timeUp: (() => bool
       cache.classesDone = node;
       return false;
     }
-    classes[node] = filterClass(tree.entryAt(node), tree.archivedRevealed);
+    classes[node] = filterClass(tree.entryAt(node), tree.foldedArchiveAt(node));
   }
   cache.classesDone = count;
   return true;

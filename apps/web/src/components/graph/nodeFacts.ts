@@ -2,7 +2,14 @@
 // text, label and whether it is on the active path, the leaf, or failed. The canvas painter and the
 // DOM cards both draw from these facts, so the two never disagree.
 
-import { subtreeSize, ViewFlags, type FlatRow, type ViewTree } from '@canopy/session-core';
+import {
+  isArchivedState,
+  isArchiveRootState,
+  subtreeSize,
+  ViewFlags,
+  type FlatRow,
+  type ViewTree,
+} from '@canopy/session-core';
 import type { GraphLayout } from '../../layout/graphLayout';
 import { entryKind, type EntryKind } from '../../lib/entryKind';
 import type { VisibleRows } from '../../store/derived';
@@ -86,8 +93,9 @@ export function factsOf(
       text: '',
       error: false,
     };
-  const archived = (entry.flags & ViewFlags.Archived) !== 0;
-  if (archived && !tree.archivedRevealed && (entry.flags & ViewFlags.ArchiveRoot) !== 0) {
+  const archiveState = tree.archiveStateOf(entry.id);
+  const archived = isArchivedState(archiveState);
+  if (!tree.archivedRevealed && isArchiveRootState(archiveState)) {
     // A folded archived branch: one node stands for it.
     const count = subtreeSize(tree, entry.id);
     const leaf = row?.isLeaf ?? false;
@@ -96,7 +104,7 @@ export function factsOf(
       kind: 'other',
       active: false,
       leaf,
-      leafBelow: !leaf && holdsHiddenLeaf(row, folds),
+      leafBelow: holdsHiddenLeaf(row, folds),
       folded: 0,
       text: `▸ ${count} archived ${count === 1 ? 'entry' : 'entries'}`,
       error: false,

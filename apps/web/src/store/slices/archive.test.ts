@@ -1,21 +1,18 @@
 import { encodeNodes, type ArchiveResult } from '@canopy/protocol';
-import { ViewFlags } from '@canopy/session-core';
+import { ARCHIVE_INSIDE, ARCHIVE_ROOT, ViewFlags } from '@canopy/session-core';
 import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../appStore';
 import { deliverLater, fakeApi, node, ownWrite, rowsOf } from '../testing';
 import { archiveRootOf } from './archive';
 
-const A = ViewFlags.Archived;
-const ROOT = ViewFlags.ArchiveRoot;
-
-/** The archive of u5's branch as the server sends it: the record, and the branch's nodes flagged. */
+/** The archive of u5's branch as the server sends it: the record, and the one node it targets. */
 function archivedEvent(archived: boolean) {
   return ownWrite({
     added: encodeNodes([node(archived ? 'c8' : 'c9', 'a4', 'custom', undefined, '[custom: canopy.archive]')]),
     changed: encodeNodes([
-      node('u5', 'a2', 'message', 'user', 'user: approach b', { flags: archived ? A | ROOT : 0 }),
-      node('a6', 'u5', 'message', 'assistant', 'assistant: result b', { flags: archived ? A : 0 }),
-      node('m7', 'a6', 'model_change', undefined, '[model: x]', { flags: archived ? A : 0 }),
+      node('u5', 'a2', 'message', 'user', 'user: approach b', {
+        flags: archived ? ViewFlags.ArchiveTarget : 0,
+      }),
     ]),
     leaf: { id: archived ? 'c8' : 'c9', previousId: archived ? 'a4' : 'c8' },
   });
@@ -55,10 +52,15 @@ describe('archive slice', () => {
   });
 
   it('finds the archived root of any entry inside an archived branch', () => {
-    const flags: Record<string, number> = { x: A | ROOT, y: A, z: A, w: 0 };
+    const states: Record<string, number> = {
+      x: ARCHIVE_INSIDE | ARCHIVE_ROOT,
+      y: ARCHIVE_INSIDE,
+      z: ARCHIVE_INSIDE,
+      w: 0,
+    };
     const parents: Record<string, string | null> = { w: null, x: 'w', y: 'x', z: 'y' };
     const tree = {
-      get: (id: string) => ({ flags: flags[id]! }),
+      archiveStateOf: (id: string) => states[id]!,
       parentOf: (id: string) => parents[id] ?? null,
     };
     expect(archiveRootOf(tree, 'z')).toBe('x');

@@ -3,7 +3,7 @@
 // the tree once, through `session_changed` (its flags on the branch's nodes), like every write.
 
 import type { TidyResponse } from '@canopy/protocol';
-import { ViewFlags } from '@canopy/session-core';
+import { isArchivedState, isArchiveRootState } from '@canopy/session-core';
 import { messageOf } from '../../net/errors';
 import { selectedIdOf, treeOf } from '../selectors';
 import type { SliceKit } from './kit';
@@ -27,13 +27,13 @@ export interface ArchiveSlice {
 
 /** The root of the archived branch that holds `id` (itself when it is one), or null. */
 export function archiveRootOf(
-  tree: { get(id: string): { flags: number } | undefined; parentOf(id: string): string | null },
+  tree: { archiveStateOf(id: string): number; parentOf(id: string): string | null },
   id: string,
 ): string | null {
   for (let at: string | null = id; at !== null; at = tree.parentOf(at)) {
-    const flags = tree.get(at)?.flags ?? 0;
-    if ((flags & ViewFlags.Archived) === 0) return null;
-    if ((flags & ViewFlags.ArchiveRoot) !== 0) return at;
+    const state = tree.archiveStateOf(at);
+    if (!isArchivedState(state)) return null;
+    if (isArchiveRootState(state)) return at;
   }
   return null;
 }
