@@ -228,6 +228,31 @@ async function armInPage<A>(
   };
 }
 
+/**
+ * Presses `key` and answers the wall time until `shows(arg)` holds in the page (polled every frame);
+ * given `inPage`, also tells the time from the keydown to the frame that shows it (`armInPage`).
+ */
+async function pressUntil<A>(
+  page: Page,
+  key: string,
+  shows: (arg: A) => boolean,
+  arg: A,
+  inPage: ((ms: number) => void) | undefined,
+): Promise<number> {
+  const told = await armInPage(page, inPage, 'keydown', shows, arg);
+  // Playwright's overloads cannot tell an unconstrained `A` apart from their no-argument form.
+  const wall = await timed(
+    () => page.keyboard.press(key),
+    () =>
+      page.waitForFunction(shows as (arg: unknown) => boolean, arg as unknown, {
+        polling: 'raf',
+        timeout: WAIT_MS,
+      }),
+  );
+  await told();
+  return wall;
+}
+
 /** Runs `step`; a failure is reported and gives NaN, so one broken step does not lose the run. */
 async function attempt(name: string, step: () => Promise<number>): Promise<number> {
   try {
@@ -418,12 +443,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
     run: async (page, _file, inPage) => {
       const before = await page.getAttribute(`${rowSelector}[data-leaf]`, 'data-entry-id').catch(() => null);
       const leaf = { selector: rowSelector, before };
-      const told = await armInPage(page, inPage, 'keydown', leafMovedFrom, leaf);
-      const wall = await timed(
-        () => page.keyboard.press('Enter'),
-        () => page.waitForFunction(leafMovedFrom, leaf, { polling: 'raf', timeout: WAIT_MS }),
-      );
-      await told();
+      const wall = await pressUntil(page, 'Enter', leafMovedFrom, leaf, inPage);
       return wall;
     },
   },
@@ -432,12 +452,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
     name: 'search keystroke',
     run: async (page, _file, inPage) => {
       await page.getByTestId('tree.outline').focus();
-      const told = await armInPage(page, inPage, 'keydown', searchCountShown, undefined);
-      const wall = await timed(
-        () => page.keyboard.press('e'),
-        () => page.waitForFunction(searchCountShown, undefined, { polling: 'raf', timeout: WAIT_MS }),
-      );
-      await told();
+      const wall = await pressUntil(page, 'e', searchCountShown, undefined, inPage);
       // Clears the search (a second Escape would close the session).
       await page.keyboard.press('Escape').catch(() => undefined);
       return wall;
@@ -480,12 +495,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
       await page.locator(`${rowSelector}[data-entry-id="${id}"]`).click();
       const stub = `${rowSelector}[data-entry-id="${id}"][data-archive-stub]`;
       const stubShown = (selector: string) => document.querySelector(selector) !== null;
-      const told = await armInPage(page, inPage, 'keydown', stubShown, stub);
-      const wall = await timed(
-        () => page.keyboard.press('Shift+A'),
-        () => page.waitForFunction(stubShown, stub, { polling: 'raf', timeout: WAIT_MS }),
-      );
-      await told();
+      const wall = await pressUntil(page, 'Shift+A', stubShown, stub, inPage);
       return wall;
     },
   },
@@ -499,12 +509,7 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
       if (!id) return NaN;
       const stub = `${rowSelector}[data-entry-id="${id}"][data-archive-stub]`;
       const stubGone = (selector: string) => document.querySelector(selector) === null;
-      const told = await armInPage(page, inPage, 'keydown', stubGone, stub);
-      const wall = await timed(
-        () => page.keyboard.press('Shift+A'),
-        () => page.waitForFunction(stubGone, stub, { polling: 'raf', timeout: WAIT_MS }),
-      );
-      await told();
+      const wall = await pressUntil(page, 'Shift+A', stubGone, stub, inPage);
       return wall;
     },
   },
