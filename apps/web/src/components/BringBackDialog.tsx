@@ -3,9 +3,9 @@
 // previewed and editable, its token count shown, written as one entry under the leaf.
 
 import type { BringBackForm } from '@canopy/protocol';
-import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
 import type { BringBackDialogState } from '../store/slices/bringBack';
+import { focusDialog, useEscape } from './useEscape';
 
 const FORMS: ReadonlyArray<{ form: BringBackForm; label: string; help: string }> = [
   {
@@ -116,18 +116,7 @@ function FormBody({ dialog }: { dialog: BringBackDialogState }) {
 export function BringBackDialog() {
   const store = useAppStore();
   const dialog = useApp((s) => s.bringBackDialog);
-  const close = useRef(() => store.getState().closeBringBack());
-  useEffect(() => {
-    if (!dialog) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.isComposing) return;
-      event.preventDefault();
-      event.stopPropagation();
-      close.current();
-    };
-    window.addEventListener('keydown', onKeyDown, true);
-    return () => window.removeEventListener('keydown', onKeyDown, true);
-  }, [dialog === null]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEscape(dialog !== null, () => store.getState().closeBringBack());
   if (!dialog) return null;
   const state = dialog.forms[dialog.form];
   const actions = store.getState();
@@ -143,9 +132,7 @@ export function BringBackDialog() {
         data-testid="dialog.bringback"
         data-form={dialog.form}
         tabIndex={-1}
-        ref={(element) => {
-          if (element && !element.contains(document.activeElement)) element.focus();
-        }}
+        ref={focusDialog}
         onKeyDown={(e) => e.stopPropagation()}
       >
         <h2>Bring into the current branch</h2>

@@ -7,7 +7,7 @@ import { DOUBLE_ESCAPE_ACTIONS } from '@canopy/protocol/values';
 import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
 import { useApp, useAppStore } from '../store/context';
 import { ProvidersPanel } from './ProvidersPanel';
-import { useEscape } from './SummaryDialog';
+import { focusDialog, useEscape } from './useEscape';
 
 /** A stable empty list: a new [] per read would re-render forever. */
 const NO_SUMMARIZERS: readonly SummarizerInfo[] = [];
@@ -45,9 +45,7 @@ export function SettingsDialog() {
         aria-label="Settings"
         data-testid="dialog.settings"
         tabIndex={-1}
-        ref={(element) => {
-          if (element && !element.contains(document.activeElement)) element.focus();
-        }}
+        ref={focusDialog}
         onClick={(e) => e.stopPropagation()}
         onKeyDown={(e) => e.stopPropagation()}
       >

@@ -10,6 +10,7 @@ import type { SummarizerInfo, SummaryPreview } from '@canopy/protocol';
 type LeftOutReason = NonNullable<SummaryPreview['sent']>['leftOut'][number]['reason'];
 import { useApp, useAppStore } from '../store/context';
 import type { SummaryDialogState } from '../store/slices/summary';
+import { focusDialog, useEscape } from './useEscape';
 
 /** A stable empty list: a new [] per read would re-render forever. */
 const NO_SUMMARIZERS: readonly SummarizerInfo[] = [];
@@ -362,26 +363,6 @@ function PreviewStep({ dialog }: { dialog: SummaryDialogState }) {
   );
 }
 
-/** Esc for a dialog, page-wide while it is open: focus may be on the page after a step change. */
-export function useEscape(active: boolean, onEscape: () => void): void {
-  const handler = useRef(onEscape);
-  useLayoutEffect(() => {
-    handler.current = onEscape;
-  });
-  useEffect(() => {
-    if (!active) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.isComposing) return;
-      event.preventDefault();
-      event.stopPropagation();
-      handler.current();
-    };
-    // Capture phase: before the tree's keys and before any field inside the dialog.
-    window.addEventListener('keydown', onKeyDown, true);
-    return () => window.removeEventListener('keydown', onKeyDown, true);
-  }, [active]);
-}
-
 export function SummaryDialog() {
   const store = useAppStore();
   const dialog = useApp((s) => s.summaryDialog);
@@ -405,9 +386,7 @@ export function SummaryDialog() {
         data-testid="dialog.summary"
         data-step={dialog.step}
         tabIndex={-1}
-        ref={(element) => {
-          if (element && !element.contains(document.activeElement)) element.focus();
-        }}
+        ref={focusDialog}
         onKeyDown={(e) => e.stopPropagation()}
       >
         <h2>{title}</h2>
