@@ -337,40 +337,64 @@ export interface ParsedFamilyHead {
 }
 
 /**
- * Reads the head of a session file: its header (the first `session` line; oh-my-pi puts a title
- * line before it) and the ids of the entries after it. `text` may end in a cut-off line, which is
- * left out; unreadable lines are skipped.
+ * Reads the head of a session file line by line: its header (the first `session` line; oh-my-pi
+ * puts a title line before it) and the entries after it; unreadable lines are skipped. `settled`
+ * says when enough is read: for a file with a parent, the first entry newer than its header (the
+ * first one the file wrote itself, so every entry a fork copied is read); for any other file, the
+ * header and `rootEntries` entries.
  */
-export function parseFamilyHead(text: string, complete: boolean): ParsedFamilyHead {
-  const lines = text.split('\n');
-  if (!complete) lines.pop();
-  const parsed: ParsedFamilyHead = { head: [] };
-  let sawHeader = false;
-  for (const line of lines) {
-    if (line.trim() === '') continue;
+export class FamilyHeadReader {
+  readonly parsed: ParsedFamilyHead = { head: [] };
+  private sawHeader = false;
+  private wroteItself = false;
+
+  constructor(private readonly rootEntries = 256) {}
+
+  get settled(): boolean {
+    if (!this.sawHeader) return false;
+    if (this.parsed.parentSession === undefined) return this.parsed.head.length >= this.rootEntries;
+    return this.wroteItself;
+  }
+
+  addLine(line: string): void {
+    if (line.trim() === '') return;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      continue;
+      return;
     }
-    if (!value || typeof value !== 'object') continue;
+    if (!value || typeof value !== 'object') return;
     const record = value as Record<string, unknown>;
-    if (!sawHeader) {
-      if (record.type !== 'session') continue;
-      sawHeader = true;
+    const parsed = this.parsed;
+    if (!this.sawHeader) {
+      if (record.type !== 'session') return;
+      this.sawHeader = true;
       if (typeof record.id === 'string') parsed.sessionId = record.id;
       if (typeof record.timestamp === 'string') parsed.headerTimestamp = record.timestamp;
       if (typeof record.parentSession === 'string') parsed.parentSession = record.parentSession;
-      continue;
+      return;
     }
-    if (typeof record.id !== 'string') continue;
+    if (typeof record.id !== 'string') return;
     const entry: FamilyHeadEntry = {
       id: record.id,
       parentId: typeof record.parentId === 'string' ? record.parentId : null,
     };
-    if (typeof record.timestamp === 'string') entry.timestamp = record.timestamp;
+    if (typeof record.timestamp === 'string') {
+      entry.timestamp = record.timestamp;
+      if (parsed.headerTimestamp !== undefined && record.timestamp >= parsed.headerTimestamp) {
+        this.wroteItself = true;
+      }
+    }
     parsed.head.push(entry);
   }
-  return parsed;
+}
+
+/** The head of a file from its first bytes as text; a cut-off last line is left out unless `complete`. */
+export function parseFamilyHead(text: string, complete: boolean): ParsedFamilyHead {
+  const lines = text.split('\n');
+  if (!complete) lines.pop();
+  const reader = new FamilyHeadReader();
+  for (const line of lines) reader.addLine(line);
+  return reader.parsed;
 }
