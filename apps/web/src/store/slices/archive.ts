@@ -2,7 +2,7 @@
 // or fold the archived branches, and the reviewable list of suggestions to tidy. The record reaches
 // the tree once, through `session_changed` (its flags on the branch's nodes), like every write.
 
-import type { TidyResponse } from '@canopy/protocol';
+import type { FamilyResponse, TidyResponse } from '@canopy/protocol';
 import { ViewFlags } from '@canopy/session-core';
 import { messageOf } from '../../net/errors';
 import { selectedIdOf, treeOf } from '../selectors';
@@ -23,6 +23,12 @@ export interface ArchiveSlice {
   toggleArchiveSelected(): void;
   openTidy(): Promise<void>;
   closeTidy(): void;
+  /** The family of the open session across files (docs/archive-and-family.md#family-of-a-session). */
+  family: { sessionId: string; members: FamilyResponse['members'] } | null;
+  /** Fetches the family of the open session (kept while it is the open one). */
+  loadFamily(): Promise<void>;
+  /** Opens a file of the family, with `entryId` (a graft point) selected once it is there. */
+  openFamilyMember(id: string, entryId: string | null): Promise<void>;
 }
 
 /** The root of the archived branch that holds `id` (itself when it is one), or null. */
@@ -53,6 +59,24 @@ export function createArchiveSlice({ set, get, api }: SliceKit<ArchiveSlice>): A
   return {
     tidy: null,
     entryMenu: null,
+    family: null,
+
+    async loadFamily() {
+      const open = get().session;
+      if (!open) return;
+      try {
+        const { members } = await api.family(open.id);
+        if (get().session?.id === open.id) set({ family: { sessionId: open.id, members } });
+      } catch {
+        // The family is an aid: without it the top bar shows the lineage from the session list.
+        if (get().session?.id === open.id) set({ family: null });
+      }
+    },
+
+    async openFamilyMember(id, entryId) {
+      if (get().session?.id !== id) return get().openSession(id, entryId);
+      if (entryId !== null && treeOf(get())?.has(entryId)) get().select(entryId);
+    },
 
     openEntryMenu(id, x, y) {
       set({ entryMenu: { id, x, y } });
