@@ -2,7 +2,8 @@
 // came from which, of what kind, and the entry each child is grafted at. Built from bounded facts
 // about each file (its header and the first entries' ids), never from whole files, so a family of
 // hundreds of thousands of entries is built from a few kilobytes per file. Pure: the caller reads
-// the files and resolves paths; nothing here is cached between calls.
+// the files and resolves paths; nothing here is cached between calls. One file because the head
+// reader, the graft rule and the forest share one notion of "copied entry" and one head shape.
 
 /** One entry at the head of a file, in file order. */
 export interface FamilyHeadEntry {
