@@ -12,6 +12,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { branchesBench } from './branches.bench';
+import { familyBench } from './family.bench';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
 import { collectGarbage, jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
 import { sessionFile, SIZES, type Size } from './sessions';
@@ -151,14 +152,14 @@ async function main(): Promise<void> {
   } finally {
     await browser?.close();
   }
-  report(options, files, samples);
+  await report(options, files, samples);
 }
 
 const fmtMs = (value: number) =>
   Number.isNaN(value) ? '—' : value >= 1000 ? `${(value / 1000).toFixed(2)} s` : `${value.toFixed(0)} ms`;
 const fmtX = (value: number) => (Number.isNaN(value) ? '—' : `${value.toFixed(2)}×`);
 
-function report(options: Options, files: Map<string, string>, samples: Samples): void {
+async function report(options: Options, files: Map<string, string>, samples: Samples): Promise<void> {
   const rows: string[][] = [];
   const summary: Record<string, unknown> = {};
   for (const size of options.sizes) {
@@ -231,6 +232,15 @@ function report(options: Options, files: Map<string, string>, samples: Samples):
   rows.push(['200k, two 10k lanes', 'compare (session-core)', fmtMs(branches.compareMs), 'goal 300 ms']);
   rows.push(['50k path', 'files reconstructed (session-core)', fmtMs(branches.filesMs), 'goal 1 s']);
   summary.branches = branches;
+  // docs/archive-and-family.md: the family of a session from head reads (bench/family.bench.ts).
+  const family = await familyBench(options.runs);
+  rows.push([
+    `${family.files} files, ${family.entries / 1000}k entries`,
+    'family (head reads + forest)',
+    fmtMs(family.familyMs),
+    'goal 1 s',
+  ]);
+  summary.family = family;
   const header = ['session', 'what', 'Canopy (median)', 'anchor'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;

@@ -89,6 +89,7 @@ export { createValidator, clientMessageValidator, serverEventValidator } from '.
 export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
 export { ArchiveRequest, ArchiveResult, TidyReason, TidySuggestionItem, TidyResponse } from './archive';
+export { FamilyKind, FamilyMemberItem, FamilyProblemCode, FamilyResponse } from './family';
 export {
   BringBackForm,
   BringBackPreviewRequest,

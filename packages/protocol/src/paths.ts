@@ -29,6 +29,8 @@ export const ROUTE_PATHS = {
   setArchived: { method: 'PUT', url: '/api/sessions/:id/archive/:entryId' },
   /** Branches worth archiving (docs/archive-and-family.md#tidy). */
   tidySuggestions: { method: 'GET', url: '/api/sessions/:id/tidy' },
+  /** The files related to a session and where each is grafted (docs/archive-and-family.md#family-of-a-session). */
+  getFamily: { method: 'GET', url: '/api/sessions/:id/family' },
   branch: { method: 'POST', url: '/api/sessions/:id/branch' },
   fork: { method: 'POST', url: '/api/sessions/:id/fork' },
   appendMessage: { method: 'POST', url: '/api/sessions/:id/messages' },

@@ -16,6 +16,7 @@ import {
 } from './bring-back';
 import { ErrorResponses } from './common';
 import { ArchiveRequest, ArchiveResult, TidyResponse } from './archive';
+import { FamilyResponse } from './family';
 import { ROUTE_PATHS } from './paths';
 import {
   AbortSummaryResponse,
@@ -177,6 +178,10 @@ export const API_ROUTES = {
   tidySuggestions: {
     ...ROUTE_PATHS.tidySuggestions,
     schema: { params: SessionParams, response: { 200: TidyResponse, ...ErrorResponses } },
+  },
+  getFamily: {
+    ...ROUTE_PATHS.getFamily,
+    schema: { params: SessionParams, response: { 200: FamilyResponse, ...ErrorResponses } },
   },
   branch: {
     ...ROUTE_PATHS.branch,

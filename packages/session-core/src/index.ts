@@ -19,3 +19,4 @@ export * from './tree-view/index';
 export * from './entry-store';
 export * from './line-scan';
 export * from './branches/index';
+export * from './family';

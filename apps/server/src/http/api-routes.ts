@@ -32,9 +32,10 @@ import type { SessionWrites } from '../operations/session-writes';
 import type { StateStore } from '../files/state';
 import type { SummarizerRegistry } from '../summarizer';
 import type { SummarizerSet } from '../providers/summarizer-set';
-import { registerArchiveRoutes } from './archive-routes';
+import { registerArchiveRoutes, registerFamilyRoutes } from './archive-routes';
 import { registerProviderRoutes } from './provider-routes';
 import { SessionArchive } from '../operations/session-archive';
+import { SessionFamily } from '../operations/session-family';
 
 export interface ApiDeps {
   store: SessionStore;
@@ -213,5 +214,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   registerArchiveRoutes(app, new SessionArchive(store));
+  registerFamilyRoutes(app, new SessionFamily(store));
   registerProviderRoutes(app, deps.summarizerSet, droppedSignal);
 }

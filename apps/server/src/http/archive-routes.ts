@@ -1,6 +1,7 @@
 import { API_ROUTES, type ArchiveRequest, type EntryParams, type SessionParams } from '@canopy/protocol';
 import type { FastifyInstance } from 'fastify';
 import type { SessionArchive } from '../operations/session-archive';
+import type { SessionFamily } from '../operations/session-family';
 
 /** Archive, restore and the tidy list (docs/archive-and-family.md): each behind the token, with its schema. */
 export function registerArchiveRoutes(app: FastifyInstance, archive: SessionArchive): void {
@@ -13,5 +14,13 @@ export function registerArchiveRoutes(app: FastifyInstance, archive: SessionArch
   app.route<{ Params: SessionParams }>({
     ...API_ROUTES.tidySuggestions,
     handler: async (request) => archive.suggestions(request.params.id),
+  });
+}
+
+/** The family of a session across files (docs/archive-and-family.md#family-of-a-session), behind the token. */
+export function registerFamilyRoutes(app: FastifyInstance, family: SessionFamily): void {
+  app.route<{ Params: SessionParams }>({
+    ...API_ROUTES.getFamily,
+    handler: async (request) => family.family(request.params.id),
   });
 }

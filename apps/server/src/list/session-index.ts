@@ -10,6 +10,7 @@ import {
   ompSessionName,
   parseTitleSlot,
   SessionLineParser,
+  sessionIdFromFileName,
   type SessionHeader,
   type TitleSlot,
 } from '@canopy/session-core';
@@ -590,6 +591,12 @@ export class SessionIndex {
       const real = realpathSyncOrUndefined(candidate);
       const resolved = real === undefined ? undefined : this.byFile.get(real);
       if (resolved) return resolved.id;
+      // A moved (or `omp gc`-archived) parent: pi names a file after its session id.
+      const movedId = sessionIdFromFileName(candidate);
+      if (movedId === undefined) return null;
+      for (const other of this.byId.values()) {
+        if (other !== session && other.header?.id === movedId) return other.id;
+      }
       return null;
     }
     for (const other of this.byId.values()) {

@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { lineageOf, childSessionsOf, sessionTitle } from '../lib/sessionList';
 import { useApp, useAppStore } from '../store/context';
+import { FamilyLinks } from './FamilyLinks';
 import { Toasts } from './Toasts';
 
 function ConnectionIndicator({ onRetry }: { onRetry: () => void }) {
@@ -39,6 +40,9 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
   const title = session ? (session.name ?? sessionTitle(session.item)) : 'No session open';
   const lineage = useMemo(() => (session ? lineageOf(sessions, session.id) : []), [sessions, session]);
   const children = useMemo(() => (session ? childSessionsOf(sessions, session.id) : []), [sessions, session]);
+  const familyShown = useApp(
+    (s) => s.family !== null && s.family.sessionId === s.session?.id && s.family.members.length > 1,
+  );
 
   return (
     <header className="topbar">
@@ -79,7 +83,8 @@ export function TopBar({ onRetry }: { onRetry: () => void }) {
               : session.item.parentSession}
           </span>
         )}
-        {session && children.length > 0 && (
+        <FamilyLinks />
+        {session && children.length > 0 && !familyShown && (
           <span className="lineage" data-testid="session.lineage-children">
             · {children.length} branched {children.length === 1 ? 'session' : 'sessions'}
           </span>

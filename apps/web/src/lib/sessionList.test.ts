@@ -36,12 +36,25 @@ describe('session list', () => {
   const c = item('c', 20);
   const d = item('d', 40, { parentId: 'b' });
 
-  it('lists newest first with lineage children nested under their parent', () => {
+  it('lists families by their newest activity (as pi threads /resume), children nested under their parent', () => {
+    // a is older than c, but its grandchild d is the newest file of all.
     expect(sessionRows([a, b, c, d], '').map((r) => `${r.session.id}:${r.depth}`)).toEqual([
-      'c:0',
       'a:0',
       'b:1',
       'd:2',
+      'c:0',
+    ]);
+    const e = item('e', 5, { parentId: 'c' });
+    const f = item('f', 50, { parentId: 'c' });
+    const g = item('g', 1, { parentId: 'e' });
+    const h = item('h', 60, { parentId: 'g' });
+    // Siblings by their subtree's newest activity too: e (through h at 60) before f (50).
+    expect(sessionRows([c, e, f, g, h], '').map((r) => `${r.session.id}:${r.depth}`)).toEqual([
+      'c:0',
+      'e:1',
+      'g:2',
+      'h:3',
+      'f:1',
     ]);
   });
 

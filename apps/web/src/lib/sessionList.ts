@@ -1,5 +1,6 @@
-// The session browser's list: search over name, first message, cwd and path, and the lineage
-// (`parentSession`) shown as an indented tree so a /branch or /fork result sits under its source.
+// The session browser's list: search over name, first message, cwd and path, and the families
+// (`parentSession`, oh-my-pi's subagents) shown as an indented tree so a /branch or /fork result
+// sits under its source.
 
 import type { SessionListItem } from '@canopy/protocol';
 
@@ -24,8 +25,10 @@ export function matchesSessionQuery(session: SessionListItem, query: string): bo
 }
 
 /**
- * Orders sessions newest first, with lineage children directly under their parent. When searching,
- * matches are listed flat (a child matching without its parent must still show).
+ * Orders families as pi's threaded `/resume` does (docs/archive-and-family.md#family-of-a-session):
+ * each child directly under its parent, families and siblings by the newest activity anywhere in
+ * their subtree, newest first. When searching, matches are listed flat (a child matching without
+ * its parent must still show).
  */
 export function sessionRows(sessions: readonly SessionListItem[], query: string): SessionRow[] {
   const byMtime = [...sessions].sort((a, b) => b.mtime - a.mtime || a.path.localeCompare(b.path));
@@ -43,6 +46,11 @@ export function sessionRows(sessions: readonly SessionListItem[], query: string)
       children.set(parent, list);
     } else tops.push(session);
   }
+  const latest = latestActivity(byMtime, children);
+  const byLatest = (a: SessionListItem, b: SessionListItem) =>
+    latest.get(b.id)! - latest.get(a.id)! || b.mtime - a.mtime || a.path.localeCompare(b.path);
+  tops.sort(byLatest);
+  for (const list of children.values()) list.sort(byLatest);
   const rows: SessionRow[] = [];
   const seen = new Set<string>();
   const stack: SessionRow[] = tops.map((session) => ({ session, depth: 0 })).reverse();
@@ -57,6 +65,35 @@ export function sessionRows(sessions: readonly SessionListItem[], query: string)
   // A lineage cycle (a → b → a) leaves its members unreached; list them at the top level.
   for (const session of byMtime) if (!seen.has(session.id)) rows.push({ session, depth: 0 });
   return rows;
+}
+
+/** The newest mtime in each session's subtree (a cycle's members count their own mtime). */
+function latestActivity(
+  sessions: readonly SessionListItem[],
+  children: ReadonlyMap<string, SessionListItem[]>,
+): Map<string, number> {
+  const latest = new Map<string, number>();
+  for (const start of sessions) {
+    if (latest.has(start.id)) continue;
+    // Iterative post-order: a family may be a long chain of continuations.
+    const stack: { session: SessionListItem; done: boolean }[] = [{ session: start, done: false }];
+    const onStack = new Set<string>();
+    while (stack.length > 0) {
+      const top = stack.pop()!;
+      const kids = children.get(top.session.id) ?? [];
+      if (!top.done) {
+        if (latest.has(top.session.id) || onStack.has(top.session.id)) continue;
+        onStack.add(top.session.id);
+        stack.push({ session: top.session, done: true });
+        for (const kid of kids) stack.push({ session: kid, done: false });
+      } else {
+        let value = top.session.mtime;
+        for (const kid of kids) value = Math.max(value, latest.get(kid.id) ?? kid.mtime);
+        latest.set(top.session.id, value);
+      }
+    }
+  }
+  return latest;
 }
 
 /** The chain of ancestors of a session, nearest first, as far as they are listed. */

@@ -3,6 +3,7 @@
 
 import type {
   ArchiveResult,
+  FamilyResponse,
   TidyResponse,
   BranchResult,
   BringBackInfo,
@@ -122,6 +123,7 @@ export const api = {
   setArchived: (id: string, entryId: string, archived: boolean) =>
     call<ArchiveResult>(ROUTE_PATHS.setArchived, { id, entryId }, { archived }),
   tidySuggestions: (id: string) => call<TidyResponse>(ROUTE_PATHS.tidySuggestions, { id }),
+  family: (id: string) => call<FamilyResponse>(ROUTE_PATHS.getFamily, { id }),
   branch: (id: string, entryId: string) => call<BranchResult>(ROUTE_PATHS.branch, { id }, { entryId }),
   fork: (id: string) => call<ForkResult>(ROUTE_PATHS.fork, { id }),
   appendMessage: (id: string, text: string) =>

@@ -9,6 +9,7 @@ import { api as defaultApi } from '../net/api';
 import { ListFetches } from './listFetches';
 import { selectedIdOf } from './selectors';
 import { createArchiveSlice, type ArchiveSlice } from './slices/archive';
+import { createFamilySlice, type FamilySlice } from './slices/family';
 import { createBringBackSlice, type BringBackSlice } from './slices/bringBack';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
@@ -48,6 +49,7 @@ export type AppStore = ConnectionSlice &
   MultiSelectionSlice &
   ProvidersSlice &
   ArchiveSlice &
+  FamilySlice &
   SummaryState &
   SummaryActions &
   BringBackSlice;
@@ -103,6 +105,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createMultiSelectionSlice(kit),
       ...createProvidersSlice(kit),
       ...createArchiveSlice(kit),
+      ...createFamilySlice(kit),
       ...initialSummaryState(),
       ...summary,
       ...createBringBackSlice(kit),

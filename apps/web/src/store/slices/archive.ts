@@ -1,6 +1,6 @@
 // Archiving branches (docs/archive-and-family.md): archive or restore the branch under an entry, show
 // or fold the archived branches, and the reviewable list of suggestions to tidy. The record reaches
-// the tree once, through `session_changed` (its flags on the branch's nodes), like every write.
+// the tree once, through `session_changed` (the flag on its target's node), like every write.
 
 import type { TidyResponse } from '@canopy/protocol';
 import { isArchivedState, isArchiveRootState } from '@canopy/session-core';
@@ -53,7 +53,6 @@ export function createArchiveSlice({ set, get, api }: SliceKit<ArchiveSlice>): A
   return {
     tidy: null,
     entryMenu: null,
-
     openEntryMenu(id, x, y) {
       set({ entryMenu: { id, x, y } });
     },

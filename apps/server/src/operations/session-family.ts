@@ -1,0 +1,111 @@
+// The family of a session across files (docs/archive-and-family.md#family-of-a-session): the files
+// the session list links to it (parent links, both ways), each read at its head only, and
+// session-core's family builder for kinds, grafts and problems.
+import path from 'node:path';
+import type { FamilyMemberItem, FamilyResponse, SessionListItem } from '@canopy/protocol';
+import { buildFamilyForest, familyOf, parentSessionIsPath, type FamilyFileHead } from '@canopy/session-core';
+import { AppError } from '../errors';
+import { readFamilyHead } from '../files/family-heads';
+import { realpathSyncOrUndefined } from '../files/files';
+import { isArchive, subagentParentCandidates } from '../files/omp-files';
+import type { SessionStore } from '../session-store';
+
+/** The most files one family lists; a larger one is cut (the nearest files first). */
+export const MAX_FAMILY_FILES = 500;
+
+export class SessionFamily {
+  constructor(private readonly store: SessionStore) {}
+
+  async family(id: string): Promise<FamilyResponse> {
+    const items = this.store.list();
+    const byId = new Map(items.map((item) => [item.id, item]));
+    if (!byId.has(id)) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
+    const related = relatedItems(items, byId, id);
+    const heads = await Promise.all(related.map((item) => this.headOf(item)));
+    const forest = buildFamilyForest(heads.filter((head) => head !== undefined));
+    return {
+      members: familyOf(forest, id).map((member): FamilyMemberItem => {
+        const item = byId.get(member.key)!;
+        return {
+          id: member.key,
+          name: item.name?.trim() || item.firstMessage.trim() || path.basename(item.path),
+          path: item.path,
+          kind: member.kind,
+          archived: isArchive(item.path),
+          parentId: member.parentKey,
+          graftId: member.graftId,
+          depth: member.depth,
+          entryCount: item.entryCount,
+          lastActivity: item.mtime,
+          problems: member.problems,
+        };
+      }),
+    };
+  }
+
+  private async headOf(item: SessionListItem): Promise<FamilyFileHead | undefined> {
+    const indexed = this.store.index.get(item.id);
+    if (!indexed || item.invalid) return undefined;
+    const file = indexed.file;
+    let read;
+    try {
+      read = await readFamilyHead(file);
+    } catch {
+      return undefined; // gone or unreadable since it was listed: not in the family
+    }
+    const parsed = read.reader.parsed;
+    const head: FamilyFileHead = {
+      key: item.id,
+      file,
+      archived: isArchive(file),
+      head: parsed.head,
+      headComplete: read.complete,
+      entryCount: item.entryCount,
+      lastActivity: item.mtime,
+    };
+    if (parsed.sessionId !== undefined) head.sessionId = parsed.sessionId;
+    if (parsed.headerTimestamp !== undefined) head.headerTimestamp = parsed.headerTimestamp;
+    if (item.kind) head.folder = { kind: item.kind, parents: subagentParentCandidates(file).parents };
+    const parentSession = parsed.parentSession;
+    if (parentSession !== undefined) {
+      if (parentSessionIsPath(parentSession)) {
+        const candidate = path.resolve(path.dirname(file), parentSession);
+        // The index is keyed by real paths; the header's path may go through a link.
+        head.parentPath = this.store.index.getByFile(candidate)
+          ? candidate
+          : (realpathSyncOrUndefined(candidate) ?? candidate);
+      } else head.parentSessionId = parentSession;
+    }
+    return head;
+  }
+}
+
+/** The listed sessions linked to `id` by parent links, either way, nearest first. */
+function relatedItems(
+  items: readonly SessionListItem[],
+  byId: ReadonlyMap<string, SessionListItem>,
+  id: string,
+): SessionListItem[] {
+  const children = new Map<string, SessionListItem[]>();
+  for (const item of items) {
+    if (item.parentId === null || item.parentId === item.id) continue;
+    const list = children.get(item.parentId) ?? [];
+    list.push(item);
+    children.set(item.parentId, list);
+  }
+  const seen = new Set<string>([id]);
+  const queue = [byId.get(id)!];
+  for (let i = 0; i < queue.length && queue.length < MAX_FAMILY_FILES; i++) {
+    const item = queue[i]!;
+    const neighbours = [
+      ...(item.parentId ? [byId.get(item.parentId)] : []),
+      ...(children.get(item.id) ?? []),
+    ];
+    for (const next of neighbours) {
+      if (!next || seen.has(next.id)) continue;
+      seen.add(next.id);
+      queue.push(next);
+    }
+  }
+  return queue.slice(0, MAX_FAMILY_FILES);
+}

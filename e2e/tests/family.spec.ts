@@ -1,0 +1,91 @@
+// The family of a session across files (docs/archive-and-family.md#family-of-a-session): a parent and
+// a fork written by pi 1.6 itself (createBranchedSession keeps the entry ids), the fork's
+// `parentSession` made relative to its folder so the copy the server reads still names its parent.
+// The list nests the fork under its parent; the top bar follows the fork into its file at its graft
+// point and back.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '../support/test';
+import * as pi16 from '../../packages/session-core/test/pi16';
+
+const PARENT = 'family-parent.jsonl';
+const FORK = 'family-fork.jsonl';
+
+function writeFamily(): { parent: string; fork: string; graftId: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-family-e2e-'));
+  try {
+    const sm = pi16.SessionManager.create('/work', dir);
+    const say = (role: 'user' | 'assistant', text: string) =>
+      sm.appendMessage(
+        (role === 'user'
+          ? { role, content: text, timestamp: 1 }
+          : {
+              role,
+              content: [{ type: 'text', text }],
+              api: 'anthropic-messages',
+              provider: 'anthropic',
+              model: 'claude',
+              usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
+              stopReason: 'stop',
+              timestamp: 2,
+            }) as never,
+      );
+    say('user', 'Plan the family feature');
+    const graftId = say('assistant', 'Here is the plan');
+    say('user', 'Go on in the parent');
+    say('assistant', 'Parent goes on');
+    const parentFile = sm.getSessionFile() as string;
+    const forkFile = sm.createBranchedSession(graftId) as string;
+    say('user', 'Try it in the fork');
+    say('assistant', 'Forked answer');
+    const parent = fs.readFileSync(parentFile, 'utf8');
+    const fork = fs
+      .readFileSync(forkFile, 'utf8')
+      .replace(JSON.stringify(parentFile), JSON.stringify(PARENT));
+    return { parent, fork, graftId };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const family = writeFamily();
+test.use({
+  sessionFiles: [],
+  generatedSessions: { [PARENT]: () => family.parent, [FORK]: () => family.fork },
+});
+
+test('the fork sits under its parent in the list; follow it from its graft point and back', async ({
+  app,
+  page,
+}) => {
+  // Grouped list: the fork (newer) is indented directly under its parent.
+  const items = page.getByTestId('session.item');
+  await expect(items).toHaveCount(2);
+  await expect(items.nth(0)).toHaveAttribute('title', new RegExp(`${PARENT}$`));
+  await expect(items.nth(1)).toHaveAttribute('title', new RegExp(`${FORK}$`));
+  await expect(items.nth(1).locator('.s-lineage').first()).toHaveText('↳ ');
+
+  await app.openSession(PARENT);
+  const familyBar = page.getByTestId('session.family');
+  // A fork's first message is its parent's (copied): its kind and file tell it apart.
+  await expect(familyBar.getByTestId('family.child')).toContainText('Plan the family feature (fork)');
+  await expect(familyBar.getByTestId('family.child').getByRole('link')).toHaveAttribute(
+    'title',
+    new RegExp(FORK),
+  );
+  // ↳ selects, here, the entry the fork was grafted at.
+  await familyBar.getByTestId('family.graft').click();
+  await expect(app.row(family.graftId)).toHaveAttribute('aria-selected', 'true');
+
+  // Into the fork: its own file opens at the graft point.
+  await familyBar.getByTestId('family.child').getByRole('link').click();
+  await expect.poll(() => app.sessionIdFromUrl()).not.toBe('');
+  await expect(page.getByTestId('session.family')).toContainText('fork of');
+  await expect(app.row(family.graftId)).toHaveAttribute('aria-selected', 'true');
+
+  // And back to the parent, at the same entry.
+  await page.getByTestId('family.parent').click();
+  await expect(page.getByTestId('session.family').getByTestId('family.child')).toBeVisible();
+  await expect(app.row(family.graftId)).toHaveAttribute('aria-selected', 'true');
+});
