@@ -32,7 +32,7 @@ function EntryButton({ id }: { id: string }) {
       data-testid="compare.entry"
       data-entry-id={id}
       title="Select this entry and show its detail"
-      onClick={() => store.getState().select(id)}
+      onClick={() => store.getState().selectLinkedEntry(id)}
     >
       <span className="lane-entry-kind">{kind}</span> {entry?.text.slice(0, 140) ?? id}
     </button>

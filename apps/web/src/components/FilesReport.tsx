@@ -58,7 +58,7 @@ export function EntryLink({ id, children }: { id: string; children: React.ReactN
       data-testid="files.entry-link"
       data-entry-id={id}
       title="Select this entry and show its detail"
-      onClick={() => store.getState().select(id)}
+      onClick={() => store.getState().selectLinkedEntry(id)}
     >
       {children}
     </button>
@@ -129,9 +129,7 @@ function FileRow({ file, both }: { file: FileReport; both: boolean }) {
         operations:{' '}
         {file.ops.map((op, i) => (
           <span key={i}>
-            <EntryLink id={op.entryId}>
-              {op.tool} {op.kind}
-            </EntryLink>{' '}
+            <EntryLink id={op.entryId}>{op.tool === op.kind ? op.tool : `${op.tool} ${op.kind}`}</EntryLink>{' '}
             <Counts added={op.added} removed={op.removed} />
             {op.unplaced && ' (not placed)'}
             {i < file.ops.length - 1 ? ' · ' : ''}

@@ -120,3 +120,22 @@ describe('compare slice', () => {
     expect(store.getState().branchFiles).toBeNull();
   });
 });
+
+describe('selecting a linked entry', () => {
+  it('shows an entry the filter hides by switching to All', async () => {
+    const { store } = setUp();
+    await store.getState().openSession('s1');
+    store.getState().setFilter('user-only');
+    store.getState().selectLinkedEntry('a6');
+    expect(store.getState().treeView?.mode).toBe('all');
+    expect(store.getState().treeView?.rows[store.getState().treeView!.selectedIndex]?.id).toBe('a6');
+    // A visible one keeps the filter.
+    store.getState().setFilter('default');
+    store.getState().selectLinkedEntry('u3');
+    expect(store.getState().treeView?.mode).toBe('default');
+    // An entry with no row in any filter is stood for by its first child that has one.
+    store.getState().setFilter('user-only');
+    store.getState().selectLinkedEntry('a2');
+    expect(store.getState().treeView?.rows[store.getState().treeView!.selectedIndex]?.id).toBe('u3');
+  });
+});

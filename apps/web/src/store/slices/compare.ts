@@ -5,6 +5,7 @@
 
 import type { CompareResponse, FileLensResponse, FilesResponse } from '@canopy/protocol';
 import { messageOf } from '../../net/errors';
+import { selectedIdOf } from '../selectors';
 import type { SliceKit } from './kit';
 
 export type CompareTab = 'lanes' | 'files';
@@ -48,6 +49,12 @@ export interface CompareSlice {
   /** The files the path to `at` (the current leaf when null) changed. */
   openBranchFiles(at?: string | null): Promise<void>;
   closeBranchFiles(): void;
+  /**
+   * Selects an entry the compare view or a file list links to, so the detail panel shows it: an entry
+   * the tree's filter hides is shown by switching to "All" first; a reply holding only tool calls
+   * (never a row) by its first child, the call's result.
+   */
+  selectLinkedEntry(id: string): void;
   /** Esc: closes the innermost of the file lens, the branch files and the compare view; false if none was open. */
   closeInnermostCompareView(): boolean;
 }
@@ -167,6 +174,24 @@ export function createCompareSlice({
 
     closeBranchFiles() {
       set({ branchFiles: null });
+    },
+
+    selectLinkedEntry(id) {
+      const tree = get().treeView?.tree;
+      if (!tree?.has(id)) return;
+      // An assistant reply holding only tool calls has no row in any filter (as in pi): its first
+      // child, the call's result, stands for it (its row and detail show the call).
+      const candidates = [id, ...tree.childrenOf(id)];
+      const trySelect = () => {
+        for (const candidate of candidates) {
+          get().select(candidate);
+          if (selectedIdOf(get()) === candidate) return true;
+        }
+        return false;
+      };
+      if (trySelect() || get().treeView?.mode === 'all') return;
+      get().setFilter('all');
+      trySelect();
     },
 
     closeInnermostCompareView() {
