@@ -9,6 +9,8 @@ import { usePaintedOnceReady } from './components/graph/afterPaint';
 import { GraphView } from './components/graph/GraphView';
 import { OutlineView } from './components/OutlineView';
 import { BringBackDialog } from './components/BringBackDialog';
+import { CompareView } from './components/CompareView';
+import { BranchFilesView, FileLensView } from './components/FilesReport';
 import { SelectionBar } from './components/SelectionBar';
 import { SessionBrowser } from './components/SessionBrowser';
 import { SettingsDialog } from './components/SettingsDialog';
@@ -55,7 +57,7 @@ const TREE_KEYS: readonly (readonly [string, string])[] = [
   ['Alt+D / T / U / L / A', 'default, no-tools, user-only, labeled-only, all'],
   ['typing · Backspace', 'search (every word must match)'],
   ['Ctrl+F · F3 / Shift+F3', 'the search box · next / previous match'],
-  ['Esc', 'clear the search, the selection of entries, or close'],
+  ['Esc', 'clear the search, the selection of entries, or close (the compare view and file lens too)'],
 ];
 
 function StatusBar() {
@@ -167,6 +169,10 @@ function TreeArea() {
   const loadError = useApp((s) => s.loadError);
   const unauthorized = useApp((s) => s.unauthorized);
   const issues = session?.issues ?? [];
+  // The compare view, the file lens and the branch's files take the tree's place (docs/branches.md).
+  const fileLensOpen = useApp((s) => s.fileLens !== null);
+  const compareShown = useApp((s) => s.compare !== null);
+  const compareOpen = useApp((s) => s.fileLens !== null || s.compare !== null || s.branchFiles !== null);
   if (unauthorized && !session) {
     return (
       <main className="tree-area">
@@ -220,8 +226,16 @@ function TreeArea() {
           </ul>
         </details>
       )}
-      <SelectionBar />
-      <TreeViews />
+      {compareOpen ? (
+        <div className="compare-area">
+          {fileLensOpen ? <FileLensView /> : compareShown ? <CompareView /> : <BranchFilesView />}
+        </div>
+      ) : (
+        <>
+          <SelectionBar />
+          <TreeViews />
+        </>
+      )}
       <StatusBar />
     </main>
   );
@@ -268,7 +282,14 @@ export function App() {
       if (next.sessionId && next.sessionId !== state.session?.id)
         void state.openSession(next.sessionId, next.entryId);
       else if (next.sessionId && next.entryId) state.select(next.entryId);
-      else if (!next.sessionId && state.session) state.closeSession();
+      if (next.sessionId && next.sessionId === state.session?.id) {
+        const open = state.compare;
+        if (!next.compare) state.closeCompare();
+        else if (open?.a !== next.compare[0] || open.b !== next.compare[1])
+          void state.openCompare(next.compare[0], next.compare[1]);
+        if (!next.file) state.closeFileLens();
+        else if (state.fileLens?.path !== next.file) void state.openFileLens(next.file);
+      } else if (!next.sessionId && state.session) state.closeSession();
     };
     window.addEventListener('popstate', onPopState);
     return () => {

@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { formatDeepLink, parseDeepLink } from './lib/deepLink';
+import { formatDeepLink, parseDeepLink, type DeepLink } from './lib/deepLink';
 import { prepareFormatters } from './lib/format';
 import { prepareSnapshotReader } from './net/snapshot';
 import { loadEventCheck } from './net/serverEvents';
@@ -12,6 +12,7 @@ import { StoreProvider } from './store/context';
 import { loadMarkdown } from './components/Markdown';
 import './styles.css';
 import './archive.css';
+import './compare.css';
 
 // The page keeps the access token of its URL (?token=…) in memory and this tab's session storage
 // (net/token.ts) and drops it from the address bar, so it does not end up in bookmarks or shared
@@ -24,6 +25,7 @@ if (new URLSearchParams(window.location.search).has('token')) {
     '',
     window.location.pathname +
       formatDeepLink(window.location.search, {
+        ...parseDeepLink(window.location.search),
         sessionId: current.get('session'),
         entryId: current.get('entry'),
       }),
@@ -33,11 +35,11 @@ if (new URLSearchParams(window.location.search).has('token')) {
 let lastLink = '';
 let pendingLink: ReturnType<typeof setTimeout> | null = null;
 const store = createAppStore({
-  onLocationChange(sessionId, entryId) {
+  onLocationChange(sessionId, entryId, view) {
     // Holding a key down moves the selection many times a second; the URL only needs the last one
     // (and browsers throttle frequent history calls).
     if (pendingLink) clearTimeout(pendingLink);
-    pendingLink = setTimeout(() => updateLocation(sessionId, entryId), 120);
+    pendingLink = setTimeout(() => updateLocation({ sessionId, entryId, ...view }), 120);
   },
 });
 lastLink = window.location.search;
@@ -49,8 +51,9 @@ store.subscribe((state, previous) => {
   if (state.theme !== previous.theme) document.documentElement.dataset.theme = state.theme;
 });
 
-function updateLocation(sessionId: string | null, entryId: string | null): void {
-  const search = formatDeepLink(window.location.search, { sessionId, entryId });
+function updateLocation(link: DeepLink): void {
+  const { sessionId } = link;
+  const search = formatDeepLink(window.location.search, link);
   if (search === lastLink) return;
   const sessionChanged = new URLSearchParams(lastLink).get('session') !== sessionId;
   lastLink = search;
@@ -68,8 +71,17 @@ void store
   .getState()
   .init()
   .then(() => {
-    if (link.sessionId) void store.getState().openSession(link.sessionId, link.entryId);
+    if (link.sessionId) void openLinked(link);
   });
+
+/** Opens a linked session, then the compare view and file lens the link names (docs/branches.md#urls). */
+async function openLinked(linked: ReturnType<typeof parseDeepLink>): Promise<void> {
+  if (!linked.sessionId) return;
+  await store.getState().openSession(linked.sessionId, linked.entryId);
+  if (store.getState().session?.id !== linked.sessionId) return;
+  if (linked.compare) void store.getState().openCompare(linked.compare[0], linked.compare[1]);
+  if (linked.file) void store.getState().openFileLens(linked.file);
+}
 
 // A development build starts once its event check is loaded, so that every event is checked; a
 // production build has none and starts in the same task.

@@ -52,7 +52,7 @@ function useEntryDetail(entryId: string | null, treeVersion: number) {
   return state.id === entryId ? state : { id: entryId, detail: null, error: null };
 }
 
-function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
+export function ContextView({ sessionId, at }: { sessionId: string; at: string }) {
   const [context, setContext] = useState<{
     at: string;
     data: ContextResponse | null;

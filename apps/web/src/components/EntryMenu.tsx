@@ -1,16 +1,21 @@
 // The entry menu: a right click on an outline row or a graph node. Archive or restore the branch
-// under the entry (docs/archive-and-family.md#archive), show or fold archived branches, open the
+// under the entry (docs/archive-and-family.md#archive), compare it with the leaf or the one selected
+// entry, or see the files its path changed (docs/branches.md#the-compare-view), show or fold archived branches, open the
 // Tidy list. Closes on a choice, Esc or a click elsewhere.
 
 import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
 import { archiveRootOf } from '../store/slices/archive';
+import { leafIdOf } from '../store/selectors';
 
 export function EntryMenu() {
   const store = useAppStore();
   const menu = useApp((s) => s.entryMenu);
   const tree = useApp((s) => s.treeView?.tree ?? null);
   const revealed = useApp((s) => s.treeView?.tree.archivedRevealed ?? false);
+  const leafId = useApp(leafIdOf);
+  const multiSelection = useApp((s) => s.multiSelection);
+  const picked = [...multiSelection];
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!menu) return;
@@ -36,13 +41,41 @@ export function EntryMenu() {
       data-testid="entry-menu"
       style={{
         left: Math.min(menu.x, window.innerWidth - 240),
-        top: Math.min(menu.y, window.innerHeight - 120),
+        top: Math.min(menu.y, window.innerHeight - 230),
       }}
       onKeyDown={(e) => {
         e.stopPropagation();
         if (e.key === 'Escape') state().closeEntryMenu();
       }}
     >
+      {leafId && leafId !== menu.id && (
+        <button
+          type="button"
+          role="menuitem"
+          data-testid="entry-menu.compare-leaf"
+          onClick={run(() => void state().openCompare(menu.id, leafId))}
+        >
+          Compare with leaf
+        </button>
+      )}
+      {picked.length === 1 && picked[0] !== menu.id && (
+        <button
+          type="button"
+          role="menuitem"
+          data-testid="entry-menu.compare-selected"
+          onClick={run(() => void state().openCompare(picked[0]!, menu.id))}
+        >
+          Compare with the selected entry
+        </button>
+      )}
+      <button
+        type="button"
+        role="menuitem"
+        data-testid="entry-menu.files"
+        onClick={run(() => void state().openBranchFiles(menu.id))}
+      >
+        Files changed on the path here
+      </button>
       {root === null ? (
         <button
           type="button"

@@ -49,6 +49,19 @@ export function SelectionBar() {
       >
         Bring into the current branch
       </button>
+      {count === 2 && (
+        <button
+          type="button"
+          data-testid="selection.compare"
+          title="Compare the two paths from where they split"
+          onClick={() => {
+            const [a, b] = [...selection] as [string, string];
+            void store.getState().openCompare(a, b);
+          }}
+        >
+          Compare
+        </button>
+      )}
       <button
         type="button"
         data-testid="selection.clear"

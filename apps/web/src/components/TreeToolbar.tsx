@@ -1,4 +1,5 @@
-// Filter modes, search with match stepping, view switch and the /branch and /fork actions.
+// Filter modes, search with match stepping, view switch, the branch's files and the compare view, and
+// the /branch and /fork actions.
 
 import { FILTER_MODES, type FilterMode } from '@canopy/session-core';
 import { countOf } from '../lib/format';
@@ -6,7 +7,7 @@ import { ArchiveControls } from './ArchiveControls';
 import { keyCommand } from '../lib/keymap';
 import { useApp, useAppStore } from '../store/context';
 import { selectedIdOf, type ViewMode } from '../store/appStore';
-import { filterModeOf } from '../store/selectors';
+import { filterModeOf, leafIdOf } from '../store/selectors';
 
 const FILTER_LABELS: Record<FilterMode, { label: string; key: string }> = {
   default: { label: 'Default', key: 'Alt+D' },
@@ -122,6 +123,33 @@ export function TreeToolbar() {
         </button>
       </div>
       <ArchiveControls />
+      <div className="toolbar-group">
+        <button
+          type="button"
+          data-testid="action.files"
+          onClick={() => void store.getState().openBranchFiles(null)}
+          title="The files the current branch changed, from its tool calls"
+        >
+          Files
+        </button>
+        <button
+          type="button"
+          data-testid="action.compare"
+          onClick={() => {
+            const state = store.getState();
+            const selected = selectedIdOf(state);
+            const leaf = leafIdOf(state);
+            if (selected && leaf && selected !== leaf) void state.openCompare(selected, leaf);
+            else
+              state.toast(
+                'Select an entry off the current branch to compare it with the leaf (or select two entries with Ctrl-click).',
+              );
+          }}
+          title="Compare the selected entry's path with the current leaf's"
+        >
+          Compare
+        </button>
+      </div>
       <div className="toolbar-group">
         <button
           type="button"

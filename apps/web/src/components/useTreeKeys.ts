@@ -31,6 +31,15 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
       // The summary and settings dialogs handle their own keys.
       if (state.summaryDialog || state.settingsOpen) return;
       if (event.isComposing || isEditable(event.target)) return;
+      // The compare view, file lens and branch files stand in the tree's place: Esc closes the
+      // innermost, and the tree's keys wait until they are closed.
+      if (state.compare || state.fileLens || state.branchFiles) {
+        if (event.key === 'Escape' && !state.bringBackDialog) {
+          event.preventDefault();
+          state.closeInnermostCompareView();
+        }
+        return;
+      }
       const command = keyCommand(event);
       if (!command) return;
       if (isButtonLike(event.target) && (event.key === 'Enter' || event.key === ' ')) return;

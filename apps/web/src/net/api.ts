@@ -6,6 +6,9 @@ import type {
   FamilyResponse,
   TidyResponse,
   BranchResult,
+  CompareResponse,
+  FileLensResponse,
+  FilesResponse,
   BringBackInfo,
   BringBackPreview,
   BringBackPreviewRequest,
@@ -114,6 +117,28 @@ export const api = {
       { id },
       undefined,
       at ? `?at=${encodeURIComponent(at)}` : '',
+    ),
+  compareBranches: (id: string, a: string, b: string) =>
+    call<CompareResponse>(
+      ROUTE_PATHS.compareBranches,
+      { id },
+      undefined,
+      `?${new URLSearchParams({ a, b }).toString()}`,
+    ),
+  /** The files the path to `at` (the leaf when null) changed, counted after `from` when given. */
+  getFiles: (id: string, at: string | null, from: string | null) => {
+    const query = new URLSearchParams();
+    if (at) query.set('at', at);
+    if (from) query.set('from', from);
+    const text = query.toString();
+    return call<FilesResponse>(ROUTE_PATHS.getFiles, { id }, undefined, text ? `?${text}` : '');
+  },
+  getFileLens: (id: string, path: string) =>
+    call<FileLensResponse>(
+      ROUTE_PATHS.getFileLens,
+      { id },
+      undefined,
+      `?${new URLSearchParams({ path }).toString()}`,
     ),
   navigate: (id: string, request: NavigateRequest) =>
     call<NavigateResult>(ROUTE_PATHS.navigate, { id }, request),

@@ -1,6 +1,6 @@
 // The app's zustand store, composed from one slice per concern (store/slices/): connection,
 // sessions, the open tree, selection/filter/search, the multi-entry selection, dialogs, writes,
-// toasts, entry details, preferences and summaries. A factory, so tests and the app each make their own instance;
+// toasts, entry details, preferences, summaries, bring-back and the compare view. A factory, so tests and the app each make their own instance;
 // components reach it through StoreProvider / useApp with atomic selectors and change it through
 // its actions only. Each field has one owner: a slice writes only its own fields (slices/kit.ts).
 
@@ -11,6 +11,7 @@ import { selectedIdOf } from './selectors';
 import { createArchiveSlice, type ArchiveSlice } from './slices/archive';
 import { createFamilySlice, type FamilySlice } from './slices/family';
 import { createBringBackSlice, type BringBackSlice } from './slices/bringBack';
+import { createCompareSlice, type CompareSlice } from './slices/compare';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
 import { createDetailSlice, type DetailSlice } from './slices/detail';
 import { createDialogsSlice, type DialogsSlice } from './slices/dialogs';
@@ -52,7 +53,8 @@ export type AppStore = ConnectionSlice &
   FamilySlice &
   SummaryState &
   SummaryActions &
-  BringBackSlice;
+  BringBackSlice &
+  CompareSlice;
 
 export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
   const api = deps.api ?? defaultApi;
@@ -60,7 +62,13 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
     deps.storage !== undefined ? deps.storage : typeof localStorage !== 'undefined' ? localStorage : null;
 
   return createStore<AppStore>()((set, get, store) => {
-    const notifyLocation = () => deps.onLocationChange?.(get().session?.id ?? null, selectedIdOf(get()));
+    const notifyLocation = () => {
+      const { compare, fileLens } = get();
+      deps.onLocationChange?.(get().session?.id ?? null, selectedIdOf(get()), {
+        compare: compare ? [compare.a, compare.b] : null,
+        file: fileLens?.path ?? null,
+      });
+    };
     const kit: StoreKit = {
       set,
       get,
@@ -109,6 +117,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...initialSummaryState(),
       ...summary,
       ...createBringBackSlice(kit),
+      ...createCompareSlice(kit),
     };
   });
 }

@@ -15,8 +15,14 @@ export interface StoreDeps {
   api?: Api;
   /** Persisted UI preferences (theme, view); defaults to localStorage when available. */
   storage?: Pick<Storage, 'getItem' | 'setItem'> | null;
-  /** Called when the open session or selected entry changes, to update the URL. */
-  onLocationChange?: (sessionId: string | null, entryId: string | null) => void;
+  /** Called when the open session, the selected entry or the open compare / file lens changes, to update the URL. */
+  onLocationChange?: (sessionId: string | null, entryId: string | null, view?: LinkedView) => void;
+}
+
+/** The views a link reopens (docs/branches.md#urls). */
+export interface LinkedView {
+  compare: readonly [string, string] | null;
+  file: string | null;
 }
 
 export interface StoreKit {
