@@ -177,6 +177,17 @@ describe("oh-my-pi's edit forms", () => {
     ]);
   });
 
+  it('a net line an edit changed inside names that edit, and the write that made the line', () => {
+    const path = session([
+      { name: 'write', args: { path: 'f', content: 'export const greet = () => "hi";\n' } },
+      { name: 'edit', args: { path: 'f', edits: [{ oldText: '"hi"', newText: '"hello"' }] } },
+    ]);
+    const f = file(reconstructFiles(path), 'f');
+    const [write, edit] = f.ops.map((o) => o.entryId);
+    expect(f.net.hunks).toHaveLength(1);
+    expect(f.net.hunks[0]!.entryIds).toEqual([write, edit]);
+  });
+
   it('patch mode: create, update hunks, delete', () => {
     const path = session([
       { name: 'edit', args: { path: 'f', op: 'create', diff: base } },

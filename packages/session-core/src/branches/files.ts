@@ -646,19 +646,48 @@ function fileReport(state: FileState): FileChangeReport {
   };
 }
 
-/** The operations whose own hunks added a line this net hunk adds, or removed one it removes. */
+/** Substring comparisons one net hunk may spend finding its makers; past it, whole lines only. */
+const CONTAINMENT_BUDGET = 20_000;
+
+/**
+ * The operations whose own hunks added or removed the lines of a net hunk, in file order: one whose
+ * line is the net line; an edit whose replacement sits inside a net line (pi's edits replace text,
+ * often part of a line); and, walking back, an operation that made a line a later maker changed
+ * (the write of a line an edit then changed inside). Substring comparisons are budgeted, so a large
+ * file's hunk never costs a product of its lines and its operations.
+ */
 function madeBy(hunk: DiffHunk, ops: readonly FileOperation[]): string[] {
-  const addedLines = new Set(hunk.lines.filter((l) => l.kind === '+').map((l) => l.text));
-  const removedLines = new Set(hunk.lines.filter((l) => l.kind === '-').map((l) => l.text));
-  const ids: string[] = [];
-  for (const op of ops) {
-    const hit = op.hunks.some((h) =>
-      h.lines.some(
-        (l) => (l.kind === '+' && addedLines.has(l.text)) || (l.kind === '-' && removedLines.has(l.text)),
-      ),
+  const addedLines = hunk.lines.filter((l) => l.kind === '+').map((l) => l.text);
+  const removedLines = hunk.lines.filter((l) => l.kind === '-').map((l) => l.text);
+  const added = new Set(addedLines);
+  const removed = new Set(removedLines);
+  let budget = CONTAINMENT_BUDGET;
+  const holds = (texts: readonly string[], part: string) => {
+    if (part.trim() === '' || budget < texts.length) return false;
+    budget -= texts.length;
+    return texts.some((text) => text.includes(part));
+  };
+  const made = new Array<boolean>(ops.length).fill(false);
+  // Texts later makers removed: an earlier operation that added a line holding one made that line.
+  const changedLater: string[] = [];
+  const madeLater = (text: string) => {
+    if (budget < changedLater.length) return false;
+    budget -= changedLater.length;
+    return changedLater.some((t) => t.trim() !== '' && text.includes(t));
+  };
+  for (let k = ops.length - 1; k >= 0; k--) {
+    const lines = ops[k]!.hunks.flatMap((h) => h.lines);
+    made[k] = lines.some((l) =>
+      l.kind === '+'
+        ? added.has(l.text) || holds(addedLines, l.text) || madeLater(l.text)
+        : l.kind === '-' && (removed.has(l.text) || holds(removedLines, l.text)),
     );
-    if (hit && !ids.includes(op.entryId)) ids.push(op.entryId);
+    if (made[k]) for (const l of lines) if (l.kind === '-') changedLater.push(l.text);
   }
+  const ids: string[] = [];
+  ops.forEach((op, k) => {
+    if (made[k] && !ids.includes(op.entryId)) ids.push(op.entryId);
+  });
   return ids;
 }
 
