@@ -359,7 +359,7 @@ export async function usedHeap(page: Page): Promise<number> {
 
 /** One timed action after an open: its key in the sample, and the step (ms; NaN when not possible). */
 export interface CanopyAction {
-  key: 'liveAppend' | 'click' | 'jump' | 'searchKey' | 'filter' | 'archive' | 'restore';
+  key: 'liveAppend' | 'click' | 'jump' | 'searchKey' | 'filter' | 'archive' | 'restore' | 'compare';
   name: string;
   /**
    * Runs the step and answers its wall from Node. Given `inPage`, an action a user starts (all but
@@ -510,6 +510,29 @@ export const CANOPY_ACTIONS: CanopyAction[] = [
       const stub = `${rowSelector}[data-entry-id="${id}"][data-archive-stub]`;
       const stubGone = (selector: string) => document.querySelector(selector) === null;
       const wall = await pressUntil(page, 'Shift+A', stubGone, stub, inPage);
+      return wall;
+    },
+  },
+  {
+    key: 'compare',
+    name: 'compare with the leaf',
+    run: async (page, _file, inPage) => {
+      // A row off the active path, compared with the leaf from its right-click menu (docs/branches.md).
+      const row = page.locator(`${rowSelector}:not([data-active]):not([data-archive-stub])`).first();
+      if ((await row.count()) === 0) return NaN;
+      await row.click({ button: 'right' });
+      const item = await page.getByTestId('entry-menu.compare-leaf').boundingBox({ timeout: 5000 });
+      if (!item) return NaN;
+      const point = { x: item.x + item.width / 2, y: item.y + item.height / 2 };
+      const compareShown = () => document.querySelector('[data-testid="compare.stats"]') !== null;
+      const told = await armInPage(page, inPage, 'click', compareShown, undefined);
+      const wall = await timed(
+        () => page.mouse.click(point.x, point.y),
+        () => page.waitForFunction(compareShown, undefined, { polling: 'raf', timeout: WAIT_MS }),
+      );
+      await told();
+      await page.keyboard.press('Escape');
+      await page.getByTestId('compare.stats').waitFor({ state: 'detached', timeout: WAIT_MS });
       return wall;
     },
   },

@@ -91,6 +91,7 @@ const IN_PAGE_KEYS: ReadonlySet<string> = new Set([
   'filter',
   'archive',
   'restore',
+  'compare',
 ]);
 
 function add(samples: Samples, size: string, contender: string, sample: Sample): void {
@@ -213,6 +214,7 @@ async function report(options: Options, files: Map<string, string>, samples: Sam
         ['liveAppend', 'live append to screen'],
         ['archive', 'archive a branch (Shift+A → stub)'],
         ['restore', 'restore it (Shift+A → rows)'],
+        ['compare', 'compare with the leaf (menu → view)'],
         ['openLongTask', 'longest task while opening'],
         ['scrollLongTask', 'longest task while scrolling'],
         ['panLongTask', 'longest task while panning the graph'],
