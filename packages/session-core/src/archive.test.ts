@@ -15,6 +15,7 @@ import { SessionManager } from './session-manager';
 import { ViewFlags } from './tree-view/row-format';
 import { EntryBuilder } from './tree-view/testing';
 import type { SessionEntry } from './types';
+import { assistantMsg } from '../test/messages';
 import * as pi16 from '../test/pi16';
 
 function clock(): () => number {
@@ -36,25 +37,7 @@ function forkedSession(): { sm: SessionManager; ids: Record<string, string> } {
   return { sm, ids };
 }
 
-function assistant(text: string) {
-  return {
-    role: 'assistant' as const,
-    content: [{ type: 'text' as const, text }],
-    api: 'anthropic-messages',
-    provider: 'anthropic',
-    model: 'claude',
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: 'stop' as const,
-    timestamp: 2,
-  };
-}
+const assistant = (text: string) => assistantMsg(text, { model: 'claude', timestamp: 2 });
 
 function ledgerOf(entries: readonly SessionEntry[]): ArchiveLedger {
   const ledger = new ArchiveLedger();

@@ -13,6 +13,7 @@ import {
   type FamilyMember,
 } from './family';
 import { SessionManager } from './session-manager';
+import { assistantMsg, userMsg } from '../test/messages';
 import * as pi16 from '../test/pi16';
 
 const dirs: string[] = [];
@@ -25,26 +26,8 @@ function tempDir(): string {
   return dir;
 }
 
-const user = (text: string) => ({ role: 'user' as const, content: text, timestamp: Date.now() });
-function assistant(text: string) {
-  return {
-    role: 'assistant' as const,
-    content: [{ type: 'text' as const, text }],
-    api: 'anthropic-messages',
-    provider: 'anthropic',
-    model: 'claude',
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
-    stopReason: 'stop' as const,
-    timestamp: Date.now(),
-  };
-}
+const user = userMsg;
+const assistant = (text: string) => assistantMsg(text, { model: 'claude' });
 
 /** A head as the server reads it: the first `maxBytes` of the file (or all of it). */
 function headOf(file: string, options: { maxBytes?: number; folder?: FamilyFileHead['folder'] } = {}) {
