@@ -1,24 +1,11 @@
-import type { CompareResponse } from '@canopy/protocol';
 import { describe, expect, it } from 'vitest';
+import { laneRollup } from '../store/testing';
 import { costVerdict, wallTime } from './compareStats';
 
-type Rollup = CompareResponse['a']['rollup'];
-
-function rollup(cost: number, totalTokens: number): Rollup {
-  return {
-    entries: 1,
-    turns: 1,
-    toolCalls: 0,
-    toolErrors: 0,
-    errors: 0,
-    aborts: 0,
-    models: [],
-    modelChanges: 0,
-    thinkingChanges: [],
+function rollup(cost: number, totalTokens: number) {
+  return laneRollup({
     usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens, cost, entries: 1 },
-    usageBySource: {},
-    wallMs: null,
-  };
+  });
 }
 
 describe('compare stats', () => {

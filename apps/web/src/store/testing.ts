@@ -3,6 +3,7 @@
 // Only tests import this module.
 
 import type {
+  CompareResponse,
   ServerEvent,
   SessionChangedEvent,
   SessionListItem,
@@ -157,3 +158,24 @@ export function deliverLater(store: () => StoreApi<AppStore>, event: ServerEvent
 export const leafOf = (store: StoreApi<AppStore>) => leafIdOf(store.getState());
 export const selected = (store: StoreApi<AppStore>) => selectedIdOf(store.getState());
 export const rowsOf = (store: StoreApi<AppStore>) => (store.getState().treeView?.rows ?? []).map((r) => r.id);
+
+/** A lane's roll-up as the compare route answers it (docs/branches.md): one entry and turn, nothing else unless told. */
+export function laneRollup(
+  overrides: Partial<CompareResponse['a']['rollup']> = {},
+): CompareResponse['a']['rollup'] {
+  return {
+    entries: 1,
+    turns: 1,
+    toolCalls: 0,
+    toolErrors: 0,
+    errors: 0,
+    aborts: 0,
+    models: [],
+    modelChanges: 0,
+    thinkingChanges: [],
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, entries: 1 },
+    usageBySource: {},
+    wallMs: null,
+    ...overrides,
+  };
+}

@@ -1,27 +1,13 @@
 import type { CompareResponse, FileLensResponse, FilesResponse } from '@canopy/protocol';
 import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../appStore';
-import { fakeApi } from '../testing';
+import { fakeApi, laneRollup } from '../testing';
 
-const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, entries: 0 };
 const lane = (leafId: string, entryIds: string[]): CompareResponse['a'] => ({
   leafId,
   entryIds,
   turns: [{ userId: entryIds[0] ?? null, userText: '', entryIds }],
-  rollup: {
-    entries: entryIds.length,
-    turns: 1,
-    toolCalls: 0,
-    toolErrors: 0,
-    errors: 0,
-    aborts: 0,
-    models: [],
-    modelChanges: 0,
-    thinkingChanges: [],
-    usage,
-    usageBySource: {},
-    wallMs: null,
-  },
+  rollup: laneRollup({ entries: entryIds.length }),
 });
 
 /** The sample tree's two branches (testing.ts): a4 and m7 split after a2. */
