@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '../support/test';
+import { assistantMsg, userMsg } from '../../packages/session-core/test/messages';
 import * as pi16 from '../../packages/session-core/test/pi16';
 
 const PARENT = 'family-parent.jsonl';
@@ -18,18 +19,9 @@ function writeFamily(): { parent: string; fork: string; graftId: string } {
     const sm = pi16.SessionManager.create('/work', dir);
     const say = (role: 'user' | 'assistant', text: string) =>
       sm.appendMessage(
-        (role === 'user'
-          ? { role, content: text, timestamp: 1 }
-          : {
-              role,
-              content: [{ type: 'text', text }],
-              api: 'anthropic-messages',
-              provider: 'anthropic',
-              model: 'claude',
-              usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
-              stopReason: 'stop',
-              timestamp: 2,
-            }) as never,
+        role === 'user'
+          ? { ...userMsg(text), timestamp: 1 }
+          : assistantMsg(text, { model: 'claude', timestamp: 2 }),
       );
     say('user', 'Plan the family feature');
     const graftId = say('assistant', 'Here is the plan');

@@ -8,20 +8,11 @@ import type { FamilyResponse } from '@canopy/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { AUTH, HOST, buildTestApp, sessionIdOf } from './helpers';
+import { assistantMsg, userMsg } from '../../../packages/session-core/test/messages';
 import * as pi16 from '../../../packages/session-core/test/pi16';
 
-const user = (text: string) => ({ role: 'user' as const, content: text, timestamp: 1 });
-const assistant = (text: string) =>
-  ({
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    api: 'anthropic-messages',
-    provider: 'anthropic',
-    model: 'claude',
-    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { total: 0 } },
-    stopReason: 'stop',
-    timestamp: 2,
-  }) as never;
+const user = (text: string) => ({ ...userMsg(text), timestamp: 1 });
+const assistant = (text: string) => assistantMsg(text, { model: 'claude', timestamp: 2 });
 
 describe('family route', () => {
   let dir = '';
