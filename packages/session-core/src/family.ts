@@ -212,25 +212,12 @@ export function buildFamilyForest(heads: readonly FamilyFileHead[]): FamilyFores
       children.set(link.parent.key, list);
     }
   }
-  const latest = new Map<string, number>();
-  const latestOf = (head: FamilyFileHead): number => {
-    // Iterative post-order: a family may be deep (a chain of continuations).
-    const stack: { head: FamilyFileHead; done: boolean }[] = [{ head, done: false }];
-    while (stack.length > 0) {
-      const top = stack.pop()!;
-      const kids = children.get(top.head.key) ?? [];
-      if (!top.done) {
-        stack.push({ head: top.head, done: true });
-        for (const kid of kids) stack.push({ head: kid, done: false });
-      } else {
-        let value = top.head.lastActivity;
-        for (const kid of kids) value = Math.max(value, latest.get(kid.key) ?? kid.lastActivity);
-        latest.set(top.head.key, value);
-      }
-    }
-    return latest.get(head.key)!;
-  };
-  for (const root of roots) latestOf(root);
+  const latest = latestInSubtrees(
+    heads,
+    (head) => head.key,
+    (head) => head.lastActivity,
+    (head) => children.get(head.key) ?? [],
+  );
   const byActivity = (a: FamilyFileHead, b: FamilyFileHead) =>
     latest.get(b.key)! - latest.get(a.key)! || a.file.localeCompare(b.file);
 
@@ -398,4 +385,39 @@ export function parseFamilyHead(text: string, complete: boolean): ParsedFamilyHe
   const reader = new FamilyHeadReader();
   for (const line of lines) reader.addLine(line);
   return reader.parsed;
+}
+
+/**
+ * The newest time in each item's subtree, itself included: what pi's threaded `/resume` orders a
+ * family by. Iterative post-order (a family may be a long chain of continuations); an item met again
+ * on its own path (a cycle) counts its own time there.
+ */
+export function latestInSubtrees<T>(
+  items: readonly T[],
+  keyOf: (item: T) => string,
+  timeOf: (item: T) => number,
+  childrenOf: (item: T) => readonly T[],
+): Map<string, number> {
+  const latest = new Map<string, number>();
+  for (const start of items) {
+    if (latest.has(keyOf(start))) continue;
+    const stack: { item: T; done: boolean }[] = [{ item: start, done: false }];
+    const onStack = new Set<string>();
+    while (stack.length > 0) {
+      const top = stack.pop()!;
+      const key = keyOf(top.item);
+      const kids = childrenOf(top.item);
+      if (!top.done) {
+        if (latest.has(key) || onStack.has(key)) continue;
+        onStack.add(key);
+        stack.push({ item: top.item, done: true });
+        for (const kid of kids) stack.push({ item: kid, done: false });
+      } else {
+        let value = timeOf(top.item);
+        for (const kid of kids) value = Math.max(value, latest.get(keyOf(kid)) ?? timeOf(kid));
+        latest.set(key, value);
+      }
+    }
+  }
+  return latest;
 }

@@ -3,6 +3,7 @@
 // sits under its source.
 
 import type { SessionListItem } from '@canopy/protocol';
+import { latestInSubtrees } from '@canopy/session-core';
 
 export interface SessionRow {
   session: SessionListItem;
@@ -46,7 +47,12 @@ export function sessionRows(sessions: readonly SessionListItem[], query: string)
       children.set(parent, list);
     } else tops.push(session);
   }
-  const latest = latestActivity(byMtime, children);
+  const latest = latestInSubtrees(
+    byMtime,
+    (session) => session.id,
+    (session) => session.mtime,
+    (session) => children.get(session.id) ?? [],
+  );
   const byLatest = (a: SessionListItem, b: SessionListItem) =>
     latest.get(b.id)! - latest.get(a.id)! || b.mtime - a.mtime || a.path.localeCompare(b.path);
   tops.sort(byLatest);
@@ -65,35 +71,6 @@ export function sessionRows(sessions: readonly SessionListItem[], query: string)
   // A lineage cycle (a → b → a) leaves its members unreached; list them at the top level.
   for (const session of byMtime) if (!seen.has(session.id)) rows.push({ session, depth: 0 });
   return rows;
-}
-
-/** The newest mtime in each session's subtree (a cycle's members count their own mtime). */
-function latestActivity(
-  sessions: readonly SessionListItem[],
-  children: ReadonlyMap<string, SessionListItem[]>,
-): Map<string, number> {
-  const latest = new Map<string, number>();
-  for (const start of sessions) {
-    if (latest.has(start.id)) continue;
-    // Iterative post-order: a family may be a long chain of continuations.
-    const stack: { session: SessionListItem; done: boolean }[] = [{ session: start, done: false }];
-    const onStack = new Set<string>();
-    while (stack.length > 0) {
-      const top = stack.pop()!;
-      const kids = children.get(top.session.id) ?? [];
-      if (!top.done) {
-        if (latest.has(top.session.id) || onStack.has(top.session.id)) continue;
-        onStack.add(top.session.id);
-        stack.push({ session: top.session, done: true });
-        for (const kid of kids) stack.push({ session: kid, done: false });
-      } else {
-        let value = top.session.mtime;
-        for (const kid of kids) value = Math.max(value, latest.get(kid.id) ?? kid.mtime);
-        latest.set(top.session.id, value);
-      }
-    }
-  }
-  return latest;
 }
 
 /** The chain of ancestors of a session, nearest first, as far as they are listed. */
