@@ -29,8 +29,13 @@ export const FamilyMemberItem = Type.Object({
   /** An archived `.jsonl.gz` file (read-only). */
   archived: Type.Boolean(),
   parentId: Nullable(Type.String()),
-  /** The entry of the parent this file is grafted at: the last entry it shares with it. */
+  /**
+   * The entry of the parent this file is grafted at: the last entry it shares with it; for a
+   * subagent, the assistant entry whose `task` tool call started it (docs/archive-and-family.md#subagent-lanes).
+   */
   graftId: Nullable(Type.String()),
+  /** For a subagent: the id of the tool call (a block of the `graftId` entry) that started it. */
+  toolCallId: Nullable(Type.String()),
   depth: Type.Integer({ minimum: 0 }),
   entryCount: Type.Integer({ minimum: 0 }),
   /** The file's last change, Unix ms. */
@@ -44,3 +49,38 @@ export const FamilyResponse = Type.Object({
   members: Type.Array(FamilyMemberItem),
 });
 export type FamilyResponse = Static<typeof FamilyResponse>;
+
+/** The most entries a lane carries; a longer run is cut at its start and end (`omitted` says how many). */
+export const MAX_LANE_ENTRIES = 400;
+
+export const LaneEntryItem = Type.Object({
+  id: Type.String(),
+  /** What the entry is, for its dot's shape and colour. */
+  role: Type.Union([
+    Type.Literal('user'),
+    Type.Literal('assistant'),
+    Type.Literal('tool'),
+    Type.Literal('summary'),
+    Type.Literal('other'),
+  ]),
+  /** The row the tree selector would show for it (docs/format.md), one line. */
+  text: Type.String(),
+  /** A tool result that failed, or an assistant reply that stopped on an error or abort. */
+  error: Type.Boolean(),
+});
+export type LaneEntryItem = Static<typeof LaneEntryItem>;
+
+/**
+ * GET /api/sessions/:id/lane: a file's run, from its first entry to its leaf, for drawing it as a
+ * lane under the entry it was grafted at (docs/archive-and-family.md#subagent-lanes).
+ */
+export const LaneResponse = Type.Object({
+  sessionId: Type.String(),
+  /** The path from the root to the leaf, at most MAX_LANE_ENTRIES: its first and last entries. */
+  entries: Type.Array(LaneEntryItem),
+  /** Entries of the path left out between the first and the last ones sent (0 when none). */
+  omitted: Type.Integer({ minimum: 0 }),
+  /** The leaf's id (the run's last entry), or null for a file without entries. */
+  leafId: Nullable(Type.String()),
+});
+export type LaneResponse = Static<typeof LaneResponse>;

@@ -89,7 +89,15 @@ export { createValidator, clientMessageValidator, serverEventValidator } from '.
 export type { Validator } from './validate';
 export { API_ROUTES } from './routes';
 export { ArchiveRequest, ArchiveResult, TidyReason, TidySuggestionItem, TidyResponse } from './archive';
-export { FamilyKind, FamilyMemberItem, FamilyProblemCode, FamilyResponse } from './family';
+export {
+  FamilyKind,
+  FamilyMemberItem,
+  FamilyProblemCode,
+  FamilyResponse,
+  LaneEntryItem,
+  LaneResponse,
+  MAX_LANE_ENTRIES,
+} from './family';
 export {
   BringBackForm,
   BringBackPreviewRequest,

@@ -31,6 +31,8 @@ export const ROUTE_PATHS = {
   tidySuggestions: { method: 'GET', url: '/api/sessions/:id/tidy' },
   /** The files related to a session and where each is grafted (docs/archive-and-family.md#family-of-a-session). */
   getFamily: { method: 'GET', url: '/api/sessions/:id/family' },
+  /** A file's run from its first entry to its leaf, drawn as a lane (docs/archive-and-family.md#subagent-lanes). */
+  getLane: { method: 'GET', url: '/api/sessions/:id/lane' },
   branch: { method: 'POST', url: '/api/sessions/:id/branch' },
   fork: { method: 'POST', url: '/api/sessions/:id/fork' },
   appendMessage: { method: 'POST', url: '/api/sessions/:id/messages' },

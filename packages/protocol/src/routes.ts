@@ -16,7 +16,7 @@ import {
 } from './bring-back';
 import { ErrorResponses } from './common';
 import { ArchiveRequest, ArchiveResult, TidyResponse } from './archive';
-import { FamilyResponse } from './family';
+import { FamilyResponse, LaneResponse } from './family';
 import { ROUTE_PATHS } from './paths';
 import {
   AbortSummaryResponse,
@@ -182,6 +182,10 @@ export const API_ROUTES = {
   getFamily: {
     ...ROUTE_PATHS.getFamily,
     schema: { params: SessionParams, response: { 200: FamilyResponse, ...ErrorResponses } },
+  },
+  getLane: {
+    ...ROUTE_PATHS.getLane,
+    schema: { params: SessionParams, response: { 200: LaneResponse, ...ErrorResponses } },
   },
   branch: {
     ...ROUTE_PATHS.branch,

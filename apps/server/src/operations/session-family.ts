@@ -34,6 +34,7 @@ export class SessionFamily {
           archived: isArchive(item.path),
           parentId: member.parentKey,
           graftId: member.graftId,
+          toolCallId: null,
           depth: member.depth,
           entryCount: item.entryCount,
           lastActivity: item.mtime,
