@@ -16,12 +16,14 @@ import {
   type FlatRow,
   type FoldMark,
 } from '@canopy/session-core';
+import type { FamilyMemberItem } from '@canopy/protocol';
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { entryKind } from '../lib/entryKind';
 import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
 import { useApp, useAppStore } from '../store/context';
 import { capPrefix, MAX_PREFIX_COLUMNS } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
+import { RowGrafts, useGraftsByEntry } from './RowGrafts';
 import { LabelEditor } from './LabelEditor';
 import { OutlineViewport, useRowAnchor } from './useRowAnchor';
 import { isMultiSelectClick, rowSelectPointerDown, rowSelectPointerEnter } from './outlineSelect';
@@ -78,6 +80,8 @@ interface RowProps {
   stubCount: number | undefined;
   /** Inside an archived branch (drawn dimmed while revealed). */
   archived: boolean;
+  /** Files of the family grafted at this entry (docs/archive-and-family.md#in-the-page). */
+  grafts: readonly FamilyMemberItem[] | undefined;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -96,6 +100,7 @@ const OutlineRow = memo(function OutlineRow({
   labelTime,
   stubCount,
   archived,
+  grafts,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
@@ -202,6 +207,7 @@ const OutlineRow = memo(function OutlineRow({
           {archived ? 'Restore' : 'Archive'}
         </button>
       )}
+      {grafts && <RowGrafts members={grafts} />}
       {row.isLeaf && (
         <span
           className="row-leaf"
@@ -252,6 +258,7 @@ export function OutlineView() {
   const [now] = useState(() => new Date());
   const tree = useApp((s) => s.treeView?.tree);
   const archivedRevealed = useApp((s) => s.treeView?.tree.archivedRevealed ?? false);
+  const graftsByEntry = useGraftsByEntry();
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -356,6 +363,7 @@ export function OutlineView() {
           multi={multi}
           stubCount={stub ? subtreeSize(tree, row.id) : undefined}
           archived={isArchivedState(archiveState)}
+          grafts={graftsByEntry.get(row.id)}
         />,
       );
     }

@@ -31,8 +31,17 @@ function kindLabel(chip: GraftChip): string {
 
 function chipText(chip: GraftChip): string {
   const name = truncate(chip.member.name, CHIP_NAME_CHARS);
-  if (chip.role === 'origin') return `↰ from ${name}`;
-  return `${hasLane(chip.member) ? '⧉' : '⑂'} ${name}`;
+  return chip.role === 'origin' ? `from ${name}` : name;
+}
+
+/**
+ * The chip's mark: "↰" back to the parent, "⎇" a fork, and for an agent's run two stacked boxes
+ * drawn in CSS (the "⧉" glyph is missing from common Linux fonts).
+ */
+export function ChipIcon({ chip }: { chip: Pick<GraftChip, 'role' | 'member'> }) {
+  if (chip.role === 'origin') return <span className="gchip-icon">↰</span>;
+  if (hasLane(chip.member)) return <span className="gchip-icon gchip-agent" aria-label="agent run" />;
+  return <span className="gchip-icon">⎇</span>;
 }
 
 function chipTitle(chip: GraftChip): string {
@@ -134,6 +143,7 @@ export const GraphGrafts = memo(function GraphGrafts({
                   onOpen(member.id, chip.openAt);
                 }}
               >
+                <ChipIcon chip={chip} />
                 {chipText(chip)}
               </button>
               {lane && (

@@ -16,7 +16,7 @@ import { useProvenancePairs } from './useBringBackEdges';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
 import { GraphGrafts } from './GraphGrafts';
-import { familyGrafts } from './familyGrafts';
+import { chipsBounds, familyGrafts } from './familyGrafts';
 import { unfoldedLanesOf } from '../../store/slices/lanes';
 import { Minimap } from './Minimap';
 import { factsOf, NO_FOLD_FACTS } from './nodeFacts';
@@ -63,7 +63,8 @@ export function GraphView() {
   const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
   const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
 
-  const viewport = useGraphViewport(layout, minimapOpen);
+  const grafts = useFamilyGrafts(layout);
+  const viewport = useGraphViewport(layout, minimapOpen, grafts.bounds);
   const { containerRef, size, transform, transformRef } = viewport;
   useViewFollow(viewport, {
     layout,
@@ -107,7 +108,6 @@ export function GraphView() {
   const visible = useMemo(() => (layout ? nodesInRect(layout, view) : []), [layout, view]);
   const domCards = transform.k >= MIN_DOM_SCALE && visible.length <= MAX_DOM_NODES;
   const provenance = useProvenancePairs(layout);
-  const grafts = useFamilyGrafts(layout);
   const scene: GraphScene | null = useMemo(() => {
     if (!layout || !tree) return null;
     const folds = treeView ?? NO_FOLD_FACTS;
@@ -187,7 +187,11 @@ export function GraphView() {
               view={view}
               width={size.width}
               height={size.height}
-              {...grafts}
+              chips={grafts.chips}
+              unfolded={grafts.unfolded}
+              loads={grafts.loads}
+              onOpen={grafts.onOpen}
+              onToggleLane={grafts.onToggleLane}
             />
           )}
         </div>
@@ -234,10 +238,11 @@ function useFamilyGrafts(layout: GraphLayout | null) {
     if (!layout || !family || openId === null || family.sessionId !== openId) return [];
     return familyGrafts({ layout, members: family.members, openId, unfolded, loads });
   }, [layout, family, openId, unfolded, loads]);
+  const bounds = useMemo(() => chipsBounds(chips), [chips]);
   const onOpen = useCallback(
     (memberId: string, entryId: string | null) => void store.getState().openFamilyMember(memberId, entryId),
     [store],
   );
   const onToggleLane = useCallback((memberId: string) => store.getState().toggleLane(memberId), [store]);
-  return { chips, unfolded, loads, onOpen, onToggleLane };
+  return { chips, bounds, unfolded, loads, onOpen, onToggleLane };
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { layoutGraph, type GraphSource } from '../../layout/graphLayout';
 import {
   chipInView,
+  chipsBounds,
   FAMILY_COLOURS,
   familyColourIndex,
   familyGrafts,
@@ -166,5 +167,22 @@ describe('family grafts in the graph', () => {
     const colours = new Set(Array.from({ length: 50 }, (_, i) => familyColourIndex(`member-${i}`)));
     expect(colours.size).toBeGreaterThan(4);
     for (const c of colours) expect(c >= 0 && c < FAMILY_COLOURS).toBe(true);
+  });
+});
+
+describe('fitting the graph with its family', () => {
+  it('takes the chips into the box to fit, not their lanes', () => {
+    const l = layout();
+    const chips = familyGrafts({
+      layout: l,
+      members: [member('open', { kind: 'root', parentId: null }), member('f1', { graftId: 'a4' })],
+      openId: 'open',
+      unfolded: new Set(),
+      loads: {},
+    });
+    const box = chipsBounds(chips)!;
+    expect(box.maxX).toBe(chips[0]!.x + G.chipWidth);
+    expect(box.maxX).toBeGreaterThan(l.bounds.maxX);
+    expect(chipsBounds([])).toBeNull();
   });
 });

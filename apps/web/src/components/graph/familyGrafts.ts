@@ -143,3 +143,16 @@ export function chipInView(chip: GraftChip, layout: GraphLayout, view: Rect): bo
 export function laneRowsInView(chip: GraftChip, view: Rect): LaneRow[] {
   return chip.lane.filter((row) => row.y + GRAFT_GEOMETRY.laneRowHeight >= view.minY && row.y <= view.maxY);
 }
+
+/** The box the chips take (their lanes left out: a long run would shrink the whole tree to fit it). */
+export function chipsBounds(chips: readonly GraftChip[]): Rect | null {
+  if (chips.length === 0) return null;
+  const box = { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity };
+  for (const chip of chips) {
+    box.minX = Math.min(box.minX, chip.x);
+    box.minY = Math.min(box.minY, chip.y);
+    box.maxX = Math.max(box.maxX, chip.x + GRAFT_GEOMETRY.chipWidth);
+    box.maxY = Math.max(box.maxY, chip.y + GRAFT_GEOMETRY.chipHeight);
+  }
+  return box;
+}
