@@ -175,7 +175,7 @@ describe('fitting the graph with its family', () => {
     const l = layout();
     const chips = familyGrafts({
       layout: l,
-      members: [member('open', { kind: 'root', parentId: null }), member('f1', { graftId: 'a4' })],
+      members: [member('open', { kind: 'root', parentId: null }), member('f1', { graftId: 'u5' })],
       openId: 'open',
       unfolded: new Set(),
       loads: {},
