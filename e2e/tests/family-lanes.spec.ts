@@ -4,69 +4,13 @@
 // lays them out. The tool-call node carries the agent's chip; unfolding it draws the run as a
 // lane, and a row of the lane opens the agent's file at that entry.
 import { test as base, expect } from '@playwright/test';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CanopyApp } from '../pages/CanopyApp';
+import { PARENT, writeSubagentFamily, type SubagentFamily } from '../support/familySessions';
 import type { RunningCanopy } from '../support/server';
 import { useApp, useOwnCanopy } from '../support/test';
-import { OmpSessionBuilder } from '../../packages/session-core/test/omp-builder';
 
-const STAMP = '2026-09-01T10-00-00-000Z';
-const PARENT_ID = '0199a000-0000-7000-8000-0000000000a1';
-const PARENT = `${STAMP}_${PARENT_ID}`;
-
-interface LaneFiles {
-  /** The parent's assistant entry holding the `task` tool call. */
-  callEntry: string;
-  /** The agent's entries, root to leaf. */
-  agentEntries: string[];
-}
-
-function writeSubagentFamily(sessionsDir: string): LaneFiles {
-  const parent = new OmpSessionBuilder({ title: 'Harden the login', id: PARENT_ID });
-  parent.user('Check the login flow for auth bugs');
-  const callEntry = parent.assistant(
-    [
-      { type: 'text', text: 'I will start a scout for this.' },
-      parent.toolCall('call-auth', 'task', {
-        agent: 'scout',
-        tasks: [{ id: 'AuthScan', description: 'Scan the auth code', assignment: 'Find auth bugs' }],
-      }),
-    ],
-    { stopReason: 'toolUse' },
-  );
-  parent.message({
-    role: 'toolResult',
-    toolCallId: 'call-auth',
-    toolName: 'task',
-    content: [{ type: 'text', text: 'AuthScan: found one missing check' }],
-    details: {
-      results: [{ id: 'AuthScan', agent: 'scout', exitCode: 0, output: 'found one missing check' }],
-    },
-    isError: false,
-  });
-  parent.assistant('The scout found one missing check; fixing it.');
-  writeFileSync(join(sessionsDir, `${PARENT}.jsonl`), parent.text());
-
-  const folder = join(sessionsDir, PARENT);
-  mkdirSync(folder, { recursive: true });
-  const agent = new OmpSessionBuilder({
-    title: 'AuthScan',
-    id: '0199a000-0000-7000-8000-0000000000a2',
-    start: Date.UTC(2026, 8, 1, 10, 0, 5),
-  });
-  const agentEntries = [
-    agent.add('session_init', { systemPrompt: 'You are a scout.', task: 'Find auth bugs', tools: ['read'] }),
-    agent.user('Find auth bugs'),
-    agent.assistant('Reading src/auth.ts'),
-    agent.assistant('Found it: the token expiry is never checked.'),
-  ];
-  writeFileSync(join(folder, 'AuthScan.jsonl'), agent.text());
-  return { callEntry, agentEntries };
-}
-
-const test = base.extend<{ canopy: RunningCanopy; files: LaneFiles; app: CanopyApp }>({
-  files: [{ callEntry: '', agentEntries: [] }, { option: true }],
+const test = base.extend<{ canopy: RunningCanopy; files: SubagentFamily; app: CanopyApp }>({
+  files: [{ callEntry: '', agentEntries: [], forkEntry: null }, { option: true }],
   canopy: ({ files }, use) =>
     useOwnCanopy({ prepare: (dir) => Object.assign(files, writeSubagentFamily(dir)) }, use),
   app: ({ page, canopy }, use) => useApp(page, canopy, use),
