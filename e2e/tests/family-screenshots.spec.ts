@@ -59,7 +59,7 @@ for (const viewport of [
           .filter({ hasText: 'AuthScan' });
         await agent.getByTestId('graph.lane-toggle').click();
         await expect(app.graph.getByTestId('graph.lane')).toHaveAttribute('data-status', 'ready');
-        await app.row(files.callEntry).click();
+        await app.row(files.callEntry).click({ position: { x: 40, y: 8 } });
         await shoot('split');
         await page.getByTestId('view.graph').click();
         await page.getByTestId('graph.fit').click();

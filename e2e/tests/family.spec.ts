@@ -107,6 +107,14 @@ test('the graph grafts the fork at its node: its chip opens the fork there, "fro
   // The outline offers the same file on the graft row.
   await expect(app.row(family.graftId).getByTestId('tree.graft')).toContainText('Plan the family');
 
+  // And the graft node's right-click menu names it too.
+  await app.graphNode(family.graftId).click({ button: 'right' });
+  await expect(page.getByTestId('entry-menu.open-graft')).toHaveText(
+    /^Open Plan the family feature \(forked here\)$/,
+  );
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('entry-menu')).toHaveCount(0);
+
   // Into the fork at its graft point; the family stays in the top bar.
   const parentId = await app.sessionIdFromUrl();
   await chip.getByTestId('graph.graft-open').click();

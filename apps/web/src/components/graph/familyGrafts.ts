@@ -37,6 +37,14 @@ export function hasLane(member: FamilyMemberItem): boolean {
   return member.kind === 'subagent' || member.kind === 'advisor';
 }
 
+/** How a file came off its graft entry, for a menu item ("Open ‹name› (forked here)"). */
+export function graftedHere(member: FamilyMemberItem): string {
+  if (hasLane(member)) return 'started here';
+  if (member.kind === 'fork') return 'forked here';
+  if (member.kind === 'clone') return 'cloned here';
+  return 'grafted here';
+}
+
 export type LaneRow =
   | { kind: 'entry'; y: number; entry: LaneEntryItem }
   | { kind: 'omitted'; y: number; count: number }
