@@ -107,7 +107,7 @@ describe('family grafts in the graph', () => {
       members,
       openId: 'open',
       unfolded: new Set(['sub']),
-      loads: { sub: { status: 'ready', lane } },
+      loads: { sub: { status: 'ready', lane, asOf: 0 } },
     });
     const [sub, f1] = chips;
     expect(sub!.lane.map((r) => (r.kind === 'entry' ? r.entry.id : r.kind))).toEqual(['e1', 'e2']);
@@ -122,7 +122,7 @@ describe('family grafts in the graph', () => {
 
   it('says "… N more" between the first and last entries, and shows loading and errors in place', () => {
     const lane = { sessionId: 's', entries: ['a', 'b', 'c', 'd'].map(entry), omitted: 96, leafId: 'd' };
-    const rows = laneRows({ status: 'ready', lane }, 0);
+    const rows = laneRows({ status: 'ready', lane, asOf: 0 }, 0);
     expect(
       rows.map((r) => (r.kind === 'entry' ? r.entry.id : r.kind === 'omitted' ? `+${r.count}` : r.text)),
     ).toEqual(['a', 'b', '+96', 'c', 'd']);
@@ -147,7 +147,11 @@ describe('family grafts in the graph', () => {
       openId: 'open',
       unfolded: new Set(['sub']),
       loads: {
-        sub: { status: 'ready', lane: { sessionId: 'sub', entries: many, omitted: 0, leafId: 'e399' } },
+        sub: {
+          status: 'ready',
+          lane: { sessionId: 'sub', entries: many, omitted: 0, leafId: 'e399' },
+          asOf: 0,
+        },
       },
     });
     const near = {

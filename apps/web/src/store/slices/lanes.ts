@@ -1,13 +1,17 @@
 // Subagent lanes in the graph (docs/archive-and-family.md#in-the-page): which lanes the user has
-// unfolded under their tool call, and each lane's run as the server sent it (fetched once per
-// family member, again only after a failure).
+// unfolded under their tool call, and each lane's run as the server sent it: fetched once per
+// family member, again only after a failure or when the family says the file changed since (an
+// agent still running).
 
 import type { LaneResponse } from '@canopy/protocol';
 import type { SliceKit } from './kit';
 
 /** One lane's run: asked for, arrived, or refused (with the reason shown in its place). */
 export type LaneLoad =
-  { status: 'loading' } | { status: 'ready'; lane: LaneResponse } | { status: 'error'; message: string };
+  | { status: 'loading' }
+  /** `asOf`: the member's lastActivity (from the family) when the run was asked for. */
+  | { status: 'ready'; lane: LaneResponse; asOf: number }
+  | { status: 'error'; message: string };
 
 export interface LanesSlice {
   /**
@@ -53,11 +57,14 @@ export function createLanesSlice({ set, get, api }: SliceKit<LanesSlice>): Lanes
 
     async loadLane(memberId) {
       const known = get().laneLoads[memberId];
-      if (known && known.status !== 'error') return;
-      set({ laneLoads: { ...get().laneLoads, [memberId]: { status: 'loading' } } });
+      const asOf = get().family?.members.find((m) => m.id === memberId)?.lastActivity ?? 0;
+      if (known?.status === 'loading' || (known?.status === 'ready' && known.asOf >= asOf)) return;
+      // A run already drawn stays (marked as asked for) while its newer state is on its way.
+      const asked: LaneLoad = known?.status === 'ready' ? { ...known, asOf } : { status: 'loading' };
+      set({ laneLoads: { ...get().laneLoads, [memberId]: asked } });
       let load: LaneLoad;
       try {
-        load = { status: 'ready', lane: await api.lane(memberId) };
+        load = { status: 'ready', lane: await api.lane(memberId), asOf };
       } catch (error) {
         load = { status: 'error', message: (error as Error).message || 'The lane could not be read' };
       }
