@@ -186,3 +186,46 @@ export function subagentLineFilter(stems: readonly string[]): (line: string) => 
     line.includes('"task"') &&
     (line.includes('"toolCall"') || needles.some((needle) => line.includes(needle)));
 }
+
+/**
+ * [oh-my-pi] Where an advisor transcript (`__advisor*.jsonl`) is grafted: the last entry of the
+ * parent written at or before the advisor's start (its header time). An advisor has no tool call of
+ * its own; its first consultation follows the parent's turn that was written just before. Fed the
+ * parent's entries (or lines) in file order; `passed` says an entry after the start was seen, so
+ * the answer cannot change any more.
+ */
+export class LastEntryBefore {
+  private readonly start: number;
+  entryId: string | null = null;
+  passed = false;
+
+  constructor(startedAt: string) {
+    this.start = Date.parse(startedAt);
+  }
+
+  add(id: string, timestamp: unknown): void {
+    if (this.passed || typeof timestamp !== 'string') return;
+    const at = Date.parse(timestamp);
+    if (at > this.start) this.passed = true;
+    else if (at <= this.start) this.entryId = id;
+  }
+
+  /** Feeds one line of the file; headers (`session`, oh-my-pi's title line) and non-entries are skipped. */
+  addLine(line: string): void {
+    if (this.passed || line === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (
+      !isRecord(value) ||
+      value.type === 'session' ||
+      typeof value.id !== 'string' ||
+      !('parentId' in value)
+    )
+      return;
+    this.add(value.id, value.timestamp);
+  }
+}
