@@ -175,15 +175,21 @@ export function findSubagentCallSites(
 }
 
 /**
+ * What every line holding a task call or result holds: the tool's name quoted as JSON writes it
+ * (`"name":"task"`, `"toolName":"task"`). A scan of a large parent looks at no other line.
+ */
+export const SUBAGENT_LINE_NEEDLE = `"${TASK_TOOL_NAME}"`;
+
+/**
  * A cheap test of a raw line of the parent's file, before it is parsed: only a line holding
- * `"task"` (the tool's name, quoted as JSON writes it) can hold a task call or result, and of those
- * only a call (`"toolCall"`) or a line naming one of the stems' segments matters. A scan of a large
- * parent parses only the lines this keeps.
+ * {@link SUBAGENT_LINE_NEEDLE} can hold a task call or result, and of those only a call
+ * (`"toolCall"`) or a line naming one of the stems' segments matters. A scan of a large parent
+ * parses only the lines this keeps.
  */
 export function subagentLineFilter(stems: readonly string[]): (line: string) => boolean {
   const needles = [...new Set(stems.flatMap((stem) => [stem, lastSegment(stem)]))];
   return (line) =>
-    line.includes('"task"') &&
+    line.includes(SUBAGENT_LINE_NEEDLE) &&
     (line.includes('"toolCall"') || needles.some((needle) => line.includes(needle)));
 }
 

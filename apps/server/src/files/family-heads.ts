@@ -48,6 +48,46 @@ export async function scanLinesBounded(
   return { complete: true };
 }
 
+/**
+ * Hands `onLine` only the lines of `file` (a real path under the roots) that hold `needle`, in file
+ * order, reading at most `maxBytes`: the bytes are searched for the needle as they are and only the
+ * lines around a hit are decoded, so a scan of a large file that the needle rarely occurs in costs
+ * little more than reading it. Answers whether the whole file was read.
+ */
+export async function scanLinesHolding(
+  file: string,
+  needle: string,
+  options: { maxBytes: number; pieceBytes?: number },
+  onLine: (line: string) => void,
+): Promise<{ complete: boolean }> {
+  const { maxBytes, pieceBytes = CALL_SITE_PIECE_BYTES } = options;
+  const bytes = Buffer.from(needle, 'utf8');
+  const pieces = isArchive(file) ? archivePieces(file) : readChunksConfined(file, 0, pieceBytes);
+  const NEWLINE = 0x0a;
+  const linesHolding = (buffer: Buffer, end: number) => {
+    for (let at = buffer.indexOf(bytes); at >= 0 && at < end;) {
+      const start = buffer.lastIndexOf(NEWLINE, at) + 1;
+      const stop = buffer.indexOf(NEWLINE, at);
+      const lineEnd = stop < 0 || stop > end ? end : stop;
+      onLine(buffer.toString('utf8', start, lineEnd));
+      at = buffer.indexOf(bytes, lineEnd);
+    }
+  };
+  let carry: Buffer | undefined;
+  let read = 0;
+  for await (const piece of pieces) {
+    read += piece.length;
+    const buffer = carry ? Buffer.concat([carry, piece]) : piece;
+    // Lines up to the last newline are whole; the rest waits for the next piece.
+    const end = buffer.lastIndexOf(NEWLINE) + 1;
+    linesHolding(buffer, end);
+    carry = end < buffer.length ? Buffer.from(buffer.subarray(end)) : undefined;
+    if (read >= maxBytes) return { complete: false };
+  }
+  if (carry) linesHolding(carry, carry.length);
+  return { complete: true };
+}
+
 /** Reads the head of `file` (a real path under the roots) until its reader is settled. */
 export async function readFamilyHead(
   file: string,

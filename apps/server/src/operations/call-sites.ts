@@ -8,11 +8,12 @@ import path from 'node:path';
 import {
   LastEntryBefore,
   SubagentCallLedger,
+  SUBAGENT_LINE_NEEDLE,
   subagentLineFilter,
   type FamilyProblem,
   type WantedSubagent,
 } from '@canopy/session-core';
-import { CALL_SITE_PIECE_BYTES, scanLinesBounded } from '../files/family-heads';
+import { CALL_SITE_PIECE_BYTES, scanLinesBounded, scanLinesHolding } from '../files/family-heads';
 import { sessionFolderOf } from '../files/omp-files';
 import type { SessionStore } from '../session-store';
 
@@ -70,21 +71,33 @@ export async function callSitesIn(
     complete = true;
   } else {
     ledger = new SubagentCallLedger();
-    const keep = subagentLineFilter(wanted.map((want) => want.stem));
-    const pending = () => advisors.filter(({ finder }) => !finder.passed);
-    ({ complete } = await scanLinesBounded(
-      parentFile,
-      // Only advisors need the lines up to their start; subagents need the whole file.
-      {
-        maxBytes,
-        pieceBytes: CALL_SITE_PIECE_BYTES,
-        enough: () => wanted.length === 0 && pending().length === 0,
-      },
-      (line) => {
-        if (wanted.length > 0 && keep(line)) ledger.addLine(line);
-        for (const { finder } of advisors) finder.addLine(line);
-      },
-    ));
+    complete = true;
+    if (advisors.length > 0) {
+      // Every line up to the advisors' starts (usually near the top): parsed until each has passed.
+      ({ complete } = await scanLinesBounded(
+        parentFile,
+        {
+          maxBytes,
+          pieceBytes: CALL_SITE_PIECE_BYTES,
+          enough: () => advisors.every(({ finder }) => finder.passed),
+        },
+        (line) => {
+          for (const { finder } of advisors) finder.addLine(line);
+        },
+      ));
+    }
+    if (wanted.length > 0) {
+      // Only the lines holding `"task"` are decoded, and of those only calls and the stems' results parsed.
+      const keep = subagentLineFilter(wanted.map((want) => want.stem));
+      ({ complete } = await scanLinesHolding(
+        parentFile,
+        SUBAGENT_LINE_NEEDLE,
+        { maxBytes, pieceBytes: CALL_SITE_PIECE_BYTES },
+        (line) => {
+          if (keep(line)) ledger.addLine(line);
+        },
+      ));
+    }
   }
   const found = ledger.find(wanted, complete);
   const sites = new Map<string, CallSite>();
