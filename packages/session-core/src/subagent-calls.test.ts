@@ -3,7 +3,12 @@
 // a scan of a large parent uses before parsing.
 import { describe, expect, it } from 'vitest';
 import { SessionManager } from './session-manager';
-import { findSubagentCallSites, subagentLineFilter, SubagentCallLedger } from './subagent-calls';
+import {
+  findSubagentCallSites,
+  LastEntryBefore,
+  subagentLineFilter,
+  SubagentCallLedger,
+} from './subagent-calls';
 import { assistantMsg, userMsg } from '../test/messages';
 import { taskCallMsg, taskResultMsg } from '../test/task-calls';
 
@@ -152,5 +157,25 @@ describe('subagent call sites', () => {
       rule: 'result',
     });
     expect(ledger.size).toBe(2);
+  });
+
+  it('grafts an advisor at the last entry written at or before its start, from entries or lines', () => {
+    const sm = ompSession();
+    const u = sm.appendMessage(userMsg('go')); // second 1
+    const a = sm.appendMessage(assistantMsg('first')); // 2
+    sm.appendMessage(userMsg('more')); // 3
+    const viaEntries = new LastEntryBefore(at(2));
+    for (const entry of sm.getEntries()) viaEntries.add(entry.id, entry.timestamp);
+    expect([viaEntries.entryId, viaEntries.passed]).toEqual([a, true]);
+    const viaLines = new LastEntryBefore(at(1.5));
+    // The header line (a `session` with an id) is no entry.
+    for (const line of sm.toJsonl().split('\n')) viaLines.addLine(line);
+    expect([viaLines.entryId, viaLines.passed]).toEqual([u, true]);
+    const before = new LastEntryBefore(at(0));
+    for (const line of sm.toJsonl().split('\n')) before.addLine(line);
+    expect([before.entryId, before.passed]).toEqual([null, true]);
+    const after = new LastEntryBefore(at(9));
+    for (const entry of sm.getEntries()) after.add(entry.id, entry.timestamp);
+    expect(after.passed).toBe(false);
   });
 });
