@@ -12,7 +12,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { branchesBench } from './branches.bench';
-import { familyBench } from './family.bench';
+import { callSiteBench, familyBench } from './family.bench';
 import { canopyRun, exportRun, launchBrowser, piExport, type Sample } from './browser';
 import { collectGarbage, jsonParseLines, median, referenceLoad, serverLoad, time } from './load.bench';
 import { sessionFile, SIZES, type Size } from './sessions';
@@ -243,6 +243,15 @@ async function report(options: Options, files: Map<string, string>, samples: Sam
     'goal 1 s',
   ]);
   summary.family = family;
+  // docs/archive-and-family.md#subagent-lanes: subagent call sites in a parent past the scan cap.
+  const callSites = await callSiteBench(options.runs);
+  rows.push([
+    `${(callSites.parentBytes / 2 ** 20).toFixed(0)} MB parent, ${callSites.subagents} subagents`,
+    'call sites (64 MB scan, not open)',
+    fmtMs(callSites.callSitesMs),
+    'family goal 1 s',
+  ]);
+  summary.callSites = callSites;
   const header = ['session', 'what', 'Canopy (median)', 'anchor'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;

@@ -31,7 +31,8 @@ export const FamilyMemberItem = Type.Object({
   parentId: Nullable(Type.String()),
   /**
    * The entry of the parent this file is grafted at: the last entry it shares with it; for a
-   * subagent, the assistant entry whose `task` tool call started it (docs/archive-and-family.md#subagent-lanes).
+   * subagent, the assistant entry whose `task` tool call started it; for an advisor, the last entry
+   * of the parent written before it started (docs/archive-and-family.md#subagent-lanes).
    */
   graftId: Nullable(Type.String()),
   /** For a subagent: the id of the tool call (a block of the `graftId` entry) that started it. */

@@ -53,12 +53,19 @@ export const FAMILY_KINDS: readonly FamilyKind[] = [
   'advisor',
 ];
 
-export type FamilyProblemCode = 'missing-parent' | 'moved-parent' | 'cycle' | 'graft-beyond-head';
+export type FamilyProblemCode =
+  | 'missing-parent'
+  | 'moved-parent'
+  | 'cycle'
+  | 'graft-beyond-head'
+  /** A subagent or advisor whose place in its parent was not found (docs/archive-and-family.md#subagent-lanes). */
+  | 'call-site-not-found';
 export const FAMILY_PROBLEM_CODES: readonly FamilyProblemCode[] = [
   'missing-parent',
   'moved-parent',
   'cycle',
   'graft-beyond-head',
+  'call-site-not-found',
 ];
 
 export interface FamilyProblem {

@@ -20,3 +20,4 @@ export * from './entry-store';
 export * from './line-scan';
 export * from './branches/index';
 export * from './family';
+export * from './subagent-calls';

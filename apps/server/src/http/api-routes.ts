@@ -36,6 +36,7 @@ import { registerArchiveRoutes, registerFamilyRoutes } from './archive-routes';
 import { registerProviderRoutes } from './provider-routes';
 import { SessionArchive } from '../operations/session-archive';
 import { SessionFamily } from '../operations/session-family';
+import { SessionLanes } from '../operations/session-lane';
 
 export interface ApiDeps {
   store: SessionStore;
@@ -214,6 +215,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   registerArchiveRoutes(app, new SessionArchive(store));
-  registerFamilyRoutes(app, new SessionFamily(store));
+  registerFamilyRoutes(app, new SessionFamily(store), new SessionLanes(store, deps.home ?? os.homedir()));
   registerProviderRoutes(app, deps.summarizerSet, droppedSignal);
 }

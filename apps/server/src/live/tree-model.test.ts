@@ -301,3 +301,41 @@ describe('TreeModel', () => {
     ]);
   });
 });
+
+describe('TreeModel subagent calls', () => {
+  it.each(['all', 'index'] as const)(
+    '(retain %s) its ledger finds a subagent call site from the entries fed once, appends included, and starts over with the model',
+    (retain) => {
+      const entry = entryFactory();
+      const file = {
+        text:
+          `${HEADER}\n` +
+          jsonl([
+            entry('message', 'u1', null, { message: userMsg('go') }),
+            entry('message', 'a1', 'u1', {
+              message: toolCallMsg('call-1', 'task', { name: 'AuthScan', agent: 'explore', task: 'scan' }),
+            }),
+          ]),
+      };
+      const model = new TreeModel(HOME);
+      const sm = feeding(model, file, retain);
+      model.sync(sm);
+      expect(model.subagentCalls.find([{ stem: 'AuthScan' }]).get('AuthScan')).toEqual({
+        entryId: 'a1',
+        toolCallId: 'call-1',
+        rule: 'call',
+      });
+      const appended = jsonl([
+        entry('message', 'r1', 'a1', {
+          message: { ...toolResultMsg('call-1', 'task'), details: { results: [{ id: 'AuthScan' }] } },
+        }),
+      ]);
+      file.text += appended;
+      sm.ingest(appended);
+      model.sync(sm);
+      expect(model.subagentCalls.find([{ stem: 'AuthScan' }]).get('AuthScan')?.rule).toBe('result');
+      model.clear();
+      expect(model.subagentCalls.size).toBe(0);
+    },
+  );
+});

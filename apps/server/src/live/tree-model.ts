@@ -3,6 +3,7 @@ import { syncArchiveFlags } from './archive-flags';
 import {
   ArchiveLedger,
   formatToolCall,
+  SubagentCallLedger,
   ToolCallIndex,
   toViewEntries,
   usageNumbersOf,
@@ -109,6 +110,11 @@ export class TreeModel {
   private archive = new ArchiveLedger();
   /** Targets of the archive records received since the last sync: their flags are set at the sync. */
   private archiveTargets: string[] = [];
+  /**
+   * The session's `task` calls and results, fed every entry once: where its subagents were started
+   * (docs/archive-and-family.md#subagent-lanes), a few strings per call, never read from the file again.
+   */
+  private subagents = new SubagentCallLedger();
   /** Tool call id → positions of results rendered without their call. */
   private waitingForCall = new Map<string, number[]>();
   /** The node count at the last sync: nodes from here on are the next sync's `added`. */
@@ -127,6 +133,11 @@ export class TreeModel {
   /** The session's archive records, latest per target (docs/archive-and-family.md#archive). */
   get archiveLedger(): ArchiveLedger {
     return this.archive;
+  }
+
+  /** The session's subagent call sites (docs/archive-and-family.md#subagent-lanes). */
+  get subagentCalls(): SubagentCallLedger {
+    return this.subagents;
   }
 
   /** Every node, in file order, as of the last {@link sync}. */
@@ -173,6 +184,7 @@ export class TreeModel {
         this.labelTargets.push(entry.targetId);
       const record = this.archive.add(entry);
       if (record) this.archiveTargets.push(record.targetId);
+      this.subagents.add(entry);
     }
   }
 
@@ -185,6 +197,7 @@ export class TreeModel {
     this.labelTargets = [];
     this.archive = new ArchiveLedger();
     this.archiveTargets = [];
+    this.subagents = new SubagentCallLedger();
     this.waitingForCall = new Map();
     this.syncedCount = 0;
     this.stale = new Set();

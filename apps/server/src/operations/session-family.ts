@@ -3,29 +3,45 @@
 // session-core's family builder for kinds, grafts and problems.
 import path from 'node:path';
 import type { FamilyMemberItem, FamilyResponse, SessionListItem } from '@canopy/protocol';
-import { buildFamilyForest, familyOf, parentSessionIsPath, type FamilyFileHead } from '@canopy/session-core';
+import {
+  buildFamilyForest,
+  familyOf,
+  parentSessionIsPath,
+  type FamilyFileHead,
+  type FamilyMember,
+} from '@canopy/session-core';
 import { AppError } from '../errors';
 import { readFamilyHead } from '../files/family-heads';
 import { realpathSyncOrUndefined } from '../files/files';
 import { isArchive, subagentParentCandidates } from '../files/omp-files';
 import type { SessionStore } from '../session-store';
+import { CALL_SITE_MAX_BYTES, callSitesIn, type CallSite, type CallSiteChild } from './call-sites';
 
 /** The most files one family lists; a larger one is cut (the nearest files first). */
 export const MAX_FAMILY_FILES = 500;
 
 export class SessionFamily {
-  constructor(private readonly store: SessionStore) {}
+  constructor(
+    private readonly store: SessionStore,
+    /** The most bytes of a parent that is not open read for its call sites (tests lower it). */
+    private readonly callSiteMaxBytes = CALL_SITE_MAX_BYTES,
+  ) {}
 
   async family(id: string): Promise<FamilyResponse> {
     const items = this.store.list();
     const byId = new Map(items.map((item) => [item.id, item]));
     if (!byId.has(id)) throw new AppError('SESSION_NOT_FOUND', `No session with id ${id}.`);
     const related = relatedItems(items, byId, id);
-    const heads = await Promise.all(related.map((item) => this.headOf(item)));
-    const forest = buildFamilyForest(heads.filter((head) => head !== undefined));
+    const heads = (await Promise.all(related.map((item) => this.headOf(item)))).filter(
+      (head) => head !== undefined,
+    );
+    const forest = buildFamilyForest(heads);
+    const members = familyOf(forest, id);
+    const sites = await this.callSites(members, new Map(heads.map((head) => [head.key, head])));
     return {
-      members: familyOf(forest, id).map((member): FamilyMemberItem => {
+      members: members.map((member): FamilyMemberItem => {
         const item = byId.get(member.key)!;
+        const site = sites.get(member.key);
         return {
           id: member.key,
           name: item.name?.trim() || item.firstMessage.trim() || path.basename(item.path),
@@ -33,15 +49,64 @@ export class SessionFamily {
           kind: member.kind,
           archived: isArchive(item.path),
           parentId: member.parentKey,
-          graftId: member.graftId,
-          toolCallId: null,
+          graftId: site ? site.graftId : member.graftId,
+          toolCallId: site?.toolCallId ?? null,
           depth: member.depth,
           entryCount: item.entryCount,
           lastActivity: item.mtime,
-          problems: member.problems,
+          problems: site?.problem ? [...member.problems, site.problem] : member.problems,
         };
       }),
     };
+  }
+
+  /**
+   * Where each subagent and advisor member was started in its parent (docs/archive-and-family.md#subagent-lanes):
+   * each parent is read once for all its transcripts, the parents one after another (a scan is
+   * bounded, and several at once would only share the disk).
+   */
+  private async callSites(
+    members: readonly FamilyMember[],
+    heads: ReadonlyMap<string, FamilyFileHead>,
+  ): Promise<Map<string, CallSite>> {
+    const byParent = new Map<string, CallSiteChild[]>();
+    for (const member of members) {
+      if ((member.kind !== 'subagent' && member.kind !== 'advisor') || member.parentKey === null) continue;
+      const head = heads.get(member.key)!;
+      const startedAt = head.headerTimestamp ?? head.head[0]?.timestamp;
+      const list = byParent.get(member.parentKey) ?? [];
+      list.push({ key: member.key, file: head.file, kind: member.kind, ...(startedAt ? { startedAt } : {}) });
+      byParent.set(member.parentKey, list);
+    }
+    const sites = new Map<string, CallSite>();
+    for (const [parentKey, children] of byParent) {
+      const parent = heads.get(parentKey);
+      if (!parent) continue;
+      try {
+        for (const [key, site] of await callSitesIn(
+          this.store,
+          parentKey,
+          parent.file,
+          children,
+          this.callSiteMaxBytes,
+        )) {
+          sites.set(key, site);
+        }
+      } catch (error) {
+        // The parent went away or cannot be read now: its transcripts stay ungrafted, with the reason.
+        for (const child of children) {
+          sites.set(child.key, {
+            graftId: null,
+            toolCallId: null,
+            problem: {
+              code: 'call-site-not-found',
+              message: `The parent could not be read: ${(error as Error).message}`,
+            },
+          });
+        }
+      }
+    }
+    return sites;
   }
 
   private async headOf(item: SessionListItem): Promise<FamilyFileHead | undefined> {

@@ -32,6 +32,17 @@ const target = (view: ViewEntry, archived = true): ViewEntry => ({
   flags: withArchiveTarget(view.flags, archived),
 });
 
+function countsByWalk(tree: ViewTree): { branches: number; entries: number } {
+  let branches = 0;
+  let entries = 0;
+  for (let node = 0; node < tree.size; node++) {
+    const state = tree.archiveStateAt(node);
+    if (state !== ARCHIVE_NONE) entries++;
+    if (state === ROOT) branches++;
+  }
+  return { branches, entries };
+}
+
 function states(tree: ViewTree): Record<string, number> {
   const out: Record<string, number> = {};
   for (const entry of tree.allEntries()) out[entry.id] = tree.archiveStateOf(entry.id);
@@ -82,6 +93,27 @@ describe('the view tree derives archive states from ArchiveTarget flags', () => 
     bigTree.replace(target(big[1]!));
     expect(bigTree.entriesChangedSince(version)).toBeNull();
     expect(bigTree.archiveStateOf('e99')).toBe(ARCHIVE_INSIDE);
+    // Coarser, the record is one replaced entry and one subtree, whatever the branch's size.
+    expect(bigTree.changesSince(version)).toEqual({ entries: [1], subtrees: [1] });
+    const labelled = bigTree.version;
+    bigTree.setLabel('e5', 'here');
+    expect(bigTree.changesSince(labelled)).toEqual({ entries: [bigTree.indexOf('e5')], subtrees: [] });
+    // Revealing archived branches changes every entry's filter class: nothing to catch up from.
+    const folded = bigTree.version;
+    bigTree.setArchivedRevealed(true);
+    expect(bigTree.changesSince(folded)).toBeNull();
+  });
+
+  it('keeps the archived counts as states change, without a walk', () => {
+    const base = views(10);
+    const tree = new ViewTree(base);
+    expect(tree.archivedCounts).toEqual({ branches: 0, entries: 0 });
+    tree.replace(target(base[3]!)); // z and its 10 entries
+    expect(tree.archivedCounts).toEqual({ branches: 1, entries: 11 });
+    tree.replace(target(base[1]!)); // x's branch takes z's in
+    expect(tree.archivedCounts).toEqual({ branches: 1, entries: 13 });
+    tree.replace(target(tree.get('x')!, false));
+    expect(tree.archivedCounts).toEqual({ branches: 1, entries: 11 });
   });
 
   it('an entry appended under an archived entry is inside at once; one appended elsewhere is not', () => {
@@ -112,6 +144,7 @@ describe('the view tree derives archive states from ArchiveTarget flags', () => 
       'late-parent': ARCHIVE_INSIDE,
     });
     expect(tree.entriesChangedSince(before)).toEqual([1, 2]);
+    expect(tree.changesSince(before)).toEqual({ entries: [], subtrees: [1] });
   });
 
   it('equals a fresh build after any sequence of records, appends and label changes', () => {
@@ -142,7 +175,9 @@ describe('the view tree derives archive states from ArchiveTarget flags', () => 
             current.set(view.id, view);
             tree.append([view]);
           }
-          expect(states(tree)).toEqual(states(new ViewTree([...current.values()])));
+          const fresh = new ViewTree([...current.values()]);
+          expect(states(tree)).toEqual(states(fresh));
+          expect(tree.archivedCounts).toEqual(countsByWalk(fresh));
         }
       }),
       { numRuns: 200 },

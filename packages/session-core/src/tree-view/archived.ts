@@ -2,7 +2,7 @@
 // folded branch for its "▸ N archived entries" stub, how many search matches the folded branches
 // hold, and what of a branch is hidden. Over the view tree's own columns: no map, no recursion.
 
-import { ARCHIVE_ROOT, isArchivedState } from './archive-state';
+import { isArchivedState } from './archive-state';
 import { matchesQuery, tokenizeQuery } from './search';
 import type { ViewTree } from './view-tree';
 
@@ -38,13 +38,6 @@ export interface ArchivedCounts {
 }
 
 export function archivedCounts(tree: ViewTree): ArchivedCounts {
-  let branches = 0;
-  let entries = 0;
-  for (let node = 0; node < tree.size; node++) {
-    const state = tree.archiveStateAt(node);
-    if (!isArchivedState(state)) continue;
-    entries++;
-    if ((state & ARCHIVE_ROOT) !== 0) branches++;
-  }
-  return { branches, entries };
+  // Kept by the tree as states change (view-tree.ts): reading them walks nothing.
+  return tree.archivedCounts;
 }

@@ -44,7 +44,9 @@ type Step =
   | { kind: 'query'; query: string }
   | { kind: 'select'; at: number }
   | { kind: 'label'; at: number; label: string | undefined }
-  | { kind: 'append'; count: number };
+  | { kind: 'append'; count: number }
+  | { kind: 'archive'; at: number }
+  | { kind: 'reveal' };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -72,6 +74,8 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('append' as const), count: fc.integer({ min: 1, max: 3 }) }),
   },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('archive' as const), at: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('reveal' as const) }) },
 );
 
 function viewOf(spec: EntrySpec, i: number): ViewEntry {
@@ -99,10 +103,13 @@ function checkSequences(runs: number, beforeCheck: (live: ViewTree, leafId: stri
         const all = specs.map(viewOf);
         let shown = Math.min(initial, all.length);
         const labels = new Map<string, string>();
+        const archived = new Set<string>();
+        let revealed = false;
         const current = () =>
           all.slice(0, shown).map((entry) => {
             const label = labels.get(entry.id);
-            return label === undefined ? entry : { ...entry, label };
+            const flags = archived.has(entry.id) ? entry.flags | ViewFlags.ArchiveTarget : entry.flags;
+            return label === undefined && flags === entry.flags ? entry : { ...entry, label, flags };
           });
         const live = new ViewTree(current());
         let query = '';
@@ -112,7 +119,9 @@ function checkSequences(runs: number, beforeCheck: (live: ViewTree, leafId: stri
         const check = () => {
           beforeCheck(live, leafId);
           const options = { leafId, mode, query, selectedId };
-          expect(project(live, options)).toEqual(project(new ViewTree(current()), options));
+          const fresh = new ViewTree(current());
+          fresh.setArchivedRevealed(revealed);
+          expect(project(live, options)).toEqual(project(fresh, options));
         };
         check();
         for (const step of steps) {
@@ -127,6 +136,15 @@ function checkSequences(runs: number, beforeCheck: (live: ViewTree, leafId: stri
             if (step.label === undefined) labels.delete(id);
             else labels.set(id, step.label);
             live.setLabel(id, step.label);
+          } else if (step.kind === 'archive') {
+            // An archive record's target flag toggled in place (the server's `changed` node).
+            const id = all[step.at % shown]!.id;
+            if (!archived.delete(id)) archived.add(id);
+            const before = live.get(id)!;
+            live.replace({ ...before, flags: before.flags ^ ViewFlags.ArchiveTarget });
+          } else if (step.kind === 'reveal') {
+            revealed = !revealed;
+            live.setArchivedRevealed(revealed);
           } else {
             const next = Math.min(all.length, shown + step.count);
             live.append(all.slice(shown, next));
@@ -250,6 +268,66 @@ describe('rows after a jump (jump.ts)', () => {
     expect(rowsPaths.jump - before.jump).toBeGreaterThan(300);
     expect(rowsPaths.same - before.same).toBeGreaterThan(100);
     expect(rowsPaths.append - before.append).toBeGreaterThan(0);
+  });
+
+  it('after an archive record or a restore, come from the rows before (only the branch and the leaf computed again) and equal a full computation', () => {
+    // r ─ p1 … p40 (the active path), a branch b0 … b199 off p10, and one off p30.
+    const shape: Array<[string, string | null]> = [['r', null]];
+    for (let i = 1; i <= 40; i++) shape.push([`p${i}`, i === 1 ? 'r' : `p${i - 1}`]);
+    for (let i = 0; i < 200; i++) shape.push([`b${i}`, i === 0 ? 'p10' : `b${i - 1}`]);
+    shape.push(['c0', 'p30'], ['c1', 'c0']);
+    const tree = treeOf(shape);
+    let leafId = 'p40';
+    const records: Array<[string, boolean]> = [
+      ['b0', true],
+      ['c0', true],
+      ['b0', false],
+      ['c0', false],
+    ];
+    for (const mode of ['default', 'user-only'] as const) {
+      computeRows(tree, { leafId, mode });
+      for (const [id, archive] of records) {
+        const before = { ...rowsPaths };
+        const target = tree.get(id)!;
+        tree.replace({ ...target, flags: target.flags ^ ViewFlags.ArchiveTarget });
+        // The record itself, under the leaf, which moves onto it (as the server sends it).
+        const record = { ...entry(`rec-${mode}-${id}-${archive}`, leafId, 100 + tree.size), type: 'custom' };
+        tree.append([record]);
+        leafId = record.id;
+        const rows = computeRows(tree, { leafId, mode });
+        expect(rowsPaths.append - before.append).toBe(1);
+        expect(rowsPaths.full - before.full).toBe(0);
+        const fresh = new ViewTree(tree.allEntries());
+        expect(project(tree, { leafId, mode })).toEqual(project(fresh, { leafId, mode }));
+        expect(rows.rows.some((row) => row.id === 'b1')).toBe(!tree.archiveStateOf('b0'));
+      }
+    }
+  });
+
+  it('after restoring a branch larger than the walk allows, are computed in full, and the filter classes are caught up without a scan', () => {
+    const shape: Array<[string, string | null]> = [
+      ['r', null],
+      ['p1', 'r'],
+      ['p2', 'p1'],
+    ];
+    for (let i = 0; i < 5000; i++) shape.push([`b${i}`, i === 0 ? 'p1' : `b${i - 1}`]);
+    const tree = treeOf(shape);
+    computeRows(tree, { leafId: 'p2' });
+    for (const archive of [true, false]) {
+      const before = { ...rowsPaths };
+      const scans = filterScans.count;
+      const target = tree.get('b0')!;
+      tree.replace({ ...target, flags: target.flags ^ ViewFlags.ArchiveTarget });
+      const rows = computeRows(tree, { leafId: 'p2' });
+      // Archiving walks only the stub; restoring would walk the 5,000 entries coming back.
+      expect(rowsPaths.append - before.append).toBe(archive ? 1 : 0);
+      expect(rowsPaths.full - before.full).toBe(archive ? 0 : 1);
+      expect(rows.rows.length).toBe(archive ? 4 : 5003);
+      expect(filterScans.count).toBe(scans);
+      expect(project(tree, { leafId: 'p2' })).toEqual(
+        project(new ViewTree(tree.allEntries()), { leafId: 'p2' }),
+      );
+    }
   });
 
   it('equal the rows computed in full after live appends, each a child of the leaf or of another entry, with the leaf moved onto it or not', () => {

@@ -112,7 +112,8 @@ export const maskWork = { entries: 0 };
 function currentMasks(tree: ViewTree): SearchMasks | undefined {
   const masks = tree.work.searchMasks;
   if (masks === undefined || masks.version === tree.version) return masks;
-  const changed = tree.entriesChangedSince(masks.version);
+  // An archive record changes the states of a branch, never its text: only replaced entries count.
+  const changed = tree.changesSince(masks.version)?.entries ?? null;
   if (changed === null) {
     tree.work.searchMasks = undefined;
     return undefined;

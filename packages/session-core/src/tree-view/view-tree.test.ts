@@ -266,6 +266,24 @@ describe('ViewTree.append', () => {
     expect(tree.get('a')!.text).toBe('user: a');
   });
 
+  it('keeps the nodes of a type asked about up to date through appends, replaced types and rebuilds', () => {
+    const tree = new ViewTree([
+      view('a', null),
+      view('b', 'a', undefined, { type: 'label' }),
+      view('c', 'b'),
+    ]);
+    expect(tree.indicesOfType('label')).toEqual([1]);
+    tree.append([view('d', 'c', undefined, { type: 'label' }), view('e', 'd')]);
+    expect(tree.indicesOfType('label')).toEqual([1, 3]);
+    expect(tree.indicesOfType('message')).toEqual([0, 2, 4]);
+    tree.replace({ ...tree.get('e')!, type: 'label' });
+    expect(tree.indicesOfType('label')).toEqual([1, 3, 4]);
+    // A replaced timestamp rebuilds the tree: the lists are made again from the entries.
+    tree.replace({ ...tree.get('b')!, timestamp: at(5) });
+    expect(tree.indicesOfType('label')).toEqual([1, 3, 4]);
+    expect(tree.indicesOfType('message')).toEqual([0, 2]);
+  });
+
   it('changes the version on every append', () => {
     const tree = new ViewTree([view('a', null)]);
     const version = tree.version;

@@ -11,7 +11,7 @@
 // One file (past 300 lines) because every method reads and writes the same parallel arrays.
 
 import { timestampSortKey } from '../timestamp';
-import { ARCHIVE_NONE, archiveStateOf } from './archive-state';
+import { ARCHIVE_INSIDE, ARCHIVE_NONE, ARCHIVE_ROOT, archiveStateOf } from './archive-state';
 import { IdIndex } from './id-index';
 import { TreeWork } from './work';
 import { ViewFlags } from './row-format';
@@ -57,6 +57,17 @@ export class ViewTree {
   private edits: { version: number; index: number }[] = [];
   /** Changes before this version are not known one by one (built anew, or too many edits since). */
   private editsKnownFrom = 0;
+  /**
+   * The same changes, coarser: an entry replaced in place, or a subtree whose archive states a
+   * record changed (one note however large the branch), for the caches that redo a subtree at once.
+   */
+  private changes: { version: number; index: number; subtree: boolean }[] = [];
+  private changesKnownFrom = 0;
+  /** Nodes by entry type, for the types asked about (`indicesOfType`), kept as entries arrive. */
+  private byType = new Map<string, number[]>();
+  /** Entries inside archived branches, and the branches' roots among them (`archivedCounts`). */
+  private archivedEntries = 0;
+  private archivedRoots = 0;
   private revealArchived = false;
   /**
    * The archive state of each node (archive-state.ts), derived from the ArchiveTarget flags of it and
@@ -94,6 +105,44 @@ export class ViewTree {
   }
 
   /**
+   * What changed in place since `version`, coarser than `entriesChangedSince` and known further
+   * back: `entries` replaced in place (a label, a flag, a replaced row), and `subtrees`, nodes whose
+   * whole subtree's archive states may differ (an archive record's target, an orphan adopted under
+   * an archived entry) however many nodes that is. Appended nodes are not listed. Null when not known.
+   */
+  changesSince(version: number): { entries: number[]; subtrees: number[] } | null {
+    if (version < this.changesKnownFrom || version > this.revision) return null;
+    const entries: number[] = [];
+    const subtrees: number[] = [];
+    for (const change of this.changes) {
+      if (change.version <= version) continue;
+      (change.subtree ? subtrees : entries).push(change.index);
+    }
+    return { entries, subtrees };
+  }
+
+  /**
+   * The nodes whose entry has this type, in file order. The first call for a type walks the tree;
+   * later ones are kept up to date as entries arrive (a bring-back marker is a rare custom_message:
+   * finding them must not cost a walk of 200,000 entries per live append).
+   */
+  indicesOfType(type: string): readonly number[] {
+    let list = this.byType.get(type);
+    if (list === undefined) {
+      list = [];
+      const entries = this.entries;
+      for (let i = 0; i < entries.length; i++) if (entries[i]!.type === type) list.push(i);
+      this.byType.set(type, list);
+    }
+    return list;
+  }
+
+  /** Entries inside archived branches and how many branches hold them (what the folded view hides). */
+  get archivedCounts(): { branches: number; entries: number } {
+    return { branches: this.archivedRoots, entries: this.archivedEntries };
+  }
+
+  /**
    * Whether archived branches are shown (dimmed) rather than folded into their stub
    * (docs/archive-and-family.md#archive). A view setting kept on the tree because every cache of
    * rows and visibility keys on the tree's version: changing it is a new version.
@@ -108,8 +157,7 @@ export class ViewTree {
     this.revealArchived = revealed;
     // Every entry's filter class may differ: no cache may catch up edit by edit.
     this.revision++;
-    this.edits = [];
-    this.editsKnownFrom = this.revision;
+    this.forgetChanges();
     return true;
   }
 
@@ -249,8 +297,10 @@ export class ViewTree {
       return;
     }
     const archiveChanged: number[] = [];
-    for (const entry of entries) this.appendOne(entry, archiveChanged);
+    const adoptedSubtrees: number[] = [];
+    for (const entry of entries) this.appendOne(entry, archiveChanged, adoptedSubtrees);
     this.revision++;
+    for (const orphan of adoptedSubtrees) this.noteChange(orphan, true);
     this.noteEdits(archiveChanged);
   }
 
@@ -272,6 +322,7 @@ export class ViewTree {
     this.entries[index] = updated;
     this.revision++;
     this.noteEdit(index);
+    this.noteChange(index, false);
     return true;
   }
 
@@ -286,11 +337,15 @@ export class ViewTree {
     const before = this.entries[index]!;
     this.entries[index] = entry;
     this.archiveTargets += isArchiveTarget(entry) - isArchiveTarget(before);
+    if (before.type !== entry.type) this.byType.clear();
     if (before.parentId === entry.parentId && before.timestamp === entry.timestamp) {
       const archiveChanged: number[] = [];
-      if (isArchiveTarget(entry) !== isArchiveTarget(before)) this.deriveArchive(index, archiveChanged);
+      const subtree = isArchiveTarget(entry) !== isArchiveTarget(before);
+      if (subtree) this.deriveArchive(index, archiveChanged);
       this.revision++;
       this.noteEdit(index);
+      this.noteChange(index, false);
+      if (subtree) this.noteChange(index, true);
       this.noteEdits(archiveChanged);
     } else this.build(this.entries);
     return true;
@@ -300,6 +355,11 @@ export class ViewTree {
     this.edits.push({ version: this.revision, index });
     // A long run of edits is cheaper to recompute from scratch than to keep listing.
     if (this.edits.length > MAX_EDITS) this.editsKnownFrom = this.edits.shift()!.version;
+  }
+
+  private noteChange(index: number, subtree: boolean): void {
+    this.changes.push({ version: this.revision, index, subtree });
+    if (this.changes.length > MAX_EDITS) this.changesKnownFrom = this.changes.shift()!.version;
   }
 
   /** Notes nodes changed by the current version; past MAX_EDITS, caches recompute from scratch. */
@@ -325,10 +385,18 @@ export class ViewTree {
       const parent = parents[node]!;
       const state = archiveStateOf(entries[node]!.flags, parent < 0 ? ARCHIVE_NONE : archive[parent]!);
       if (state === archive[node]) continue;
-      archive[node] = state;
+      this.setArchiveState(node, state);
       changed.push(node);
       for (let k = this.childCountAt(node) - 1; k >= 0; k--) stack.push(this.childAt(node, k));
     }
+  }
+
+  /** Sets a node's archive state, keeping the archived counts. */
+  private setArchiveState(node: number, state: number): void {
+    const old = this.archive[node]!;
+    this.archivedEntries += (state & ARCHIVE_INSIDE) - (old & ARCHIVE_INSIDE);
+    this.archivedRoots += ((state & ARCHIVE_ROOT) - (old & ARCHIVE_ROOT)) / ARCHIVE_ROOT;
+    this.archive[node] = state;
   }
 
   // ---- building
@@ -341,6 +409,9 @@ export class ViewTree {
     this.waiting = new Map();
     this.unsorted = new Set();
     this.archiveTargets = 0;
+    this.archivedEntries = 0;
+    this.archivedRoots = 0;
+    this.byType.clear();
   }
 
   private accept(entry: ViewEntry): number {
@@ -351,6 +422,7 @@ export class ViewTree {
       return -1;
     }
     this.entries.push(entry);
+    if (this.byType.size > 0) this.byType.get(entry.type)?.push(index);
     if (index >= this.parents.length) this.growColumns(index + 1);
     this.keys[index] = timestampSortKey(entry.timestamp);
     this.archive[index] = ARCHIVE_NONE;
@@ -422,8 +494,15 @@ export class ViewTree {
       for (let i = 0; i < count; i++) if (isArchiveTarget(entries[i]!) === 1) this.deriveArchive(i, unused);
     }
     this.revision++;
+    this.forgetChanges();
+  }
+
+  /** Every node may have changed: no cache catches up change by change. */
+  private forgetChanges(): void {
     this.edits = [];
     this.editsKnownFrom = this.revision;
+    this.changes = [];
+    this.changesKnownFrom = this.revision;
   }
 
   /**
@@ -461,7 +540,7 @@ export class ViewTree {
     }
   }
 
-  private appendOne(entry: ViewEntry, archiveChanged: number[]): void {
+  private appendOne(entry: ViewEntry, archiveChanged: number[], adoptedSubtrees: number[]): void {
     const index = this.accept(entry);
     if (index < 0) return;
     const parent = this.resolveParent(index);
@@ -469,7 +548,10 @@ export class ViewTree {
     // The highest index so far: appending keeps the roots in file order.
     else this.rootList.push(index);
     if (this.archiveTargets > 0)
-      this.archive[index] = archiveStateOf(entry.flags, parent < 0 ? ARCHIVE_NONE : this.archive[parent]!);
+      this.setArchiveState(
+        index,
+        archiveStateOf(entry.flags, parent < 0 ? ARCHIVE_NONE : this.archive[parent]!),
+      );
     // Most sessions have no orphan waiting: no lookup (a hash of the id) per appended entry then.
     if (this.waiting.size === 0) return;
     const waiting = this.waiting.get(entry.id);
@@ -478,7 +560,11 @@ export class ViewTree {
     for (const orphan of waiting) {
       this.adoptOrphan(orphan, index);
       // Under its new parent, an earlier entry's subtree may be inside an archived branch now.
-      if (this.archiveTargets > 0) this.deriveArchive(orphan, archiveChanged);
+      if (this.archiveTargets > 0) {
+        const before = archiveChanged.length;
+        this.deriveArchive(orphan, archiveChanged);
+        if (archiveChanged.length > before) adoptedSubtrees.push(orphan);
+      }
     }
   }
 

@@ -23,8 +23,10 @@ export function useBringBackIds(): readonly string[] {
     void version;
     if (!tree) return [];
     const ids: string[] = [];
-    for (const entry of tree.allEntries()) {
-      if (entry.type === 'custom_message' && entry.text.startsWith(BRING_BACK_ROW_PREFIX)) ids.push(entry.id);
+    // The tree keeps its custom messages listed: a live append costs no walk of every entry.
+    for (const index of tree.indicesOfType('custom_message')) {
+      const entry = tree.entryAt(index);
+      if (entry.text.startsWith(BRING_BACK_ROW_PREFIX)) ids.push(entry.id);
     }
     return ids;
   }, [tree, version]);
