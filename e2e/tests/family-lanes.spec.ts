@@ -29,6 +29,9 @@ test('a subagent shows as a chip on its tool call; its lane unfolds, and a lane 
   const chip = app.graph.locator('[data-testid="graph.graft"][data-kind="subagent"]');
   await expect(chip).toHaveCount(1);
   await expect(chip.getByTestId('graph.graft-open')).toContainText('AuthScan');
+  // The call entry sits inside a run of single entries: the chip is on the run; expanded, on the call.
+  await app.graph.getByTestId('graph.run').click();
+  await expect(app.graphNode(files.callEntry)).toBeVisible();
   const node = await app.graphNode(files.callEntry).boundingBox();
   const chipBox = await chip.boundingBox();
   expect(node && chipBox).toBeTruthy();
