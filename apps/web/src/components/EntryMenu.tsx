@@ -71,7 +71,7 @@ export function EntryMenu() {
           Compare with the selected entry
         </button>
       )}
-      {graftsByEntry.get(menu.id)?.map((member) => (
+      {graftsByEntry.get(menu.id)?.map(({ member }) => (
         <button
           key={member.id}
           type="button"

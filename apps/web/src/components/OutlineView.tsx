@@ -16,14 +16,13 @@ import {
   type FlatRow,
   type FoldMark,
 } from '@canopy/session-core';
-import type { FamilyMemberItem } from '@canopy/protocol';
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { entryKind } from '../lib/entryKind';
 import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '../layout/virtualRange';
 import { useApp, useAppStore } from '../store/context';
 import { capPrefix, MAX_PREFIX_COLUMNS } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
-import { RowGrafts, useGraftsByEntry } from './RowGrafts';
+import { RowGrafts, useGraftsByEntry, type RowGraft } from './RowGrafts';
 import { LabelEditor } from './LabelEditor';
 import { OutlineViewport, useRowAnchor } from './useRowAnchor';
 import { isMultiSelectClick, rowSelectPointerDown, rowSelectPointerEnter } from './outlineSelect';
@@ -81,7 +80,7 @@ interface RowProps {
   /** Inside an archived branch (drawn dimmed while revealed). */
   archived: boolean;
   /** Files of the family grafted at this entry (docs/archive-and-family.md#in-the-page). */
-  grafts: readonly FamilyMemberItem[] | undefined;
+  grafts: readonly RowGraft[] | undefined;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -207,7 +206,7 @@ const OutlineRow = memo(function OutlineRow({
           {archived ? 'Restore' : 'Archive'}
         </button>
       )}
-      {grafts && <RowGrafts members={grafts} />}
+      {grafts && <RowGrafts grafts={grafts} />}
       {row.isLeaf && (
         <span
           className="row-leaf"

@@ -6,29 +6,37 @@ import type { FamilyMemberItem } from '@canopy/protocol';
 import type { CSSProperties } from 'react';
 import { useMemo } from 'react';
 import { useApp, useAppStore } from '../store/context';
-import { familyColourIndex } from './graph/familyGrafts';
+import { familyColours } from './graph/familyGrafts';
 import { ChipIcon } from './graph/GraphGrafts';
 
+/** A file grafted at an entry, with its colour (familyColours). */
+export interface RowGraft {
+  member: FamilyMemberItem;
+  colour: number;
+}
+
 /** The open file's children by the entry each was grafted at. */
-export function useGraftsByEntry(): ReadonlyMap<string, readonly FamilyMemberItem[]> {
+export function useGraftsByEntry(): ReadonlyMap<string, readonly RowGraft[]> {
   const openId = useApp((s) => s.session?.id ?? null);
   const family = useApp((s) => s.family);
   return useMemo(() => {
-    const byEntry = new Map<string, FamilyMemberItem[]>();
+    const byEntry = new Map<string, RowGraft[]>();
     if (!family || family.sessionId !== openId) return byEntry;
+    const colours = familyColours(family.members);
     for (const member of family.members) {
       if (member.parentId !== openId || member.graftId === null || member.id === openId) continue;
+      const graft = { member, colour: colours.get(member.id) ?? 0 };
       const list = byEntry.get(member.graftId);
-      if (list) list.push(member);
-      else byEntry.set(member.graftId, [member]);
+      if (list) list.push(graft);
+      else byEntry.set(member.graftId, [graft]);
     }
     return byEntry;
   }, [family, openId]);
 }
 
-export function RowGrafts({ members }: { members: readonly FamilyMemberItem[] }) {
+export function RowGrafts({ grafts }: { grafts: readonly RowGraft[] }) {
   const store = useAppStore();
-  return members.map((member) => (
+  return grafts.map(({ member, colour }) => (
     <button
       key={member.id}
       type="button"
@@ -37,7 +45,7 @@ export function RowGrafts({ members }: { members: readonly FamilyMemberItem[] })
       data-member-id={member.id}
       data-kind={member.kind}
       title={`${member.name} (${member.kind}, ${member.entryCount} entries, ${member.path}): open it at this entry`}
-      style={{ '--member': `var(--family-${familyColourIndex(member.id)})` } as CSSProperties}
+      style={{ '--member': `var(--family-${colour})` } as CSSProperties}
       onMouseDown={(e) => e.stopPropagation()}
       onClick={(e) => {
         e.stopPropagation();

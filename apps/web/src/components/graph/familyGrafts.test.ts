@@ -6,6 +6,7 @@ import {
   chipsBounds,
   FAMILY_COLOURS,
   familyColourIndex,
+  familyColours,
   familyGrafts,
   GRAFT_GEOMETRY as G,
   laneRows,
@@ -188,5 +189,15 @@ describe('fitting the graph with its family', () => {
     expect(box.maxX).toBe(chips[0]!.x + G.chipWidth);
     expect(box.maxX).toBeGreaterThan(l.bounds.maxX);
     expect(chipsBounds([])).toBeNull();
+  });
+});
+
+describe('family colours', () => {
+  it('gives siblings different colours while there are colours left, whatever the order of the list', () => {
+    const kids = Array.from({ length: 8 }, (_, i) => member(`kid-${i}`, { graftId: 'a2' }));
+    const colours = familyColours([member('open', { parentId: null }), ...kids]);
+    expect(new Set(kids.map((k) => colours.get(k.id))).size).toBe(8);
+    const reversed = familyColours([...kids].reverse());
+    for (const kid of kids) expect(reversed.get(kid.id)).toBe(colours.get(kid.id));
   });
 });

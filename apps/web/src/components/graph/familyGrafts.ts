@@ -25,11 +25,38 @@ export const GRAFT_GEOMETRY = {
   laneWidth: 190,
 } as const;
 
-/** A member's colour: the same for a member wherever it shows, from its id alone. */
+/** A member's first choice of colour, from its id alone. */
 export function familyColourIndex(memberId: string): number {
   let hash = 0;
   for (let i = 0; i < memberId.length; i++) hash = (Math.imul(hash, 31) + memberId.charCodeAt(i)) | 0;
   return Math.abs(hash) % FAMILY_COLOURS;
+}
+
+/**
+ * Each member's colour: its first choice, unless a sibling (same parent) taken earlier in id order
+ * has it, then the next free one, so the chips stacked at one node differ while there are colours
+ * left. Stable while the family is: neither order of activity nor the open file changes it.
+ */
+export function familyColours(members: readonly FamilyMemberItem[]): ReadonlyMap<string, number> {
+  const colours = new Map<string, number>();
+  const siblings = new Map<string | null, FamilyMemberItem[]>();
+  for (const member of members) {
+    const group = siblings.get(member.parentId);
+    if (group) group.push(member);
+    else siblings.set(member.parentId, [member]);
+  }
+  for (const group of siblings.values()) {
+    const used = new Set<number>();
+    for (const member of [...group].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+      let colour = familyColourIndex(member.id);
+      for (let step = 0; step < FAMILY_COLOURS && used.has(colour); step++)
+        colour = (colour + 1) % FAMILY_COLOURS;
+      if (used.size >= FAMILY_COLOURS - 1) used.clear();
+      else used.add(colour);
+      colours.set(member.id, colour);
+    }
+  }
+  return colours;
 }
 
 /** Files with a lane: the run of an agent the parent started with a tool call. */
@@ -127,6 +154,7 @@ export function familyGrafts({ layout, members, openId, unfolded, loads }: Famil
   }
 
   const g = GRAFT_GEOMETRY;
+  const colours = familyColours(members);
   const below = new Map<number, number>();
   return anchored.map(({ member, role, node, openAt }) => {
     const y = below.get(node) ?? layout.y[node]! - layout.nodeHeight / 2;
@@ -135,7 +163,7 @@ export function familyGrafts({ layout, members, openId, unfolded, loads }: Famil
     const lane = open ? laneRows(loads[member.id], y + g.chipHeight + g.gap) : [];
     const bottom = lane.length > 0 ? lane[lane.length - 1]!.y + g.laneRowHeight : y + g.chipHeight;
     below.set(node, bottom + g.gap);
-    return { member, role, node, openAt, colour: familyColourIndex(member.id), x, y, lane, bottom };
+    return { member, role, node, openAt, colour: colours.get(member.id) ?? 0, x, y, lane, bottom };
   });
 }
 
