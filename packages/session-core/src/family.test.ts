@@ -5,6 +5,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildFamilyForest,
+  FAMILY_KINDS,
+  graftInChild,
   familyOf,
   parentSessionIsPath,
   parseFamilyHead,
@@ -73,6 +75,12 @@ function piSession(dir: string) {
   };
   return { sm, ids, file: sm.getSessionFile() as string };
 }
+
+describe('where a child opens', () => {
+  it("at its graft entry only when the child holds it too (a fork or clone), never a subagent's task call", () => {
+    expect(FAMILY_KINDS.filter(graftInChild)).toEqual(['fork', 'clone']);
+  });
+});
 
 describe('family forest from pi 1.6 files', () => {
   it('grafts a createBranchedSession fork at the last entry it shares, by the parent path', () => {

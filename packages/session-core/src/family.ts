@@ -53,6 +53,15 @@ export const FAMILY_KINDS: readonly FamilyKind[] = [
   'advisor',
 ];
 
+/**
+ * Whether a child of this kind holds its graft entry too (pi's /fork and /clone copy the parent's
+ * entries with their ids): then the child opens at it. A subagent's or an advisor's graft is an entry
+ * of the parent only (the task call that started it, the entry written before it).
+ */
+export function graftInChild(kind: FamilyKind): boolean {
+  return kind === 'fork' || kind === 'clone';
+}
+
 export type FamilyProblemCode =
   | 'missing-parent'
   | 'moved-parent'

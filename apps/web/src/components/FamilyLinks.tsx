@@ -3,6 +3,7 @@
 // the graft entry selected; a child's "↳" selects, here, the entry it was grafted at.
 import { useEffect } from 'react';
 import type { FamilyMemberItem } from '@canopy/protocol';
+import { graftInChild } from '@canopy/session-core';
 import { useApp, useAppStore } from '../store/context';
 
 /** The most children named; the rest are counted. */
@@ -71,7 +72,8 @@ export function FamilyLinks() {
                 title={`${child.path} (${kindLabel(child)}, ${child.entryCount} entries)`}
                 onClick={(e) => {
                   e.preventDefault();
-                  open(child.id, child.graftId);
+                  // A subagent's graft is the parent's task call: the child opens at its own leaf.
+                  open(child.id, graftInChild(child.kind) ? child.graftId : null);
                 }}
               >
                 {child.name}
