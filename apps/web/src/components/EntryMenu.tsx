@@ -7,7 +7,7 @@ import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
 import { archiveRootOf } from '../store/slices/archive';
 import { leafIdOf } from '../store/selectors';
-import { graftedHere } from './graph/familyGrafts';
+import { childOpensAt, graftedHere } from './graph/familyGrafts';
 import { useGraftsByEntry } from './RowGrafts';
 
 export function EntryMenu() {
@@ -78,7 +78,7 @@ export function EntryMenu() {
           role="menuitem"
           data-testid="entry-menu.open-graft"
           title={member.path}
-          onClick={run(() => void state().openFamilyMember(member.id, member.graftId))}
+          onClick={run(() => void state().openFamilyMember(member.id, childOpensAt(member)))}
         >
           Open {member.name} ({graftedHere(member)})
         </button>

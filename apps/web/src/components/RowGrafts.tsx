@@ -6,7 +6,7 @@ import type { FamilyMemberItem } from '@canopy/protocol';
 import type { CSSProperties } from 'react';
 import { useMemo } from 'react';
 import { useApp, useAppStore } from '../store/context';
-import { familyColours } from './graph/familyGrafts';
+import { childOpensAt, familyColours } from './graph/familyGrafts';
 import { ChipIcon } from './graph/GraphGrafts';
 
 /** A file grafted at an entry, with its colour (familyColours). */
@@ -44,12 +44,14 @@ export function RowGrafts({ grafts }: { grafts: readonly RowGraft[] }) {
       data-testid="tree.graft"
       data-member-id={member.id}
       data-kind={member.kind}
-      title={`${member.name} (${member.kind}, ${member.entryCount} entries, ${member.path}): open it at this entry`}
+      title={`${member.name} (${member.kind}, ${member.entryCount} entries, ${member.path}): ${
+        childOpensAt(member) === null ? 'open it' : 'open it at this entry'
+      }`}
       style={{ '--member': `var(--family-${colour})` } as CSSProperties}
       onMouseDown={(e) => e.stopPropagation()}
       onClick={(e) => {
         e.stopPropagation();
-        void store.getState().openFamilyMember(member.id, member.graftId);
+        void store.getState().openFamilyMember(member.id, childOpensAt(member));
       }}
     >
       <ChipIcon chip={{ role: 'child', member }} />

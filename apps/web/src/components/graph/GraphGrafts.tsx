@@ -48,7 +48,8 @@ function chipTitle(chip: GraftChip): string {
   const { member } = chip;
   if (chip.role === 'origin')
     return `This file came from ${member.name} (${member.path}): open it at the entry this file was grafted at`;
-  return `${member.name} (${kindLabel(chip)}, ${member.entryCount} entries, ${member.path}): open it at this entry`;
+  const where = chip.openAt === null ? 'open it' : 'open it at this entry';
+  return `${member.name} (${kindLabel(chip)}, ${member.entryCount} entries, ${member.path}): ${where}`;
 }
 
 export interface GraphGraftsProps {

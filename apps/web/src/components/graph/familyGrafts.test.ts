@@ -62,6 +62,18 @@ describe('family grafts in the graph', () => {
     ]);
     const a2 = l.indexOfEntry.get('a2')!;
     expect(chips.every((c) => c.node === a2 && c.openAt === 'a2')).toBe(true);
+    // An agent's run does not hold its graft (the parent's task call): it opens at its own leaf.
+    const agent = familyGrafts({
+      layout: l,
+      members: [
+        member('open', { kind: 'root', parentId: null }),
+        member('sub', { kind: 'subagent', graftId: 'a2' }),
+      ],
+      openId: 'open',
+      unfolded: new Set(),
+      loads: {},
+    });
+    expect(agent.map((c) => [c.node, c.openAt])).toEqual([[a2, null]]);
     // Beside the node, the second under the first.
     expect(chips[0]!.x).toBe(l.x[a2]! + l.nodeWidth / 2 + G.offsetX);
     expect(chips[0]!.y).toBe(l.y[a2]! - l.nodeHeight / 2);

@@ -5,6 +5,7 @@
 // the layout and the family, in layout coordinates, so the marks pan and zoom with the nodes.
 
 import type { FamilyMemberItem, LaneEntryItem } from '@canopy/protocol';
+import { graftInChild } from '@canopy/session-core';
 import type { GraphLayout, Rect } from '../../layout/graphLayout';
 import type { LaneLoad } from '../../store/slices/lanes';
 
@@ -57,6 +58,14 @@ export function familyColours(members: readonly FamilyMemberItem[]): ReadonlyMap
     }
   }
   return colours;
+}
+
+/**
+ * Where a child file opens from its graft: at the graft entry when it holds it too (a fork, a
+ * clone), else (an agent's run, whose graft is the parent's task call) at its own leaf.
+ */
+export function childOpensAt(member: FamilyMemberItem): string | null {
+  return graftInChild(member.kind) ? member.graftId : null;
 }
 
 /** Files with a lane: the run of an agent the parent started with a tool call. */
@@ -150,7 +159,7 @@ export function familyGrafts({ layout, members, openId, unfolded, loads }: Famil
   for (const member of members) {
     if (member.parentId !== openId || member.id === openId || member.graftId === null) continue;
     const node = layout.indexOfEntry.get(member.graftId);
-    if (node !== undefined) anchored.push({ member, role: 'child', node, openAt: member.graftId });
+    if (node !== undefined) anchored.push({ member, role: 'child', node, openAt: childOpensAt(member) });
   }
 
   const g = GRAFT_GEOMETRY;
