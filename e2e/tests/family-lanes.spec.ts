@@ -60,9 +60,25 @@ test('a subagent shows as a chip on its tool call; its lane unfolds, and a lane 
   await expect(dots).toHaveCount(files.agentEntries.length);
 
   // A lane row opens the agent's own file with that entry selected; the family stays in the top bar.
-  await lane.locator(`[data-entry-id="${last}"]`).click();
+  const first = files.agentEntries[1]!;
+  await lane.locator(`[data-entry-id="${first}"]`).click();
   await expect.poll(() => app.sessionIdFromUrl()).not.toBe(parentId);
-  await expect(app.row(last)).toHaveAttribute('aria-selected', 'true');
+  const agentId = await app.sessionIdFromUrl();
+  await expect(app.row(first)).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByTestId('session.family')).toContainText('subagent of');
-  await expect(app.graph.locator('[data-testid="graph.graft"][data-role="origin"]')).toContainText('from');
+
+  // "from ‹parent›" leads back to the tool call that started the agent.
+  const origin = app.graph.locator('[data-testid="graph.graft"][data-role="origin"]');
+  await expect(origin).toContainText('from Harden the login');
+  await origin.getByTestId('graph.graft-open').click();
+  await expect.poll(() => app.sessionIdFromUrl()).toBe(parentId);
+  await expect(app.row(files.callEntry)).toHaveAttribute('aria-selected', 'true');
+
+  // The chip itself opens the agent at its own leaf (its graft is the parent's call, not its entry).
+  await app.graph
+    .locator('[data-testid="graph.graft"][data-kind="subagent"]')
+    .getByTestId('graph.graft-open')
+    .click();
+  await expect.poll(() => app.sessionIdFromUrl()).toBe(agentId);
+  await expect(app.row(last)).toHaveAttribute('aria-selected', 'true');
 });
