@@ -81,3 +81,53 @@ test('the fork sits under its parent in the list; follow it from its graft point
   await expect(page.getByTestId('session.family').getByTestId('family.child')).toBeVisible();
   await expect(app.row(family.graftId)).toHaveAttribute('aria-selected', 'true');
 });
+
+test('the graph grafts the fork at its node: its chip opens the fork there, "from" leads back', async ({
+  app,
+  page,
+}) => {
+  await app.openSession(PARENT);
+  await page.getByTestId('graph.fit').click();
+  // The fork's chip sits beside the node it was grafted at, joined by a dashed edge.
+  const chip = app.graph.locator('[data-testid="graph.graft"][data-role="child"]');
+  await expect(chip).toHaveCount(1);
+  await expect(chip).toHaveAttribute('data-kind', 'fork');
+  await expect(chip.getByTestId('graph.graft-open')).toContainText('Plan the family');
+  await expect(chip.getByTestId('graph.graft-open')).toHaveAttribute(
+    'title',
+    /^Plan the family feature \(fork/,
+  );
+  await expect(chip.getByTestId('graph.graft-open')).toHaveAttribute('title', /\(fork, \d+ entries/);
+  const node = await app.graphNode(family.graftId).boundingBox();
+  const chipBox = await chip.boundingBox();
+  expect(node && chipBox).toBeTruthy();
+  expect(chipBox!.x).toBeGreaterThan(node!.x + node!.width - 1);
+  expect(Math.abs(chipBox!.y - node!.y)).toBeLessThan(node!.height);
+
+  // The outline offers the same file on the graft row.
+  await expect(app.row(family.graftId).getByTestId('tree.graft')).toContainText('Plan the family');
+
+  // And the graft node's right-click menu names it too.
+  await app.graphNode(family.graftId).click({ button: 'right' });
+  await expect(page.getByTestId('entry-menu.open-graft')).toHaveText(
+    /^Open Plan the family feature \(forked here\)$/,
+  );
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('entry-menu')).toHaveCount(0);
+
+  // Into the fork at its graft point; the family stays in the top bar.
+  const parentId = await app.sessionIdFromUrl();
+  await chip.getByTestId('graph.graft-open').click();
+  await expect.poll(() => app.sessionIdFromUrl()).not.toBe(parentId);
+  await expect(page.getByTestId('session.family')).toContainText('fork of');
+  await expect(app.row(family.graftId)).toHaveAttribute('aria-selected', 'true');
+  await expect(app.graphNode(family.graftId)).toHaveAttribute('data-selected', 'true');
+
+  // The fork shows where it came from, at the same entry: back to the parent.
+  const origin = app.graph.locator('[data-testid="graph.graft"][data-role="origin"]');
+  await expect(origin).toContainText('from');
+  await origin.getByTestId('graph.graft-open').click();
+  await expect.poll(() => app.sessionIdFromUrl()).toBe(parentId);
+  await expect(app.row(family.graftId)).toHaveAttribute('aria-selected', 'true');
+  await expect(app.graph.locator('[data-testid="graph.graft"][data-role="child"]')).toHaveCount(1);
+});

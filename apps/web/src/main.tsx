@@ -13,6 +13,7 @@ import { loadMarkdown } from './components/Markdown';
 import './styles.css';
 import './archive.css';
 import './compare.css';
+import './family.css';
 
 // The page keeps the access token of its URL (?token=…) in memory and this tab's session storage
 // (net/token.ts) and drops it from the address bar, so it does not end up in bookmarks or shared

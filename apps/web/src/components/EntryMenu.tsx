@@ -1,12 +1,14 @@
 // The entry menu: a right click on an outline row or a graph node. Archive or restore the branch
 // under the entry (docs/archive-and-family.md#archive), compare it with the leaf or the one selected
 // entry, or see the files its path changed (docs/branches.md#the-compare-view), show or fold archived branches, open the
-// Tidy list. Closes on a choice, Esc or a click elsewhere.
+// Tidy list, open a file of the family grafted at the entry (docs/archive-and-family.md#in-the-page). Closes on a choice, Esc or a click elsewhere.
 
 import { useEffect, useRef } from 'react';
 import { useApp, useAppStore } from '../store/context';
 import { archiveRootOf } from '../store/slices/archive';
 import { leafIdOf } from '../store/selectors';
+import { childOpensAt, graftedHere } from './graph/familyGrafts';
+import { useGraftsByEntry } from './RowGrafts';
 
 export function EntryMenu() {
   const store = useAppStore();
@@ -16,6 +18,7 @@ export function EntryMenu() {
   const leafId = useApp(leafIdOf);
   const multiSelection = useApp((s) => s.multiSelection);
   const picked = [...multiSelection];
+  const graftsByEntry = useGraftsByEntry();
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!menu) return;
@@ -68,6 +71,18 @@ export function EntryMenu() {
           Compare with the selected entry
         </button>
       )}
+      {graftsByEntry.get(menu.id)?.map(({ member }) => (
+        <button
+          key={member.id}
+          type="button"
+          role="menuitem"
+          data-testid="entry-menu.open-graft"
+          title={member.path}
+          onClick={run(() => void state().openFamilyMember(member.id, childOpensAt(member)))}
+        >
+          Open {member.name} ({graftedHere(member)})
+        </button>
+      ))}
       <button
         type="button"
         role="menuitem"

@@ -22,6 +22,7 @@ import { alignedContentHeight, rowsPerPage, scrollToReveal, visibleRows } from '
 import { useApp, useAppStore } from '../store/context';
 import { capPrefix, MAX_PREFIX_COLUMNS } from '../lib/compactPrefix';
 import { Highlighted } from './Highlighted';
+import { RowGrafts, useGraftsByEntry, type RowGraft } from './RowGrafts';
 import { LabelEditor } from './LabelEditor';
 import { OutlineViewport, useRowAnchor } from './useRowAnchor';
 import { isMultiSelectClick, rowSelectPointerDown, rowSelectPointerEnter } from './outlineSelect';
@@ -78,6 +79,8 @@ interface RowProps {
   stubCount: number | undefined;
   /** Inside an archived branch (drawn dimmed while revealed). */
   archived: boolean;
+  /** Files of the family grafted at this entry (docs/archive-and-family.md#in-the-page). */
+  grafts: readonly RowGraft[] | undefined;
 }
 
 const OutlineRow = memo(function OutlineRow({
@@ -96,6 +99,7 @@ const OutlineRow = memo(function OutlineRow({
   labelTime,
   stubCount,
   archived,
+  grafts,
 }: RowProps) {
   const store = useAppStore();
   const entry = row.entry;
@@ -202,6 +206,7 @@ const OutlineRow = memo(function OutlineRow({
           {archived ? 'Restore' : 'Archive'}
         </button>
       )}
+      {grafts && <RowGrafts grafts={grafts} />}
       {row.isLeaf && (
         <span
           className="row-leaf"
@@ -252,6 +257,7 @@ export function OutlineView() {
   const [now] = useState(() => new Date());
   const tree = useApp((s) => s.treeView?.tree);
   const archivedRevealed = useApp((s) => s.treeView?.tree.archivedRevealed ?? false);
+  const graftsByEntry = useGraftsByEntry();
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(600);
@@ -356,6 +362,7 @@ export function OutlineView() {
           multi={multi}
           stubCount={stub ? subtreeSize(tree, row.id) : undefined}
           archived={isArchivedState(archiveState)}
+          grafts={graftsByEntry.get(row.id)}
         />,
       );
     }

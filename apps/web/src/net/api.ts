@@ -4,6 +4,7 @@
 import type {
   ArchiveResult,
   FamilyResponse,
+  LaneResponse,
   TidyResponse,
   BranchResult,
   CompareResponse,
@@ -149,6 +150,8 @@ export const api = {
     call<ArchiveResult>(ROUTE_PATHS.setArchived, { id, entryId }, { archived }),
   tidySuggestions: (id: string) => call<TidyResponse>(ROUTE_PATHS.tidySuggestions, { id }),
   family: (id: string) => call<FamilyResponse>(ROUTE_PATHS.getFamily, { id }),
+  /** A family member's run, root to leaf, for its lane in the graph (docs/archive-and-family.md#subagent-lanes). */
+  lane: (id: string) => call<LaneResponse>(ROUTE_PATHS.getLane, { id }),
   branch: (id: string, entryId: string) => call<BranchResult>(ROUTE_PATHS.branch, { id }, { entryId }),
   fork: (id: string) => call<ForkResult>(ROUTE_PATHS.fork, { id }),
   appendMessage: (id: string, text: string) =>

@@ -1,6 +1,7 @@
 // The app's zustand store, composed from one slice per concern (store/slices/): connection,
 // sessions, the open tree, selection/filter/search, the multi-entry selection, dialogs, writes,
-// toasts, entry details, preferences, summaries, bring-back and the compare view. A factory, so tests and the app each make their own instance;
+// toasts, entry details, preferences, archive, the family and its lanes, summaries, bring-back and
+// the compare view. A factory, so tests and the app each make their own instance;
 // components reach it through StoreProvider / useApp with atomic selectors and change it through
 // its actions only. Each field has one owner: a slice writes only its own fields (slices/kit.ts).
 
@@ -10,6 +11,7 @@ import { ListFetches } from './listFetches';
 import { selectedIdOf } from './selectors';
 import { createArchiveSlice, type ArchiveSlice } from './slices/archive';
 import { createFamilySlice, type FamilySlice } from './slices/family';
+import { createLanesSlice, type LanesSlice } from './slices/lanes';
 import { createBringBackSlice, type BringBackSlice } from './slices/bringBack';
 import { createCompareSlice, type CompareSlice } from './slices/compare';
 import { createConnectionSlice, type ConnectionSlice } from './slices/connection';
@@ -51,6 +53,7 @@ export type AppStore = ConnectionSlice &
   ProvidersSlice &
   ArchiveSlice &
   FamilySlice &
+  LanesSlice &
   SummaryState &
   SummaryActions &
   BringBackSlice &
@@ -114,6 +117,7 @@ export function createAppStore(deps: StoreDeps = {}): StoreApi<AppStore> {
       ...createProvidersSlice(kit),
       ...createArchiveSlice(kit),
       ...createFamilySlice(kit),
+      ...createLanesSlice(kit),
       ...initialSummaryState(),
       ...summary,
       ...createBringBackSlice(kit),

@@ -5,7 +5,7 @@
 
 import { tokenizeQuery } from '@canopy/session-core';
 import { useCallback, useMemo, useState } from 'react';
-import { nodesInRect } from '../../layout/graphLayout';
+import { nodesInRect, type GraphLayout } from '../../layout/graphLayout';
 import { visibleRect } from '../../layout/viewport';
 import type { AppStore } from '../../store/appStore';
 import { useApp, useAppStore, useDerived } from '../../store/context';
@@ -15,6 +15,9 @@ import { GraphCanvas } from './GraphCanvas';
 import { useProvenancePairs } from './useBringBackEdges';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
+import { GraphGrafts } from './GraphGrafts';
+import { chipsBounds, familyGrafts } from './familyGrafts';
+import { unfoldedLanesOf } from '../../store/slices/lanes';
 import { Minimap } from './Minimap';
 import { factsOf, NO_FOLD_FACTS } from './nodeFacts';
 import { selectionCoverage } from '../../layout/selectionRect';
@@ -60,7 +63,8 @@ export function GraphView() {
   const selectedNode = layout && selectedId ? layout.indexOfEntry.get(selectedId) : undefined;
   const leafNode = layout && leafId ? layout.indexOfEntry.get(leafId) : undefined;
 
-  const viewport = useGraphViewport(layout, minimapOpen);
+  const grafts = useFamilyGrafts(layout);
+  const viewport = useGraphViewport(layout, minimapOpen, grafts.bounds);
   const { containerRef, size, transform, transformRef } = viewport;
   useViewFollow(viewport, {
     layout,
@@ -161,6 +165,7 @@ export function GraphView() {
         data-scale={transform.k.toFixed(3)}
         data-select-tool={selectTool || undefined}
         data-provenance-edges={provenance.length}
+        data-grafts={grafts.chips.length}
         tabIndex={-1}
         aria-label="Session tree (graph)"
         {...pointer}
@@ -173,6 +178,20 @@ export function GraphView() {
               highlight={highlight}
               wantsRectSelect={rectSelect.wants}
               onActivate={activate}
+            />
+          )}
+          {layout && grafts.chips.length > 0 && (
+            <GraphGrafts
+              layout={layout}
+              transform={transform}
+              view={view}
+              width={size.width}
+              height={size.height}
+              chips={grafts.chips}
+              unfolded={grafts.unfolded}
+              loads={grafts.loads}
+              onOpen={grafts.onOpen}
+              onToggleLane={grafts.onToggleLane}
             />
           )}
         </div>
@@ -206,4 +225,24 @@ export function GraphView() {
       </div>
     </div>
   );
+}
+
+/** The open file's family as chips and lanes on this layout (familyGrafts.ts), and their actions. */
+function useFamilyGrafts(layout: GraphLayout | null) {
+  const store = useAppStore();
+  const openId = useApp((s) => s.session?.id ?? null);
+  const family = useApp((s) => s.family);
+  const unfolded = useApp(unfoldedLanesOf);
+  const loads = useApp((s) => s.laneLoads);
+  const chips = useMemo(() => {
+    if (!layout || !family || openId === null || family.sessionId !== openId) return [];
+    return familyGrafts({ layout, members: family.members, openId, unfolded, loads });
+  }, [layout, family, openId, unfolded, loads]);
+  const bounds = useMemo(() => chipsBounds(chips), [chips]);
+  const onOpen = useCallback(
+    (memberId: string, entryId: string | null) => void store.getState().openFamilyMember(memberId, entryId),
+    [store],
+  );
+  const onToggleLane = useCallback((memberId: string) => store.getState().toggleLane(memberId), [store]);
+  return { chips, bounds, unfolded, loads, onOpen, onToggleLane };
 }

@@ -4,7 +4,7 @@
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { flushSync } from 'react-dom';
-import type { GraphLayout } from '../../layout/graphLayout';
+import type { GraphLayout, Rect } from '../../layout/graphLayout';
 import {
   centerOn,
   isPointClear,
@@ -58,7 +58,15 @@ export interface GraphViewport {
   showLeaf(index: number | undefined, onlyIfHidden: boolean): void;
 }
 
-export function useGraphViewport(layout: GraphLayout | null, minimapOpen: boolean): GraphViewport {
+/**
+ * `marksBounds`: what is drawn beside the tree (the family's chips, GraphGrafts), taken into "the
+ * whole tree" so that fitting shows them too.
+ */
+export function useGraphViewport(
+  layout: GraphLayout | null,
+  minimapOpen: boolean,
+  marksBounds: Rect | null = null,
+): GraphViewport {
   const containerRef = useRef<HTMLDivElement>(null);
   // A guess until the box is measured (below, before the first paint).
   const [size, setSize] = useState<Size>({ width: 800, height: 600 });
@@ -145,7 +153,9 @@ export function useGraphViewport(layout: GraphLayout | null, minimapOpen: boolea
 
   /** The whole tree, extra roots of a damaged file included (see wholeTreeView). */
   const wholeTree = (): Transform | null =>
-    layout && layout.nodes.length > 0 ? wholeTreeView(layout.bounds, size.width, size.height, mapBox) : null;
+    layout && layout.nodes.length > 0
+      ? wholeTreeView(unionRect(layout.bounds, marksBounds), size.width, size.height, mapBox)
+      : null;
 
   const isClear = (index: number) =>
     layout !== null &&
@@ -190,5 +200,15 @@ export function useGraphViewport(layout: GraphLayout | null, minimapOpen: boolea
       if (whole && whole.k >= MIN_DOM_SCALE) moveTo(whole);
       else centerOnNode(index, false);
     },
+  };
+}
+
+function unionRect(a: Rect, b: Rect | null): Rect {
+  if (!b) return a;
+  return {
+    minX: Math.min(a.minX, b.minX),
+    minY: Math.min(a.minY, b.minY),
+    maxX: Math.max(a.maxX, b.maxX),
+    maxY: Math.max(a.maxY, b.maxY),
   };
 }
