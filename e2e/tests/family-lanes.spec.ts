@@ -40,6 +40,16 @@ test('a subagent shows as a chip on its tool call; its lane unfolds, and a lane 
 
   // The outline's tool-call row offers the agent's file too.
   await expect(app.row(files.callEntry).getByTestId('tree.graft')).toContainText('AuthScan');
+  // Selected, the row's Archive button keeps clear of its chips: a click meant for a chip must not
+  // archive. In a narrow window, where the row's text is cut and the chip sits at the row's end.
+  const wide = page.viewportSize()!;
+  await page.setViewportSize({ width: 900, height: wide.height });
+  await app.row(files.callEntry).click({ position: { x: 12, y: 6 } });
+  const archiveButton = await app.row(files.callEntry).getByTestId('tree.archive').boundingBox();
+  const lastChip = await app.row(files.callEntry).getByTestId('tree.graft').last().boundingBox();
+  expect(archiveButton!.x).toBeGreaterThanOrEqual(lastChip!.x + lastChip!.width);
+  await page.setViewportSize(wide);
+  await page.getByTestId('graph.fit').click();
 
   // Unfold: the run is fetched and drawn as a lane of dots, one per entry of its path.
   const toggle = chip.getByTestId('graph.lane-toggle');
