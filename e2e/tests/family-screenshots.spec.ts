@@ -3,14 +3,11 @@
 // started by one tool call (chips stacked on it, AuthScan's lane unfolded) and a fork grafted at
 // its first message. Attached to the test and copied to e2e/artifacts/ux/ (git-ignored).
 import { test as base, expect } from '@playwright/test';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CanopyApp } from '../pages/CanopyApp';
 import { PARENT, writeSubagentFamily, type SubagentFamily } from '../support/familySessions';
-import { repoRoot, type RunningCanopy } from '../support/server';
+import { SCREENS, shooter } from '../support/screens';
+import type { RunningCanopy } from '../support/server';
 import { useApp, useOwnCanopy } from '../support/test';
-
-const artifacts = join(repoRoot, 'e2e', 'artifacts', 'ux');
 
 const test = base.extend<{ canopy: RunningCanopy; files: SubagentFamily; app: CanopyApp }>({
   files: [{ callEntry: '', agentEntries: [], forkEntry: null }, { option: true }],
@@ -28,44 +25,32 @@ const test = base.extend<{ canopy: RunningCanopy; files: SubagentFamily; app: Ca
   app: ({ page, canopy }, use) => useApp(page, canopy, use),
 });
 
-for (const viewport of [
-  { width: 1280, height: 720 },
-  { width: 1920, height: 1080 },
-]) {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    const tag = `${viewport.width}x${viewport.height}-${colorScheme}`;
-    test.describe(tag, () => {
-      test.use({ viewport, colorScheme });
+for (const { viewport, colorScheme, tag } of SCREENS) {
+  test.describe(tag, () => {
+    test.use({ viewport, colorScheme });
 
-      test(`screenshots of grafted files and a subagent lane, ${tag}`, async ({
-        app,
-        page,
-        files,
-      }, testInfo) => {
-        test.setTimeout(120_000);
-        mkdirSync(artifacts, { recursive: true });
-        const shoot = async (name: string) => {
-          const path = testInfo.outputPath(`family-${tag}-${name}.png`);
-          await page.screenshot({ path });
-          copyFileSync(path, join(artifacts, `family-${tag}-${name}.png`));
-          await testInfo.attach(name, { path, contentType: 'image/png' });
-        };
-        await expect(page.locator('html')).toHaveAttribute('data-theme', colorScheme);
-        await app.openSession(`${PARENT}.jsonl`);
-        await page.getByTestId('graph.fit').click();
-        await expect(app.graph.getByTestId('graph.graft')).toHaveCount(3);
-        const agent = app.graph
-          .locator('[data-testid="graph.graft"][data-kind="subagent"]')
-          .filter({ hasText: 'AuthScan' });
-        await agent.getByTestId('graph.lane-toggle').click();
-        await expect(app.graph.getByTestId('graph.lane')).toHaveAttribute('data-status', 'ready');
-        await app.row(files.callEntry).click({ position: { x: 40, y: 8 } });
-        await shoot('split');
-        await page.getByTestId('view.graph').click();
-        await page.getByTestId('graph.fit').click();
-        await expect(app.graph.getByTestId('graph.lane-dot')).toHaveCount(files.agentEntries.length);
-        await shoot('graph');
-      });
+    test(`screenshots of grafted files and a subagent lane, ${tag}`, async ({
+      app,
+      page,
+      files,
+    }, testInfo) => {
+      test.setTimeout(120_000);
+      const shoot = shooter(page, testInfo, 'family-', tag);
+      await expect(page.locator('html')).toHaveAttribute('data-theme', colorScheme);
+      await app.openSession(`${PARENT}.jsonl`);
+      await page.getByTestId('graph.fit').click();
+      await expect(app.graph.getByTestId('graph.graft')).toHaveCount(3);
+      const agent = app.graph
+        .locator('[data-testid="graph.graft"][data-kind="subagent"]')
+        .filter({ hasText: 'AuthScan' });
+      await agent.getByTestId('graph.lane-toggle').click();
+      await expect(app.graph.getByTestId('graph.lane')).toHaveAttribute('data-status', 'ready');
+      await app.row(files.callEntry).click({ position: { x: 40, y: 8 } });
+      await shoot('split');
+      await page.getByTestId('view.graph').click();
+      await page.getByTestId('graph.fit').click();
+      await expect(app.graph.getByTestId('graph.lane-dot')).toHaveCount(files.agentEntries.length);
+      await shoot('graph');
     });
-  }
+  });
 }
