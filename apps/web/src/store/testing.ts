@@ -11,6 +11,7 @@ import type {
   SessionSnapshotHead,
   TreeNode,
 } from '@canopy/protocol';
+import { rollUpLane } from '@canopy/session-core';
 import type { StoreApi } from 'zustand/vanilla';
 import type { Api } from '../net/api';
 import type { SnapshotPart } from '../net/snapshot';
@@ -163,19 +164,7 @@ export const rowsOf = (store: StoreApi<AppStore>) => (store.getState().treeView?
 export function laneRollup(
   overrides: Partial<CompareResponse['a']['rollup']> = {},
 ): CompareResponse['a']['rollup'] {
-  return {
-    entries: 1,
-    turns: 1,
-    toolCalls: 0,
-    toolErrors: 0,
-    errors: 0,
-    aborts: 0,
-    models: [],
-    modelChanges: 0,
-    thinkingChanges: [],
-    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, entries: 1 },
-    usageBySource: {},
-    wallMs: null,
-    ...overrides,
-  };
+  // session-core's own roll-up of an empty lane, given the one entry and turn.
+  const empty = rollUpLane([]);
+  return { ...empty, entries: 1, turns: 1, usage: { ...empty.usage, entries: 1 }, ...overrides };
 }
