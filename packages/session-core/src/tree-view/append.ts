@@ -133,6 +133,12 @@ export function rowsAfterAppend(
   const wasShown = (node: number) => node < oldSize && before[node]! >= 0;
   /** Shown before and after, and not moved: its row keeps its place, its subtree may be computed again. */
   const stays = (node: number) => wasShown(node) && shown(node);
+  /** The first entry at or above `node` that stays shown, or -1. */
+  const stayingFrom = (node: number) => {
+    let at = node;
+    while (at >= 0 && !stays(at)) at = tree.parentIndexAt(at);
+    return at;
+  };
   const { marks } = arraysFor(tree.work, count);
 
   // The subtrees to compute again. The appends and the leaf move make one: the lowest entry above
@@ -157,7 +163,7 @@ export function rowsAfterAppend(
         // The meeting point is an ancestor of the first start; keep the higher of the two.
         if (isWithin(tree, anchor, at)) anchor = at;
       }
-      while (anchor >= 0 && !stays(anchor)) anchor = tree.parentIndexAt(anchor);
+      anchor = stayingFrom(anchor);
       if (anchor < 0) return null;
       anchors.push(anchor);
     }
@@ -165,8 +171,7 @@ export function rowsAfterAppend(
   // An entry changed in place: itself if it stays shown (its subtree holds every change of an
   // archive record), else the first entry above it that does.
   for (const node of changedRoots) {
-    let anchor = node;
-    while (anchor >= 0 && !stays(anchor)) anchor = tree.parentIndexAt(anchor);
+    const anchor = stayingFrom(node);
     if (anchor < 0) return null;
     anchors.push(anchor);
   }
