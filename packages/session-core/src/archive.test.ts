@@ -8,6 +8,7 @@ import {
   ArchiveLedger,
   archiveRecordOf,
   archiveRefusal,
+  isAncestorOrSelf,
   withArchiveTarget,
 } from './archive';
 import { buildSessionContext } from './context';
@@ -102,6 +103,22 @@ describe('archive records', () => {
     expect(archiveRefusal(shape, ids.a1!, false, leaf)).toBeUndefined();
     expect(archiveRefusal(shape, 'nope', true, leaf)?.code).toBe('ENTRY_NOT_FOUND');
     expect(archiveRefusal(shape, 'nope', false, leaf)?.code).toBe('ENTRY_NOT_FOUND');
+  });
+
+  it("finds an ancestor on a damaged file's cycle, and ends the walk on a cycle without it", () => {
+    // c0 → c1 → c2 → c3 → c1 (a cycle of three under a tail of one), as parent links.
+    const parents: Record<string, string> = { c0: 'c1', c1: 'c2', c2: 'c3', c3: 'c1' };
+    const shape = { has: (id: string) => id in parents, parentOf: (id: string) => parents[id] ?? null };
+    for (const id of ['c0', 'c1', 'c2', 'c3']) expect(isAncestorOrSelf(shape, id, 'c0')).toBe(true);
+    expect(isAncestorOrSelf(shape, 'elsewhere', 'c0')).toBe(false);
+    expect(isAncestorOrSelf(shape, 'c0', 'c2')).toBe(false);
+    // A self-loop, and a plain chain to a root.
+    expect(isAncestorOrSelf({ has: () => true, parentOf: () => 's' }, 'x', 's')).toBe(false);
+    const chain: Record<string, string | null> = { a: null, b: 'a', c: 'b' };
+    const line = { has: (id: string) => id in chain, parentOf: (id: string) => chain[id] ?? null };
+    expect(isAncestorOrSelf(line, 'a', 'c')).toBe(true);
+    expect(isAncestorOrSelf(line, 'c', 'a')).toBe(false);
+    expect(isAncestorOrSelf(line, 'a', null)).toBe(false);
   });
 
   it('reports records whose target the session lacks, without failing', () => {
