@@ -7,6 +7,7 @@
 import { isRecord } from './text';
 import type { SessionEntry } from './types';
 import { ViewFlags } from './tree-view/row-format';
+import type { ViewEntry } from './tree-view/view-entry';
 
 /** The `customType` of Canopy's archive record. */
 export const ARCHIVE_CUSTOM_TYPE = 'canopy.archive';
@@ -142,4 +143,24 @@ export function isAncestorOrSelf(shape: ArchiveShape, ancestorId: string, id: st
 /** `flags` with the ArchiveTarget bit set to `archived` (the latest record for the entry says). */
 export function withArchiveTarget(flags: number, archived: boolean): number {
   return archived ? flags | ViewFlags.ArchiveTarget : flags & ~ViewFlags.ArchiveTarget;
+}
+
+/**
+ * Whether `after` is `before` with only its ArchiveTarget bit changed (what an archive or restore
+ * record does to its target's row): the entry itself, its label and its row are the same, so what
+ * was read of it (its detail) still holds. Any other change, alone or with it, answers false.
+ */
+export function onlyArchiveTargetChanged(before: ViewEntry, after: ViewEntry): boolean {
+  return (
+    (before.flags ^ after.flags) === ViewFlags.ArchiveTarget &&
+    before.id === after.id &&
+    before.parentId === after.parentId &&
+    before.type === after.type &&
+    before.role === after.role &&
+    before.timestamp === after.timestamp &&
+    before.label === after.label &&
+    before.labelTime === after.labelTime &&
+    before.text === after.text &&
+    before.search === after.search
+  );
 }

@@ -1,5 +1,5 @@
 import { encodeNodes, type SessionChangedEvent, type TreeNode } from '@canopy/protocol';
-import { computeRows, searchMaskColumns } from '@canopy/session-core';
+import { computeRows, searchMaskColumns, ViewFlags } from '@canopy/session-core';
 import { idIndexWork, readCountedChain } from '@canopy/session-core/testing';
 import { describe, expect, it } from 'vitest';
 import { applyServerEvent, emptyLiveState, type Applied, type LiveInput, type LiveState } from './live';
@@ -240,6 +240,24 @@ describe('applyServerEvent: session_changed', () => {
     expect(row?.entry.text).toBe('read: src/app.ts');
     expect(applied.changedIds).toEqual(['r9']);
     expect(applied.state.treeView?.treeVersion).toBe(applied.state.treeView?.tree.version);
+  });
+
+  it('keeps the detail of an archive record’s target (only its flag changed), not of a target changed otherwise too', () => {
+    const state = opened();
+    const target = state.treeView!.tree.get('u5') as TreeNode;
+    const archived = { ...target, flags: target.flags | ViewFlags.ArchiveTarget };
+    const record = node('c8', 'a4', 'custom', undefined, '');
+    const applied = applyServerEvent(
+      state,
+      changed({ source: 'canopy', added: encodeNodes([record]), changed: encodeNodes([archived]) }),
+    );
+    expect(applied.state.treeView?.tree.archiveStateOf('u5')).not.toBe(0);
+    expect(applied.changedIds).toEqual([]);
+    // Restored and labelled in one event: the label is new to the detail.
+    const labelled = { ...target, label: 'kept' };
+    const again = applyServerEvent(applied.state, changed({ changed: encodeNodes([labelled]) }));
+    expect(again.state.treeView?.tree.archiveStateOf('u5')).toBe(0);
+    expect(again.changedIds).toEqual(['u5']);
   });
 
   it('sets and clears a label through a changed row, and the label filter follows', () => {

@@ -25,6 +25,7 @@ import {
   ViewTree,
   addSearchMasks,
   createTreeSelectorState,
+  onlyArchiveTargetChanged,
   treeSelectorReducer,
   type FilterMode,
   type SearchMaskColumns,
@@ -133,7 +134,7 @@ export interface Applied {
   notices: string[];
   /** The tree can no longer be followed by events: fetch a new snapshot. */
   reload: boolean;
-  /** Entries whose facts changed: cached details of them are stale. */
+  /** Entries whose facts changed: cached details of them are stale (not an archive record's target). */
   changedIds: string[];
   /** The selection moved to follow the leaf: the views should bring it into view. */
   reveal: boolean;
@@ -341,7 +342,13 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
   const added = decoded(event.added);
   const changed = decoded(event.changed);
   tree.append(added);
-  for (const node of changed) tree.replace(node);
+  // An archive record's target changes only its flag: its detail, read before, still holds.
+  const detailChanged: string[] = [];
+  for (const node of changed) {
+    const before = tree.get(node.id);
+    if (!before || !onlyArchiveTargetChanged(before, node)) detailChanged.push(node.id);
+    tree.replace(node);
+  }
   const notices: string[] = [];
   let reload = false;
   let reveal = false;
@@ -372,7 +379,7 @@ function applySessionChanged(state: LiveState, event: SessionChangedEvent): Appl
       session: withWriterActive(written, event.writerActive),
       treeView: nextTreeView,
     },
-    { notices, reload, reveal, changedIds: changed.map((node) => node.id) },
+    { notices, reload, reveal, changedIds: detailChanged },
   );
 }
 
