@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from '../appStore';
 import { deliverLater, fakeApi, node, ownWrite, rowsOf } from '../testing';
 import { archiveRootOf } from './archive';
+import { selectedIdOf } from '../selectors';
 
 /** The archive of u5's branch as the server sends it: the record, and the one node it targets. */
 function archivedEvent(archived: boolean) {
@@ -27,9 +28,12 @@ describe('archive slice', () => {
     const store = createAppStore({ api: fakeApi({ setArchived }), storage: null });
     await store.getState().openSession('s1');
     store.getState().select('u5');
+    const revealed = store.getState().revealTick;
     store.getState().toggleArchiveSelected();
     await vi.waitFor(() => expect(store.getState().toasts.map((t) => t.text)[0]).toMatch(/Branch archived/));
     expect(setArchived).toHaveBeenLastCalledWith('s1', 'u5', true);
+    // Its row, selected, stays where it was: no new selection and no scroll into view.
+    expect(store.getState().revealTick).toBe(revealed);
     // Folded: the branch's root stands for it.
     expect(rowsOf(store)).toEqual(['u1', 'a2', 'u3', 'a4', 'u5']);
 
@@ -39,6 +43,8 @@ describe('archive slice', () => {
     store.getState().toggleArchiveSelected();
     await vi.waitFor(() => expect(setArchived).toHaveBeenLastCalledWith('s1', 'u5', false));
     await vi.waitFor(() => expect(store.getState().toasts.map((t) => t.text)).toContain('Branch restored'));
+    // Restored from inside the branch: its root, which was not selected, is selected now.
+    expect(selectedIdOf(store.getState())).toBe('u5');
   });
 
   it('a refusal from the server is shown and changes nothing', async () => {

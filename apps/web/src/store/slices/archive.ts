@@ -76,7 +76,9 @@ export function createArchiveSlice({ set, get, api }: SliceKit<ArchiveSlice>): A
         const result = await api.setArchived(open.id, id, archived);
         const arrived = await get().whenState((state) => treeOf(state)?.has(result.recordId) ?? false);
         if (!arrived) return;
-        get().select(id);
+        // Its row stays where it was (a stub now, or the branch again): selected already (Shift+A),
+        // it needs no new selection and no scroll, which would render both views once more.
+        if (selectedIdOf(get()) !== id) get().select(id);
         get().toast(
           archived
             ? 'Branch archived: nothing was deleted (Alt+R shows archived branches)'
