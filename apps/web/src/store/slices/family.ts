@@ -23,7 +23,12 @@ export function createFamilySlice({ set, get, api }: SliceKit<FamilySlice>): Fam
       if (!open) return;
       try {
         const { members } = await api.family(open.id);
-        if (get().session?.id === open.id) set({ family: { sessionId: open.id, members } });
+        if (get().session?.id !== open.id) return;
+        // Asked again after every change of the open file: the same family keeps its object, so the
+        // chips, lanes and links do not render again for nothing.
+        const known = get().family;
+        if (known?.sessionId === open.id && JSON.stringify(known.members) === JSON.stringify(members)) return;
+        set({ family: { sessionId: open.id, members } });
       } catch {
         // The family is an aid: without it the top bar shows the lineage from the session list.
         if (get().session?.id === open.id) set({ family: null });
