@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SliceRunner, type SliceClock } from './useGraphLayout';
+import { backgroundSliceClock, SliceRunner, type SliceClock, type TaskScheduler } from './useGraphLayout';
 
 /** A clock whose time moves only when a job works, and whose tasks run when the test says so. */
 function fakeClock() {
@@ -87,5 +87,57 @@ describe('SliceRunner', () => {
     runner.run(job, () => {});
     expect(fake.tasks()).toBe(1);
     expect(perTask).toEqual([3]);
+  });
+});
+
+describe('backgroundSliceClock', () => {
+  /** A scheduler that keeps the tasks posted, with their priority, until the test runs them. */
+  function fakeScheduler() {
+    const posted: { priority: string; signal: AbortSignal; run: () => Promise<void> }[] = [];
+    const scheduler: TaskScheduler = {
+      postTask: (callback, { priority, signal }) =>
+        new Promise((resolve, reject) => {
+          const run = async () => {
+            if (signal.aborted) return reject(signal.reason);
+            try {
+              resolve(callback());
+            } catch (error) {
+              reject(error);
+            }
+          };
+          signal.addEventListener('abort', () => reject(signal.reason));
+          posted.push({ priority, signal, run });
+        }),
+    };
+    return { scheduler, posted };
+  }
+
+  it('queues slices as background tasks, and a cancelled one never runs', async () => {
+    const { scheduler, posted } = fakeScheduler();
+    const clock = backgroundSliceClock(scheduler);
+    const ran: string[] = [];
+    const first = clock.queueTask(() => ran.push('first'));
+    const second = clock.queueTask(() => ran.push('second'));
+    expect(first).not.toBe(second);
+    expect(posted.map((task) => task.priority)).toEqual(['background', 'background']);
+    clock.cancelTask(first);
+    expect(posted[0]!.signal.aborted).toBe(true);
+    await Promise.all(posted.map((task) => task.run()));
+    await Promise.resolve();
+    expect(ran).toEqual(['second']);
+  });
+
+  it('runs a whole job in background slices through SliceRunner', async () => {
+    const { scheduler, posted } = fakeScheduler();
+    const runner = new SliceRunner(backgroundSliceClock(scheduler), 0);
+    let left = 3;
+    let done = false;
+    runner.run(
+      () => --left === 0,
+      () => (done = true),
+    );
+    while (!done && posted.length > 0) await posted.shift()!.run();
+    expect(left).toBe(0);
+    expect(done).toBe(true);
   });
 });
