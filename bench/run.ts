@@ -135,6 +135,10 @@ async function main(): Promise<void> {
         collectGarbage();
         const core = await coreLoad(file).catch(() => NaN);
         add(samples, size.name, 'load', { json, reference, core });
+        // The loads' garbage (the whole session, several hundred MB) collected now, not by a major
+        // collection of this process in the middle of the page's timed actions, where it held up
+        // Playwright's input (the Shift and the A of one shortcut arrived apart) and took a core.
+        collectGarbage();
         add(
           samples,
           size.name,
