@@ -124,6 +124,23 @@ test('two selected entries compared from the selection bar, closed with its butt
   await expect(page.getByTestId('branch-files')).toHaveCount(0);
 });
 
+test('Shift+C compares the selected entry with the leaf; typed into a search, it is a letter', async ({
+  app,
+  page,
+}) => {
+  await app.row(ids.doneA).click();
+  await page.keyboard.press('Shift+C');
+  await expect(page.getByTestId('compare.verdict')).toHaveText('Lane B cost $0.70 more.');
+  await expect(page).toHaveURL(new RegExp(`[?&]compare=${ids.doneA}%2C${ids.doneB}`));
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('compare')).toHaveCount(0);
+  // In a search the capital C is part of the query, and no compare opens.
+  await page.keyboard.type('done');
+  await page.keyboard.press('Shift+C');
+  await expect(page.locator('#tree-search')).toHaveValue('doneC');
+  await expect(page.getByTestId('compare')).toHaveCount(0);
+});
+
 test('bring-back from a compare lane opens the dialog with that lane’s entries', async ({ app, page }) => {
   await app.row(ids.doneA).click({ button: 'right' });
   await page.getByTestId('entry-menu.compare-leaf').click();

@@ -53,6 +53,7 @@ const TREE_KEYS: readonly (readonly [string, string])[] = [
   ['Ctrl+X', 'copy the selected message’s text'],
   ['Shift+A', 'archive the branch under the selection, or restore the archived one'],
   ['Alt+R', 'show / fold the archived branches'],
+  ['Shift+C', 'compare the selected entry with the leaf, or the two selected entries'],
   ['Ctrl+O · Shift+Ctrl+O', 'cycle the filter forward / back'],
   ['Alt+D / T / U / L / A', 'default, no-tools, user-only, labeled-only, all'],
   ['typing · Backspace', 'search (every word must match)'],

@@ -7,7 +7,7 @@ import { ArchiveControls } from './ArchiveControls';
 import { keyCommand } from '../lib/keymap';
 import { useApp, useAppStore } from '../store/context';
 import { selectedIdOf, type ViewMode } from '../store/appStore';
-import { filterModeOf, leafIdOf } from '../store/selectors';
+import { filterModeOf } from '../store/selectors';
 
 const FILTER_LABELS: Record<FilterMode, { label: string; key: string }> = {
   default: { label: 'Default', key: 'Alt+D' },
@@ -135,17 +135,8 @@ export function TreeToolbar() {
         <button
           type="button"
           data-testid="action.compare"
-          onClick={() => {
-            const state = store.getState();
-            const selected = selectedIdOf(state);
-            const leaf = leafIdOf(state);
-            if (selected && leaf && selected !== leaf) void state.openCompare(selected, leaf);
-            else
-              state.toast(
-                'Select an entry off the current branch to compare it with the leaf (or select two entries with Ctrl-click).',
-              );
-          }}
-          title="Compare the selected entry's path with the current leaf's"
+          onClick={() => void store.getState().compareSelected()}
+          title="Compare the selected entry's path with the current leaf's, or the two selected entries (Shift+C)"
         >
           Compare
         </button>

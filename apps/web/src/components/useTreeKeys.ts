@@ -66,6 +66,11 @@ export function useTreeKeys(store: StoreApi<AppStore>): void {
           if (state.treeView.query !== '') state.dispatch({ type: 'typeQuery', text: event.key });
           else state.toggleArchiveSelected();
           return;
+        case 'compare':
+          // Like Shift+A: a capital C typed into a search is part of it.
+          if (state.treeView.query !== '') state.dispatch({ type: 'typeQuery', text: event.key });
+          else void state.compareSelected();
+          return;
         case 'revealArchived':
           state.toggleArchivedRevealed();
           return;

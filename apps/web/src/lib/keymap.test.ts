@@ -94,3 +94,12 @@ describe('archive keys (oh-my-pi PR #8301: Shift+A archives, Alt+R reveals)', ()
     expect(keyCommand(key('r', { altKey: true, ctrlKey: true, code: 'KeyR' }))).toBeNull();
   });
 });
+
+describe('compare key (Canopy’s)', () => {
+  it('Shift+C compares; a plain c still types, and Ctrl or Alt with it is no command', () => {
+    expect(keyCommand(key('C', { shiftKey: true }))).toEqual({ kind: 'compare' });
+    expect(keyCommand(key('c'))).toEqual({ kind: 'selector', action: { type: 'typeQuery', text: 'c' } });
+    expect(keyCommand(key('C', { shiftKey: true, ctrlKey: true }))).toBeNull();
+    expect(keyCommand(key('C', { shiftKey: true, altKey: true, code: 'KeyC' }))).toBeNull();
+  });
+});

@@ -26,7 +26,9 @@ export type KeyCommand =
   /** Shift+T: show or hide the labels' times. */
   | { kind: 'labelTimes' }
   /** Ctrl+X: copy the selected entry's text (pi's copy). */
-  | { kind: 'copy' };
+  | { kind: 'copy' }
+  /** Shift+C: compare the two selected entries, or the selected entry with the leaf (Canopy's). */
+  | { kind: 'compare' };
 
 const ALT_FILTERS: Record<string, FilterMode> = {
   KeyD: 'default',
@@ -84,6 +86,7 @@ export function keyCommand(e: KeyInput): KeyCommand | null {
   if (e.key === 'L' && e.shiftKey) return { kind: 'label' };
   if (e.key === 'T' && e.shiftKey) return { kind: 'labelTimes' };
   if (e.key === 'A' && e.shiftKey) return { kind: 'archive' };
+  if (e.key === 'C' && e.shiftKey) return { kind: 'compare' };
   // Any other printable character goes into the search.
   if ([...e.key].length === 1) return { kind: 'selector', action: { type: 'typeQuery', text: e.key } };
   return null;

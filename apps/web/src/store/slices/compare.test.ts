@@ -38,6 +38,24 @@ function setUp() {
 }
 
 describe('compare slice', () => {
+  it('compareSelected (Shift+C, the toolbar): two picked entries, else the selected one with the leaf, else says what to select', async () => {
+    const { store, compareBranches } = setUp();
+    await store.getState().openSession('s1');
+    // The sample's leaf is a4: selected, there is nothing to compare it with.
+    store.getState().select('a4');
+    await store.getState().compareSelected();
+    expect(compareBranches).not.toHaveBeenCalled();
+    expect(store.getState().compare).toBeNull();
+    expect(store.getState().toasts.at(-1)?.text).toMatch(/Select an entry off the current branch/);
+    store.getState().select('a6');
+    await store.getState().compareSelected();
+    expect(compareBranches).toHaveBeenLastCalledWith('s1', 'a6', 'a4');
+    store.getState().closeCompare();
+    store.getState().setMultiSelection(['u3', 'u5'], 'replace');
+    await store.getState().compareSelected();
+    expect(compareBranches).toHaveBeenLastCalledWith('s1', 'u3', 'u5');
+  });
+
   it('opens a compare, fetches each lane’s files after the ancestor on the Files tab, and puts it in the URL', async () => {
     const { store, compareBranches, getFiles, onLocationChange } = setUp();
     await store.getState().openSession('s1');

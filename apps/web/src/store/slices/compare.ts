@@ -5,7 +5,7 @@
 
 import type { CompareResponse, FileLensResponse, FilesResponse } from '@canopy/protocol';
 import { messageOf } from '../../net/errors';
-import { selectedIdOf } from '../selectors';
+import { leafIdOf, selectedIdOf } from '../selectors';
 import type { SliceKit } from './kit';
 
 export type CompareTab = 'lanes' | 'files';
@@ -42,6 +42,11 @@ export interface CompareSlice {
   /** Opens the compare view of the paths to `a` and `b` (they may come from a shared URL). */
   openCompare(a: string, b: string, tab?: CompareTab): Promise<void>;
   closeCompare(): void;
+  /**
+   * Shift+C and the toolbar's Compare: the two entries of the multi-entry selection when it holds
+   * exactly two, else the selected entry against the leaf; a toast says what to select otherwise.
+   */
+  compareSelected(): Promise<void>;
   setCompareTab(tab: CompareTab): Promise<void>;
   /** One file through every branch that touched it. */
   openFileLens(path: string): Promise<void>;
@@ -99,6 +104,18 @@ export function createCompareSlice({
     compare: null,
     fileLens: null,
     branchFiles: null,
+
+    async compareSelected() {
+      const state = get();
+      const picked = [...state.multiSelection];
+      if (picked.length === 2) return get().openCompare(picked[0]!, picked[1]!);
+      const selected = selectedIdOf(state);
+      const leaf = leafIdOf(state);
+      if (selected && leaf && selected !== leaf) return get().openCompare(selected, leaf);
+      state.toast(
+        'Select an entry off the current branch to compare it with the leaf (or select two entries with Ctrl-click).',
+      );
+    },
 
     async openCompare(a, b, tab = 'lanes') {
       const sessionId = get().session?.id;
