@@ -111,6 +111,9 @@ test.describe('on seed-example.jsonl', () => {
       'Ctrl+X',
       'Shift+L',
       'Ctrl+O · Shift+Ctrl+O',
+      'Shift+A',
+      'Alt+R',
+      'Shift+C',
     ])
       await expect(panel.getByText(key, { exact: true })).toBeVisible();
   });
