@@ -13,6 +13,12 @@ import * as pi16 from '../../packages/session-core/test/pi16';
 const PARENT = 'family-parent.jsonl';
 const FORK = 'family-fork.jsonl';
 
+/** Waits (a few microseconds' spin) until the clock's millisecond has moved on. */
+function nextMillisecond(): void {
+  const now = Date.now();
+  while (Date.now() === now);
+}
+
 function writeFamily(): { parent: string; fork: string; graftId: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-family-e2e-'));
   try {
@@ -28,7 +34,11 @@ function writeFamily(): { parent: string; fork: string; graftId: string } {
     say('user', 'Go on in the parent');
     say('assistant', 'Parent goes on');
     const parentFile = sm.getSessionFile() as string;
+    // pi stamps entries and headers in milliseconds: the fork's header is newer than what it copies,
+    // and its own entries are no older than its header, as when a person forks.
+    nextMillisecond();
     const forkFile = sm.createBranchedSession(graftId) as string;
+    nextMillisecond();
     say('user', 'Try it in the fork');
     say('assistant', 'Forked answer');
     const parent = fs.readFileSync(parentFile, 'utf8');
@@ -60,8 +70,8 @@ test('the fork sits under its parent in the list; follow it from its graft point
 
   await app.openSession(PARENT);
   const familyBar = page.getByTestId('session.family');
-  // A fork's first message is its parent's (copied): its kind and file tell it apart.
-  await expect(familyBar.getByTestId('family.child')).toContainText('Plan the family feature (fork)');
+  // A fork's first message is its parent's (copied): it is named by the first one it wrote itself.
+  await expect(familyBar.getByTestId('family.child')).toContainText('Try it in the fork (fork)');
   await expect(familyBar.getByTestId('family.child').getByRole('link')).toHaveAttribute(
     'title',
     new RegExp(FORK),
@@ -92,11 +102,8 @@ test('the graph grafts the fork at its node: its chip opens the fork there, "fro
   const chip = app.graph.locator('[data-testid="graph.graft"][data-role="child"]');
   await expect(chip).toHaveCount(1);
   await expect(chip).toHaveAttribute('data-kind', 'fork');
-  await expect(chip.getByTestId('graph.graft-open')).toContainText('Plan the family');
-  await expect(chip.getByTestId('graph.graft-open')).toHaveAttribute(
-    'title',
-    /^Plan the family feature \(fork/,
-  );
+  await expect(chip.getByTestId('graph.graft-open')).toContainText('Try it in the fork');
+  await expect(chip.getByTestId('graph.graft-open')).toHaveAttribute('title', /^Try it in the fork \(fork/);
   await expect(chip.getByTestId('graph.graft-open')).toHaveAttribute('title', /\(fork, \d+ entries/);
   const node = await app.graphNode(family.graftId).boundingBox();
   const chipBox = await chip.boundingBox();
@@ -105,12 +112,12 @@ test('the graph grafts the fork at its node: its chip opens the fork there, "fro
   expect(Math.abs(chipBox!.y - node!.y)).toBeLessThan(node!.height);
 
   // The outline offers the same file on the graft row.
-  await expect(app.row(family.graftId).getByTestId('tree.graft')).toContainText('Plan the family');
+  await expect(app.row(family.graftId).getByTestId('tree.graft')).toContainText('Try it in the fork');
 
   // And the graft node's right-click menu names it too.
   await app.graphNode(family.graftId).click({ button: 'right' });
   await expect(page.getByTestId('entry-menu.open-graft')).toHaveText(
-    /^Open Plan the family feature \(forked here\)$/,
+    /^Open Try it in the fork \(forked here\)$/,
   );
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('entry-menu')).toHaveCount(0);

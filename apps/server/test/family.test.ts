@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FamilyResponse } from '@canopy/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { AUTH, HOST, buildTestApp, sessionIdOf } from './helpers';
 import { assistantMsg, userMsg } from '../../../packages/session-core/test/messages';
@@ -23,18 +23,31 @@ describe('family route', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A pi 1.6 parent u1 a1 u2 a2 and a fork of it at a1, both written by pi into `root`. */
+  /**
+   * A pi 1.6 parent u1 a1 u2 a2 and a fork of it at a1, both written by pi into `root`; the clock
+   * moves a second between writes, so the fork's header is newer than the entries it copied.
+   */
   function piFamily(root: string) {
-    const sm = pi16.SessionManager.create('/work', root);
-    const u1 = sm.appendMessage(user('the parent question'));
-    const a1 = sm.appendMessage(assistant('hi'));
-    sm.appendMessage(user('go on'));
-    sm.appendMessage(assistant('went on'));
-    const parent = sm.getSessionFile() as string;
-    const fork = sm.createBranchedSession(a1) as string;
-    sm.appendMessage(user('in the fork'));
-    sm.appendMessage(assistant('forked'));
-    return { parent, fork, u1, a1 };
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-12-01T10:00:00Z') });
+    const tick = () => vi.setSystemTime(Date.now() + 1000);
+    try {
+      const sm = pi16.SessionManager.create('/work', root);
+      const u1 = sm.appendMessage(user('the parent question'));
+      tick();
+      const a1 = sm.appendMessage(assistant('hi'));
+      tick();
+      sm.appendMessage(user('go on'));
+      sm.appendMessage(assistant('went on'));
+      const parent = sm.getSessionFile() as string;
+      tick();
+      const fork = sm.createBranchedSession(a1) as string;
+      tick();
+      sm.appendMessage(user('in the fork'));
+      sm.appendMessage(assistant('forked'));
+      return { parent, fork, u1, a1 };
+    } finally {
+      vi.useRealTimers();
+    }
   }
 
   async function boot(root: string) {
@@ -74,6 +87,9 @@ describe('family route', () => {
     );
     expect(body.members).toHaveLength(3);
     expect(body.members[0]!).toMatchObject({ id: parentId, name: 'the parent question', entryCount: 4 });
+    // A fork's first message is its parent's, copied: it is named by the first one it wrote itself.
+    expect(body.members.find((m) => m.id === forkId)?.name).toBe('in the fork');
+    expect(body.members.find((m) => m.id === subId)?.name).toBe('explore');
     // The parent holds no `task` call: where the subagent started is unknown, and it says so.
     expect(body.members.map((m) => [m.id, m.problems.map((p) => p.code)])).toEqual(
       expect.arrayContaining([

@@ -8,6 +8,8 @@ import {
   FAMILY_KINDS,
   graftInChild,
   familyOf,
+  FamilyHeadReader,
+  OWN_ENTRIES_FOR_NAME,
   parentSessionIsPath,
   parseFamilyHead,
   sessionIdFromFileName,
@@ -305,6 +307,38 @@ describe('family forest from session-core files', () => {
       ['c', 'b'],
     ]);
     for (const m of forest.members) expect(m.problems.map((p) => p.code)).toContain('cycle');
+  });
+
+  it('a child’s head is read past the entries it copied to its own first user message, or 16 own entries', () => {
+    const line = (value: object) => JSON.stringify(value);
+    const message = (id: string, timestamp: string, role: string, text: string) =>
+      line({ type: 'message', id, parentId: null, timestamp, message: { role, content: text } });
+    const reader = new FamilyHeadReader();
+    reader.addLine(
+      line({ type: 'session', id: 'S', timestamp: '2026-12-01T10:00:00Z', parentSession: 'p.jsonl' }),
+    );
+    // Copied from the parent (older than the header): its first message is not the child's.
+    reader.addLine(message('c1', '2026-12-01T09:00:00Z', 'user', 'the parent question'));
+    expect(reader.settled).toBe(false);
+    reader.addLine(
+      line({ type: 'model_change', id: 'o1', parentId: 'c1', timestamp: '2026-12-01T10:00:01Z' }),
+    );
+    reader.addLine(message('o2', '2026-12-01T10:00:02Z', 'assistant', 'no user yet'));
+    expect(reader.settled).toBe(false);
+    reader.addLine(message('o3', '2026-12-01T10:00:03Z', 'user', '  what the fork is about  '));
+    expect(reader.settled).toBe(true);
+    expect(reader.parsed.ownFirstMessage).toBe('what the fork is about');
+
+    const quiet = new FamilyHeadReader();
+    quiet.addLine(
+      line({ type: 'session', id: 'Q', timestamp: '2026-12-01T10:00:00Z', parentSession: 'p.jsonl' }),
+    );
+    for (let i = 0; i < OWN_ENTRIES_FOR_NAME; i++) {
+      expect(quiet.settled).toBe(false);
+      quiet.addLine(line({ type: 'custom', id: `q${i}`, parentId: null, timestamp: '2026-12-01T10:00:05Z' }));
+    }
+    expect(quiet.settled).toBe(true);
+    expect(quiet.parsed.ownFirstMessage).toBeUndefined();
   });
 
   it('skips an oh-my-pi title line and a cut-off last line at the head', () => {

@@ -5,6 +5,8 @@
 // the files and resolves paths; nothing here is cached between calls. One file because the head
 // reader, the graft rule and the forest share one notion of "copied entry" and one head shape.
 
+import { userMessageText } from './text';
+
 /** One entry at the head of a file, in file order. */
 export interface FamilyHeadEntry {
   id: string;
@@ -35,6 +37,8 @@ export interface FamilyFileHead {
   archived: boolean;
   /** The first entries of the file, in file order (bounded). */
   head: readonly FamilyHeadEntry[];
+  /** The first user message it wrote itself, when read (ParsedFamilyHead). */
+  ownFirstMessage?: string;
   /** Whether `head` holds every entry of the file. */
   headComplete: boolean;
   entryCount: number;
@@ -338,26 +342,37 @@ export interface ParsedFamilyHead {
   headerTimestamp?: string;
   parentSession?: string;
   head: FamilyHeadEntry[];
+  /**
+   * The text of the first user message the file wrote itself (newer than its header), at most
+   * OWN_MESSAGE_CHARS: what a fork is about, where its first message is its parent's, copied.
+   */
+  ownFirstMessage?: string;
 }
+
+/** The most characters of a file's own first message kept (as the session list keeps its first). */
+export const OWN_MESSAGE_CHARS = 300;
+
+/** A file with a parent is read this many of its own entries past the copied ones for its own first message. */
+export const OWN_ENTRIES_FOR_NAME = 16;
 
 /**
  * Reads the head of a session file line by line: its header (the first `session` line; oh-my-pi
  * puts a title line before it) and the entries after it; unreadable lines are skipped. `settled`
- * says when enough is read: for a file with a parent, the first entry newer than its header (the
- * first one the file wrote itself, so every entry a fork copied is read); for any other file, the
- * header and `rootEntries` entries.
+ * says when enough is read: for a file with a parent, its first own user message (every entry a fork
+ * copied is older than its header, so all of them are read first), or OWN_ENTRIES_FOR_NAME entries
+ * of its own without one; for any other file, the header and `rootEntries` entries.
  */
 export class FamilyHeadReader {
   readonly parsed: ParsedFamilyHead = { head: [] };
   private sawHeader = false;
-  private wroteItself = false;
+  private ownEntries = 0;
 
   constructor(private readonly rootEntries = 256) {}
 
   get settled(): boolean {
     if (!this.sawHeader) return false;
     if (this.parsed.parentSession === undefined) return this.parsed.head.length >= this.rootEntries;
-    return this.wroteItself;
+    return this.parsed.ownFirstMessage !== undefined || this.ownEntries >= OWN_ENTRIES_FOR_NAME;
   }
 
   addLine(line: string): void {
@@ -387,7 +402,10 @@ export class FamilyHeadReader {
     if (typeof record.timestamp === 'string') {
       entry.timestamp = record.timestamp;
       if (parsed.headerTimestamp !== undefined && record.timestamp >= parsed.headerTimestamp) {
-        this.wroteItself = true;
+        this.ownEntries++;
+        const text = record.type === 'message' ? userMessageText(record.message).trim() : '';
+        if (text !== '' && parsed.ownFirstMessage === undefined)
+          parsed.ownFirstMessage = text.slice(0, OWN_MESSAGE_CHARS);
       }
     }
     parsed.head.push(entry);

@@ -37,14 +37,15 @@ export class SessionFamily {
     );
     const forest = buildFamilyForest(heads);
     const members = familyOf(forest, id);
-    const sites = await this.callSites(members, new Map(heads.map((head) => [head.key, head])));
+    const headOf = new Map(heads.map((head) => [head.key, head]));
+    const sites = await this.callSites(members, headOf);
     return {
       members: members.map((member): FamilyMemberItem => {
         const item = byId.get(member.key)!;
         const site = sites.get(member.key);
         return {
           id: member.key,
-          name: item.name?.trim() || item.firstMessage.trim() || path.basename(item.path),
+          name: memberName(item, member, headOf.get(member.key)),
           path: item.path,
           kind: member.kind,
           archived: isArchive(item.path),
@@ -130,6 +131,7 @@ export class SessionFamily {
       lastActivity: item.mtime,
     };
     if (parsed.sessionId !== undefined) head.sessionId = parsed.sessionId;
+    if (parsed.ownFirstMessage !== undefined) head.ownFirstMessage = parsed.ownFirstMessage;
     if (parsed.headerTimestamp !== undefined) head.headerTimestamp = parsed.headerTimestamp;
     if (item.kind) head.folder = { kind: item.kind, parents: subagentParentCandidates(file).parents };
     const parentSession = parsed.parentSession;
@@ -144,6 +146,16 @@ export class SessionFamily {
     }
     return head;
   }
+}
+
+/**
+ * A member's name: the name it was given (pi's session_info, oh-my-pi's title); else, for a file
+ * grafted on a parent, its own first message, since a fork's first message is its parent's, copied
+ * (every fork of a session would carry the same name); else its first message, else its file name.
+ */
+function memberName(item: SessionListItem, member: FamilyMember, head: FamilyFileHead | undefined): string {
+  const own = member.parentKey !== null ? head?.ownFirstMessage?.trim() : undefined;
+  return item.name?.trim() || own || item.firstMessage.trim() || path.basename(item.path);
 }
 
 /** The listed sessions linked to `id` by parent links, either way, nearest first. */
