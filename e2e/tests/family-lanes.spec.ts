@@ -92,3 +92,36 @@ test('a subagent shows as a chip on its tool call; its lane unfolds, and a lane 
   await expect.poll(() => app.sessionIdFromUrl()).toBe(agentId);
   await expect(app.row(last)).toHaveAttribute('aria-selected', 'true');
 });
+
+test('a lane unfolded at the bottom edge of the graph is brought into view', async ({ app, files }) => {
+  const { page } = app;
+  await app.openSession(`${PARENT}.jsonl`);
+  await page.getByTestId('graph.fit').click();
+  await app.graph.getByTestId('graph.run').click();
+  const chip = app.graph.locator('[data-testid="graph.graft"][data-kind="subagent"]');
+  await expect(app.graphNode(files.callEntry)).toBeVisible();
+  // The graph panned (a plain drag on its background) until the chip sits at the pane's bottom edge.
+  const pane = (await app.graph.boundingBox())!;
+  const before = (await chip.boundingBox())!;
+  const from = { x: pane.x + 12, y: pane.y + pane.height / 2 };
+  const dy = pane.y + pane.height - 30 - before.y;
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(from.x, from.y + dy / 2);
+  await page.mouse.move(from.x, from.y + dy);
+  await page.mouse.up();
+  await expect.poll(async () => (await chip.boundingBox())!.y).toBeGreaterThan(pane.y + pane.height - 60);
+
+  // Dispatched: at the very edge the minimap may cover the toggle, which a pointer click would wait on.
+  await chip.getByTestId('graph.lane-toggle').dispatchEvent('click');
+  const lane = app.graph.getByTestId('graph.lane');
+  await expect(lane).toHaveAttribute('data-status', 'ready');
+  await expect(lane.getByTestId('graph.lane-dot')).toHaveCount(files.agentEntries.length);
+  // The whole lane is inside the pane now, at the same zoom.
+  await expect
+    .poll(async () => {
+      const box = (await lane.boundingBox())!;
+      return box.y >= pane.y && box.y + box.height <= pane.y + pane.height;
+    })
+    .toBe(true);
+});

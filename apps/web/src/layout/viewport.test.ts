@@ -8,6 +8,7 @@ import {
   minimapSize,
   isPointVisible,
   isRectInView,
+  revealRect,
   visibleRect,
   wholeTreeView,
   zoomAt,
@@ -123,5 +124,29 @@ describe('the whole tree and the minimap', () => {
     expect(isRectInView(bounds, { k: 1, tx: 0, ty: 0 }, 100, 100)).toBe(true);
     expect(isRectInView(bounds, { k: 1, tx: 2, ty: 0 }, 100, 100)).toBe(false);
     expect(isRectInView(bounds, { k: 1, tx: 0, ty: -2 }, 100, 100)).toBe(false);
+  });
+});
+
+describe('revealRect', () => {
+  const rect = { minX: 100, minY: 300, maxX: 200, maxY: 400 };
+  it('leaves a rect already in view where it is', () => {
+    const t = { k: 1, tx: 0, ty: 0 };
+    expect(revealRect(rect, t, 800, 600, 10)).toEqual(t);
+  });
+
+  it('pans the least, at the same scale, to bring it in clear of the edges', () => {
+    // Below the view: its bottom comes up to 10 px above the view's bottom.
+    const below = revealRect(rect, { k: 2, tx: 0, ty: 0 }, 800, 600, 10);
+    expect(below).toEqual({ k: 2, tx: 0, ty: 590 - 800 });
+    expect(isRectInView(rect, below, 800, 600)).toBe(true);
+    // Left of the view: its left edge comes 10 px in.
+    expect(revealRect(rect, { k: 1, tx: -150, ty: 0 }, 800, 600, 10)).toEqual({ k: 1, tx: -90, ty: 0 });
+  });
+
+  it('shows the start of a rect taller or wider than the view', () => {
+    const tall = { minX: 100, minY: 1000, maxX: 150, maxY: 5000 };
+    const t = revealRect(tall, { k: 1, tx: 0, ty: 0 }, 800, 600, 10);
+    expect(t.ty).toBe(10 - 1000);
+    expect(t.tx).toBe(0);
   });
 });

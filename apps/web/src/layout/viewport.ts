@@ -44,6 +44,26 @@ export function centerOn(x: number, y: number, width: number, height: number, k:
   return { k: scale, tx: width / 2 - x * scale, ty: height / 2 - y * scale };
 }
 
+/**
+ * The transform at the same scale, panned the least that brings `rect` into the viewport, `inset`
+ * pixels clear of its edges; on an axis where the rect is larger than that, its start (top or left)
+ * is shown, where a lane or a column begins.
+ */
+export function revealRect(rect: Rect, t: Transform, width: number, height: number, inset = 0): Transform {
+  const pan = (min: number, max: number, offset: number, extent: number) => {
+    const start = min * t.k + offset;
+    const end = max * t.k + offset;
+    if (start < inset || end - start > extent - 2 * inset) return offset + inset - start;
+    if (end > extent - inset) return offset - (end - (extent - inset));
+    return offset;
+  };
+  return {
+    k: t.k,
+    tx: pan(rect.minX, rect.maxX, t.tx, width),
+    ty: pan(rect.minY, rect.maxY, t.ty, height),
+  };
+}
+
 /** The transform that shows the whole rectangle with a margin, never zooming in beyond 1. */
 export function fitRect(rect: Rect, width: number, height: number, margin = 24): Transform {
   const w = Math.max(1, rect.maxX - rect.minX);

@@ -4,9 +4,9 @@
 // when zoomed in far enough to read, the toolbar (GraphControls), the minimap and drag-select.
 
 import { tokenizeQuery } from '@canopy/session-core';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { nodesInRect, type GraphLayout } from '../../layout/graphLayout';
-import { visibleRect } from '../../layout/viewport';
+import { isRectInView, revealRect, visibleRect } from '../../layout/viewport';
 import type { AppStore } from '../../store/appStore';
 import { useApp, useAppStore, useDerived } from '../../store/context';
 import { leafIdOf, selectedIdOf } from '../../store/selectors';
@@ -16,7 +16,7 @@ import { useProvenancePairs } from './useBringBackEdges';
 import { GraphCards } from './GraphCards';
 import { GraphControls } from './GraphControls';
 import { GraphGrafts } from './GraphGrafts';
-import { chipsBounds, familyGrafts } from './familyGrafts';
+import { chipStackBox, chipsBounds, familyGrafts } from './familyGrafts';
 import { unfoldedLanesOf } from '../../store/slices/lanes';
 import { Minimap } from './Minimap';
 import { factsOf, NO_FOLD_FACTS } from './nodeFacts';
@@ -66,6 +66,7 @@ export function GraphView() {
   const grafts = useFamilyGrafts(layout);
   const viewport = useGraphViewport(layout, minimapOpen, grafts.bounds);
   const { containerRef, size, transform, transformRef } = viewport;
+  useRevealUnfoldedLane(grafts, viewport);
   useViewFollow(viewport, {
     layout,
     tree,
@@ -227,6 +228,34 @@ export function GraphView() {
   );
 }
 
+/**
+ * A lane just unfolded is brought into view, its start first when it is taller than the pane (it
+ * grows from one "Loading the run…" row to its entries: shown again as it does, until it is in).
+ * Only the lane the user unfolded: a lane already open stays where the user panned.
+ */
+function useRevealUnfoldedLane(
+  grafts: ReturnType<typeof useFamilyGrafts>,
+  viewport: ReturnType<typeof useGraphViewport>,
+) {
+  const { chips, revealingRef } = grafts;
+  const { size, transformRef, moveTo, measured } = viewport;
+  useEffect(() => {
+    const memberId = revealingRef.current;
+    if (memberId === null || !measured) return;
+    const chip = chips.find((c) => c.member.id === memberId && c.lane.length > 0);
+    if (!chip) return;
+    const box = chipStackBox(chip);
+    const now = transformRef.current;
+    if (!isRectInView(box, now, size.width, size.height)) {
+      moveTo(revealRect(box, now, size.width, size.height, LANE_REVEAL_INSET));
+    }
+    if (chip.lane[0]?.kind !== 'status' || chip.lane[0].error) revealingRef.current = null;
+  }, [chips, revealingRef, size, transformRef, moveTo, measured]);
+}
+
+/** Pixels kept between a lane brought into view and the pane's edges. */
+const LANE_REVEAL_INSET = 24;
+
 /** The open file's family as chips and lanes on this layout (familyGrafts.ts), and their actions. */
 function useFamilyGrafts(layout: GraphLayout | null) {
   const store = useAppStore();
@@ -243,6 +272,14 @@ function useFamilyGrafts(layout: GraphLayout | null) {
     (memberId: string, entryId: string | null) => void store.getState().openFamilyMember(memberId, entryId),
     [store],
   );
-  const onToggleLane = useCallback((memberId: string) => store.getState().toggleLane(memberId), [store]);
-  return { chips, bounds, unfolded, loads, onOpen, onToggleLane };
+  /** The lane the user just unfolded, until it is in view with its rows (useRevealUnfoldedLane). */
+  const revealingRef = useRef<string | null>(null);
+  const onToggleLane = useCallback(
+    (memberId: string) => {
+      store.getState().toggleLane(memberId);
+      revealingRef.current = unfoldedLanesOf(store.getState()).has(memberId) ? memberId : null;
+    },
+    [store],
+  );
+  return { chips, bounds, unfolded, loads, onOpen, onToggleLane, revealingRef };
 }

@@ -184,6 +184,12 @@ export function chipInView(chip: GraftChip, layout: GraphLayout, view: Rect): bo
   return left <= view.maxX && right >= view.minX && chip.y <= view.maxY && chip.bottom >= view.minY;
 }
 
+/** The box of a chip and its unfolded lane, in layout coordinates (what unfolding brings into view). */
+export function chipStackBox(chip: GraftChip): Rect {
+  const width = Math.max(GRAFT_GEOMETRY.chipWidth, chip.lane.length > 0 ? GRAFT_GEOMETRY.laneWidth : 0);
+  return { minX: chip.x, minY: chip.y, maxX: chip.x + width, maxY: chip.bottom };
+}
+
 /** The lane rows of a chip inside `view` (a run of 400 draws only what is on screen). */
 export function laneRowsInView(chip: GraftChip, view: Rect): LaneRow[] {
   return chip.lane.filter((row) => row.y + GRAFT_GEOMETRY.laneRowHeight >= view.minY && row.y <= view.maxY);
