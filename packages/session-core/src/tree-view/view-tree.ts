@@ -20,7 +20,10 @@ import type { ViewEntry } from './view-entry';
 /** Room of the numeric columns of an empty tree. */
 const INITIAL_CAPACITY = 1024;
 
-/** In-place edits remembered for {@link ViewTree.entriesChangedSince}. */
+/**
+ * In-place changes remembered for {@link ViewTree.changesSince}, and the most nodes
+ * {@link ViewTree.entriesChangedSince} lists one by one.
+ */
 const MAX_EDITS = 64;
 
 export class ViewTree {
@@ -53,13 +56,10 @@ export class ViewTree {
   private unsorted = new Set<number>();
   private revision = 0;
   private skipped = 0;
-  /** Nodes whose entry was replaced in place (a label, a replaced row), with the version that did it. */
-  private edits: { version: number; index: number }[] = [];
-  /** Changes before this version are not known one by one (built anew, or too many edits since). */
-  private editsKnownFrom = 0;
   /**
-   * The same changes, coarser: an entry replaced in place, or a subtree whose archive states a
-   * record changed (one note however large the branch), for the caches that redo a subtree at once.
+   * What changed in place, with the version that did it: an entry replaced (a label, a flag, a
+   * replaced row), or a subtree whose archive states a record changed (one note however large the
+   * branch). The one journal of in-place changes: `entriesChangedSince` lists its nodes.
    */
   private changes: { version: number; index: number; subtree: boolean }[] = [];
   private changesKnownFrom = 0;
@@ -92,15 +92,26 @@ export class ViewTree {
   }
 
   /**
-   * The nodes whose entry changed in place since `version` (a label set, a row replaced), for
-   * caches that keep per-node facts: nodes from the size the tree had then are new and not listed.
-   * Null when that is not known (the tree was built anew since, or too many edits ago): compute
-   * from scratch. Node indices never change while the tree lives; it only grows.
+   * The nodes whose entry changed in place since `version` (a label set, a row replaced, and every
+   * node of a subtree whose archive states a record changed), for caches that keep per-node facts;
+   * a node may be listed twice, and nodes added since may be listed (callers skip them). Null when
+   * that is not known (built anew since, too many changes ago, or more than MAX_EDITS nodes):
+   * compute from scratch. Node indices never change while the tree lives; it only grows.
    */
   entriesChangedSince(version: number): readonly number[] | null {
-    if (version < this.editsKnownFrom || version > this.revision) return null;
-    const changed: number[] = [];
-    for (const edit of this.edits) if (edit.version > version) changed.push(edit.index);
+    const changes = this.changesSince(version);
+    if (changes === null) return null;
+    // A subtree note stands for every node under it (whose archive states may differ): listed while
+    // they are a few, else the caller starts over, as it would for a whole branch anyway.
+    const changed = changes.entries;
+    for (const root of changes.subtrees) {
+      const stack = [root];
+      while (stack.length > 0) {
+        const node = stack.pop()!;
+        if (changed.push(node) > MAX_EDITS) return null;
+        for (let k = this.childCountAt(node) - 1; k >= 0; k--) stack.push(this.childAt(node, k));
+      }
+    }
     return changed;
   }
 
@@ -296,12 +307,10 @@ export class ViewTree {
       this.build(entries);
       return;
     }
-    const archiveChanged: number[] = [];
     const adoptedSubtrees: number[] = [];
-    for (const entry of entries) this.appendOne(entry, archiveChanged, adoptedSubtrees);
+    for (const entry of entries) this.appendOne(entry, adoptedSubtrees);
     this.revision++;
     for (const orphan of adoptedSubtrees) this.noteChange(orphan, true);
-    this.noteEdits(archiveChanged);
   }
 
   /** Sets or clears (undefined or "") the label of an entry; returns false for an unknown id. */
@@ -321,7 +330,6 @@ export class ViewTree {
     else updated.label = next;
     this.entries[index] = updated;
     this.revision++;
-    this.noteEdit(index);
     this.noteChange(index, false);
     return true;
   }
@@ -339,22 +347,12 @@ export class ViewTree {
     this.archiveTargets += isArchiveTarget(entry) - isArchiveTarget(before);
     if (before.type !== entry.type) this.byType.clear();
     if (before.parentId === entry.parentId && before.timestamp === entry.timestamp) {
-      const archiveChanged: number[] = [];
-      const subtree = isArchiveTarget(entry) !== isArchiveTarget(before);
-      if (subtree) this.deriveArchive(index, archiveChanged);
+      const subtree = isArchiveTarget(entry) !== isArchiveTarget(before) && this.deriveArchive(index);
       this.revision++;
-      this.noteEdit(index);
       this.noteChange(index, false);
       if (subtree) this.noteChange(index, true);
-      this.noteEdits(archiveChanged);
     } else this.build(this.entries);
     return true;
-  }
-
-  private noteEdit(index: number): void {
-    this.edits.push({ version: this.revision, index });
-    // A long run of edits is cheaper to recompute from scratch than to keep listing.
-    if (this.edits.length > MAX_EDITS) this.editsKnownFrom = this.edits.shift()!.version;
   }
 
   private noteChange(index: number, subtree: boolean): void {
@@ -362,33 +360,25 @@ export class ViewTree {
     if (this.changes.length > MAX_EDITS) this.changesKnownFrom = this.changes.shift()!.version;
   }
 
-  /** Notes nodes changed by the current version; past MAX_EDITS, caches recompute from scratch. */
-  private noteEdits(indices: readonly number[]): void {
-    if (indices.length > MAX_EDITS) {
-      this.edits = [];
-      this.editsKnownFrom = this.revision;
-      return;
-    }
-    for (const index of indices) this.noteEdit(index);
-  }
-
   /**
    * Sets the archive state of `start` and its subtree from their flags and `start`'s parent, listing
    * in `changed` each node whose state changed. A node whose state stays is not walked below: its
    * subtree's states follow from it and were right before.
    */
-  private deriveArchive(start: number, changed: number[]): void {
+  private deriveArchive(start: number): boolean {
     const { archive, parents, entries } = this;
     const stack = [start];
+    let changed = false;
     while (stack.length > 0) {
       const node = stack.pop()!;
       const parent = parents[node]!;
       const state = archiveStateOf(entries[node]!.flags, parent < 0 ? ARCHIVE_NONE : archive[parent]!);
       if (state === archive[node]) continue;
       this.setArchiveState(node, state);
-      changed.push(node);
+      changed = true;
       for (let k = this.childCountAt(node) - 1; k >= 0; k--) stack.push(this.childAt(node, k));
     }
+    return changed;
   }
 
   /** Sets a node's archive state, keeping the archived counts. */
@@ -489,9 +479,8 @@ export class ViewTree {
     if (this.archiveTargets > 0) {
       // From each target down (in any order: a walk stops where states no longer change, and an
       // outer target's walk turns an inner branch root it reaches into an entry inside).
-      const unused: number[] = [];
       const entries = this.entries;
-      for (let i = 0; i < count; i++) if (isArchiveTarget(entries[i]!) === 1) this.deriveArchive(i, unused);
+      for (let i = 0; i < count; i++) if (isArchiveTarget(entries[i]!) === 1) this.deriveArchive(i);
     }
     this.revision++;
     this.forgetChanges();
@@ -499,8 +488,6 @@ export class ViewTree {
 
   /** Every node may have changed: no cache catches up change by change. */
   private forgetChanges(): void {
-    this.edits = [];
-    this.editsKnownFrom = this.revision;
     this.changes = [];
     this.changesKnownFrom = this.revision;
   }
@@ -540,7 +527,7 @@ export class ViewTree {
     }
   }
 
-  private appendOne(entry: ViewEntry, archiveChanged: number[], adoptedSubtrees: number[]): void {
+  private appendOne(entry: ViewEntry, adoptedSubtrees: number[]): void {
     const index = this.accept(entry);
     if (index < 0) return;
     const parent = this.resolveParent(index);
@@ -560,11 +547,7 @@ export class ViewTree {
     for (const orphan of waiting) {
       this.adoptOrphan(orphan, index);
       // Under its new parent, an earlier entry's subtree may be inside an archived branch now.
-      if (this.archiveTargets > 0) {
-        const before = archiveChanged.length;
-        this.deriveArchive(orphan, archiveChanged);
-        if (archiveChanged.length > before) adoptedSubtrees.push(orphan);
-      }
+      if (this.archiveTargets > 0 && this.deriveArchive(orphan)) adoptedSubtrees.push(orphan);
     }
   }
 
