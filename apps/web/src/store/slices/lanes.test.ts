@@ -101,6 +101,44 @@ describe('lanes slice', () => {
     expect(lane).toHaveBeenCalledTimes(2);
   });
 
+  it('asks again for a lane on screen when the list says its file changed (the agent writes its own file)', async () => {
+    const longer: LaneResponse = { ...LANE, entries: [...LANE.entries, { ...LANE.entries[0]!, id: 'x2' }] };
+    const lane = vi
+      .fn<(id: string) => Promise<LaneResponse>>()
+      .mockResolvedValueOnce(LANE)
+      .mockResolvedValueOnce(longer);
+    const family = vi.fn(() => Promise.resolve({ members: [{ ...familyMember('sub'), lastActivity: 5 }] }));
+    const store = createAppStore({ api: fakeApi({ lane, family }), storage: null });
+    await store.getState().openSession('s1');
+    await store.getState().loadFamily();
+    store.getState().toggleLane('sub');
+    await vi.waitFor(() =>
+      expect(store.getState().laneLoads.sub).toEqual({ status: 'ready', lane: LANE, asOf: 5 }),
+    );
+    // Another file's row, or the agent's row unchanged since: nothing asked.
+    store
+      .getState()
+      .handleEvent({ type: 'session_list_changed', upserted: [listItem('s9', { mtime: 50 })], removed: [] });
+    store
+      .getState()
+      .handleEvent({ type: 'session_list_changed', upserted: [listItem('sub', { mtime: 5 })], removed: [] });
+    expect(lane).toHaveBeenCalledTimes(1);
+    // The agent wrote on: its lane, unfolded, is asked for again, the old run drawn meanwhile.
+    store
+      .getState()
+      .handleEvent({ type: 'session_list_changed', upserted: [listItem('sub', { mtime: 9 })], removed: [] });
+    expect(store.getState().laneLoads.sub).toMatchObject({ status: 'ready', lane: LANE });
+    await vi.waitFor(() =>
+      expect(store.getState().laneLoads.sub).toEqual({ status: 'ready', lane: longer, asOf: 9 }),
+    );
+    // Folded, a lane is not asked for as its file changes.
+    store.getState().toggleLane('sub');
+    store
+      .getState()
+      .handleEvent({ type: 'session_list_changed', upserted: [listItem('sub', { mtime: 20 })], removed: [] });
+    expect(lane).toHaveBeenCalledTimes(2);
+  });
+
   it('keeps the unfolded lanes with their session: another file opens with its lanes folded', async () => {
     const lane = vi.fn(() => Promise.resolve(LANE));
     const getSession = vi.fn((id: string) =>

@@ -1,7 +1,7 @@
 // Subagent lanes in the graph (docs/archive-and-family.md#in-the-page): which lanes the user has
 // unfolded under their tool call, and each lane's run as the server sent it: fetched once per
-// family member, again only after a failure or when the family says the file changed since (an
-// agent still running).
+// family member, again only after a failure or when the file changed since (an agent still
+// running: the family or the session list says so, whichever hears of it first).
 
 import type { LaneResponse } from '@canopy/protocol';
 import type { SliceKit } from './kit';
@@ -9,7 +9,7 @@ import type { SliceKit } from './kit';
 /** One lane's run: asked for, arrived, or refused (with the reason shown in its place). */
 export type LaneLoad =
   | { status: 'loading' }
-  /** `asOf`: the member's lastActivity (from the family) when the run was asked for. */
+  /** `asOf`: the member file's last change (the family's or the list's) when the run was asked for. */
   | { status: 'ready'; lane: LaneResponse; asOf: number }
   | { status: 'error'; message: string };
 
@@ -38,7 +38,27 @@ export function unfoldedLanesOf(state: {
   return unfolded && unfolded.sessionId === state.session?.id ? unfolded.memberIds : NONE;
 }
 
-export function createLanesSlice({ set, get, api }: SliceKit<LanesSlice>): LanesSlice {
+/** The member file's last change as the page last heard of it: from the family, or its list row. */
+function lastChangeOf(
+  state: { family: { members: readonly { id: string; lastActivity: number }[] } | null },
+  listed: readonly { id: string; mtime: number }[],
+  memberId: string,
+): number {
+  const fromFamily = state.family?.members.find((m) => m.id === memberId)?.lastActivity ?? 0;
+  return Math.max(fromFamily, listed.find((item) => item.id === memberId)?.mtime ?? 0);
+}
+
+export function createLanesSlice({ set, get, api, subscribe }: SliceKit<LanesSlice>): LanesSlice {
+  // An agent still running writes its own file: the list hears of it (the row's mtime), the family
+  // only when the open file changes. A lane on screen asks again when its file's row changed.
+  subscribe((state, previous) => {
+    if (state.sessions === previous.sessions) return;
+    for (const memberId of unfoldedLanesOf(state)) {
+      const load = state.laneLoads[memberId];
+      if (load?.status === 'ready' && lastChangeOf(state, state.sessions, memberId) > load.asOf)
+        void get().loadLane(memberId);
+    }
+  });
   return {
     unfoldedLanes: null,
     laneLoads: {},
@@ -57,7 +77,7 @@ export function createLanesSlice({ set, get, api }: SliceKit<LanesSlice>): Lanes
 
     async loadLane(memberId) {
       const known = get().laneLoads[memberId];
-      const asOf = get().family?.members.find((m) => m.id === memberId)?.lastActivity ?? 0;
+      const asOf = lastChangeOf(get(), get().sessions, memberId);
       if (known?.status === 'loading' || (known?.status === 'ready' && known.asOf >= asOf)) return;
       // A run already drawn stays (marked as asked for) while its newer state is on its way.
       const asked: LaneLoad = known?.status === 'ready' ? { ...known, asOf } : { status: 'loading' };
