@@ -238,7 +238,9 @@ async function report(options: Options, files: Map<string, string>, samples: Sam
   rows.push(['200k, two 10k lanes', 'compare (session-core)', fmtMs(branches.compareMs), 'goal 300 ms']);
   rows.push(['50k path', 'files reconstructed (session-core)', fmtMs(branches.filesMs), 'goal 1 s']);
   summary.branches = branches;
-  // docs/archive-and-family.md: the family of a session from head reads (bench/family.bench.ts).
+  // docs/archive-and-family.md: the family of a session from head reads (bench/family.bench.ts),
+  // after a full collection: the compare bench above leaves its lanes' garbage behind.
+  collectGarbage();
   const family = await familyBench(options.runs);
   rows.push([
     `${family.files} files, ${family.entries / 1000}k entries`,
