@@ -9,6 +9,7 @@ import {
   graftInChild,
   familyOf,
   FamilyHeadReader,
+  leadingFields,
   OWN_ENTRIES_FOR_NAME,
   parentSessionIsPath,
   parseFamilyHead,
@@ -31,6 +32,7 @@ function tempDir(): string {
 }
 
 const user = userMsg;
+const line = (value: object) => JSON.stringify(value);
 const assistant = (text: string) => assistantMsg(text, { model: 'claude' });
 
 /** A head as the server reads it: the first `maxBytes` of the file (or all of it). */
@@ -310,7 +312,6 @@ describe('family forest from session-core files', () => {
   });
 
   it('a child’s head is read past the entries it copied to its own first user message, or 16 own entries', () => {
-    const line = (value: object) => JSON.stringify(value);
     const message = (id: string, timestamp: string, role: string, text: string) =>
       line({ type: 'message', id, parentId: null, timestamp, message: { role, content: text } });
     const reader = new FamilyHeadReader();
@@ -339,6 +340,47 @@ describe('family forest from session-core files', () => {
     }
     expect(quiet.settled).toBe(true);
     expect(quiet.parsed.ownFirstMessage).toBeUndefined();
+  });
+
+  it('reads an entry line’s leading fields as JSON.parse reads them, or leaves the line to it', () => {
+    const fields = (line: string) => {
+      const { type, id, parentId, timestamp } = JSON.parse(line) as Record<string, unknown>;
+      return { type, id, parentId, timestamp };
+    };
+    const lines = [
+      // pi's layout, with a null parent, with escapes in the content only, with an escaped id.
+      line({ type: 'message', id: 'a1', parentId: null, timestamp: 't1', message: { content: 'x "q" \\' } }),
+      line({ type: 'message', id: 'a2', parentId: 'a1', timestamp: 't2', message: { role: 'user' } }),
+      line({ type: 'custom', id: 'we"ird', parentId: 'a\\2', timestamp: 't3', data: {} }),
+      // Keys in another order, and CRLF line ends.
+      line({ id: 'b1', type: 'label', timestamp: 't4', parentId: 'a2' }),
+      `${line({ type: 'message', id: 'c1', parentId: 'b1', timestamp: 't5' })}\r`,
+    ];
+    for (const text of lines) {
+      const read = leadingFields(text);
+      if (read) expect(read).toEqual(fields(text.trim()));
+    }
+    expect(leadingFields(lines[0]!)).toBeDefined();
+    // Escapes in the leading fields: read by JSON.parse of the line's start, as exact.
+    expect(leadingFields(lines[2]!)).toEqual({
+      type: 'custom',
+      id: 'we"ird',
+      parentId: 'a\\2',
+      timestamp: 't3',
+    });
+    expect(leadingFields(lines[3]!)).toBeUndefined();
+    // Cut off, or not an object: left to JSON.parse (which skips it).
+    expect(leadingFields(lines[1]!.slice(0, -3))).toBeUndefined();
+    expect(leadingFields('[1,2]')).toBeUndefined();
+    // The reader gives the same head whichever way each line was read.
+    const header = line({ type: 'session', id: 'S', timestamp: 't0' });
+    const fast = parseFamilyHead([header, ...lines].join('\n'), true);
+    expect(fast.head).toEqual(
+      lines.map((text) => {
+        const { id, parentId, timestamp } = fields(text.trim());
+        return { id, parentId, timestamp };
+      }),
+    );
   });
 
   it('skips an oh-my-pi title line and a cut-off last line at the head', () => {
