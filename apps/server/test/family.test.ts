@@ -8,6 +8,8 @@ import type { FamilyResponse } from '@canopy/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { AUTH, HOST, buildTestApp, sessionIdOf } from './helpers';
+import { readFamilyHead } from '../src/files/family-heads';
+import { SessionFamily } from '../src/operations/session-family';
 import { assistantMsg, userMsg } from '../../../packages/session-core/test/messages';
 import * as pi16 from '../../../packages/session-core/test/pi16';
 
@@ -101,6 +103,36 @@ describe('family route', () => {
     // The same family from the parent's side.
     const fromParent = (await family(parentId)).json() as FamilyResponse;
     expect(fromParent.members.map((m) => m.id).sort()).toEqual([parentId, forkId, subId].sort());
+  });
+
+  it('reads a member’s head again only when its file changed (the page asks after every change)', async () => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'canopy-family-')));
+    const root = path.join(dir, 'sessions');
+    fs.mkdirSync(root);
+    const { parent, fork } = piFamily(root);
+    await boot(root);
+    const forkId = await sessionIdOf(app!, path.basename(fork));
+    const reads: string[] = [];
+    const family = new SessionFamily(app!.canopy.store, undefined, (file) => {
+      reads.push(path.basename(file));
+      return readFamilyHead(file);
+    });
+    const first = await family.family(forkId);
+    expect(reads.sort()).toEqual([path.basename(fork), path.basename(parent)].sort());
+    reads.length = 0;
+    expect(await family.family(forkId)).toEqual(first);
+    expect(reads).toEqual([]);
+    // The fork grows: its row's size changes, and its head alone is read again.
+    fs.appendFileSync(
+      fork,
+      `${JSON.stringify({ type: 'custom', customType: 'x', id: 'zz', parentId: null, timestamp: new Date().toISOString() })}\n`,
+    );
+    await vi.waitFor(() => {
+      const row = app!.canopy.store.list().find((item) => item.id === forkId)!;
+      expect(row.size).toBe(fs.statSync(fork).size);
+    });
+    await family.family(forkId);
+    expect(reads).toEqual([path.basename(fork)]);
   });
 
   it('follows a moved parent by its session id and says so; needs the token; 404 for no session', async () => {

@@ -11,20 +11,25 @@ import {
   type FamilyMember,
 } from '@canopy/session-core';
 import { AppError } from '../errors';
-import { readFamilyHead } from '../files/family-heads';
+import { readFamilyHead, type FamilyHeadRead } from '../files/family-heads';
 import { realpathSyncOrUndefined } from '../files/files';
 import { isArchive, subagentParentCandidates } from '../files/omp-files';
 import type { SessionStore } from '../session-store';
 import { CALL_SITE_MAX_BYTES, callSitesIn, type CallSite, type CallSiteChild } from './call-sites';
+import { FamilyHeadCache } from './family-head-cache';
 
 /** The most files one family lists; a larger one is cut (the nearest files first). */
 export const MAX_FAMILY_FILES = 500;
 
 export class SessionFamily {
+  private readonly heads = new FamilyHeadCache();
+
   constructor(
     private readonly store: SessionStore,
     /** The most bytes of a parent that is not open read for its call sites (tests lower it). */
     private readonly callSiteMaxBytes = CALL_SITE_MAX_BYTES,
+    /** Reads a member's head (tests count the reads). */
+    private readonly readHead: (file: string) => Promise<FamilyHeadRead> = readFamilyHead,
   ) {}
 
   async family(id: string): Promise<FamilyResponse> {
@@ -116,7 +121,7 @@ export class SessionFamily {
     const file = indexed.file;
     let read;
     try {
-      read = await readFamilyHead(file);
+      read = await this.heads.get({ file, size: item.size, mtime: item.mtime }, () => this.readHead(file));
     } catch {
       return undefined; // gone or unreadable since it was listed: not in the family
     }
