@@ -11,12 +11,10 @@ export function subtreeSize(tree: ViewTree, id: string): number {
   const start = tree.indexOf(id);
   if (start < 0) return 0;
   let count = 0;
-  const stack = [start];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
+  tree.walkSubtree(start, () => {
     count++;
-    for (let k = tree.childCountAt(node) - 1; k >= 0; k--) stack.push(tree.childAt(node, k));
-  }
+    return true;
+  });
   return count;
 }
 

@@ -104,15 +104,13 @@ export class ViewTree {
     // A subtree note stands for every node under it (whose archive states may differ): listed while
     // they are a few, else the caller starts over, as it would for a whole branch anyway.
     const changed = changes.entries;
-    for (const root of changes.subtrees) {
-      const stack = [root];
-      while (stack.length > 0) {
-        const node = stack.pop()!;
-        if (changed.push(node) > MAX_EDITS) return null;
-        for (let k = this.childCountAt(node) - 1; k >= 0; k--) stack.push(this.childAt(node, k));
-      }
-    }
-    return changed;
+    for (const root of changes.subtrees)
+      this.walkSubtree(root, (node) => {
+        if (changed.length > MAX_EDITS) return false;
+        changed.push(node);
+        return true;
+      });
+    return changed.length > MAX_EDITS ? null : changed;
   }
 
   /**
@@ -262,6 +260,20 @@ export class ViewTree {
     return only >= 0 ? only : this.childLists[index]![k]!;
   }
 
+  /**
+   * Visits `root` and the nodes under it depth first, a node before its children (in their order),
+   * going below a node only when `visit` answers true for it. Iterative: a branch may be 100,000
+   * entries deep.
+   */
+  walkSubtree(root: number, visit: (node: number) => boolean): void {
+    const stack = [root];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (!visit(node)) continue;
+      for (let k = this.childCountAt(node) - 1; k >= 0; k--) stack.push(this.childAt(node, k));
+    }
+  }
+
   rootIndices(): readonly number[] {
     return this.rootList;
   }
@@ -367,17 +379,15 @@ export class ViewTree {
    */
   private deriveArchive(start: number): boolean {
     const { archive, parents, entries } = this;
-    const stack = [start];
     let changed = false;
-    while (stack.length > 0) {
-      const node = stack.pop()!;
+    this.walkSubtree(start, (node) => {
       const parent = parents[node]!;
       const state = archiveStateOf(entries[node]!.flags, parent < 0 ? ARCHIVE_NONE : archive[parent]!);
-      if (state === archive[node]) continue;
+      if (state === archive[node]) return false;
       this.setArchiveState(node, state);
       changed = true;
-      for (let k = this.childCountAt(node) - 1; k >= 0; k--) stack.push(this.childAt(node, k));
-    }
+      return true;
+    });
     return changed;
   }
 

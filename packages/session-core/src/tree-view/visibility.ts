@@ -89,13 +89,12 @@ function cacheOf(tree: ViewTree): VisibilityCache {
  */
 function subtreeNodes(tree: ViewTree, roots: readonly number[], size: number): number[] {
   const nodes: number[] = [];
-  const stack = roots.filter((root) => root < size);
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node >= size) continue;
-    nodes.push(node);
-    for (let k = tree.childCountAt(node) - 1; k >= 0; k--) stack.push(tree.childAt(node, k));
-  }
+  for (const root of roots)
+    tree.walkSubtree(root, (node) => {
+      if (node >= size) return false;
+      nodes.push(node);
+      return true;
+    });
   return nodes;
 }
 
