@@ -361,13 +361,9 @@ describe('family forest from session-core files', () => {
       if (read) expect(read).toEqual(fields(text.trim()));
     }
     expect(leadingFields(lines[0]!)).toBeDefined();
-    // Escapes in the leading fields: read by JSON.parse of the line's start, as exact.
-    expect(leadingFields(lines[2]!)).toEqual({
-      type: 'custom',
-      id: 'we"ird',
-      parentId: 'a\\2',
-      timestamp: 't3',
-    });
+    // Escapes in the leading fields, or keys in another order: left to JSON.parse of the whole line
+    // (the reader's head below still holds them exactly).
+    expect(leadingFields(lines[2]!)).toBeUndefined();
     expect(leadingFields(lines[3]!)).toBeUndefined();
     // Cut off, or not an object: left to JSON.parse (which skips it).
     expect(leadingFields(lines[1]!.slice(0, -3))).toBeUndefined();
